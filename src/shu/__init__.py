@@ -1,0 +1,11 @@
+"""Shu: retrieval-augmented generation that reads every document when it arrives."""
+
+from shu.errors import ShuError
+from shu.kb import KnowledgeBase, open_kb
+from shu.types import Answer, Document, Persona, SearchHit
+
+__version__ = "0.1.0"
+
+open = open_kb
+
+__all__ = ["Answer", "Document", "KnowledgeBase", "Persona", "SearchHit", "ShuError", "open", "open_kb"]

@@ -1,0 +1,161 @@
+"""The no-LLM answer: the sentences of the retrieved chunks that best answer the question,
+each cited `[^doc_id:section]` to the chunk it was taken from (spec 004 §7.3, §8).
+
+Sentences are scored by meaning (cosine to the question), by the question's words they contain
+(IDF-weighted over the candidates), and by the rank of the chunk they come from. Text from a
+document is only ever quoted, never followed.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from shu.models.embed.base import Embedder
+from shu.text import content_words, split_sentences, stem
+from shu.types import Answer, AnswerSentence, Citation, Persona, SearchHit
+
+_TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
+_MARKUP = re.compile(r"^\s*(?:[-*+>]|\d+[.)])\s+|\*\*|__|`")
+
+
+@dataclass
+class _Candidate:
+    text: str
+    hit: SearchHit
+    hit_rank: int
+    score: float = 0.0
+    meaning: float = 0.0
+    overlap: float = 0.0
+
+
+class ExtractiveAnswerer:
+    def __init__(
+        self, embedder: Embedder, max_sentences: int = 3, chunks_considered: int = 6, min_meaning: float = 0.3
+    ) -> None:
+        self.embedder = embedder
+        self.max_sentences = max_sentences
+        self.chunks_considered = chunks_considered
+        self.min_meaning = min_meaning
+
+    def answer(self, question: str, persona: Persona, hits: list[SearchHit]) -> Answer:
+        candidates = [
+            _Candidate(text=text, hit=hit, hit_rank=rank)
+            for rank, hit in enumerate(hits[: self.chunks_considered])
+            for text in candidate_sentences(hit.chunk.text)
+        ]
+        if candidates:
+            self._score(question, candidates)
+        chosen = _select(candidates, self.max_sentences, self.min_meaning)
+        if not chosen:
+            return _insufficient(question, persona, hits)
+        sentences = [AnswerSentence(text=c.text, citation=c.hit.citation_key) for c in chosen]
+        return Answer(
+            question=question,
+            persona=persona.slug,
+            text=" ".join(f"{s.text} {s.citation}" for s in sentences),
+            method="extractive",
+            sentences=sentences,
+            citations=_citations([c.hit for c in chosen]),
+            hits=hits,
+        )
+
+    def _score(self, question: str, candidates: list[_Candidate]) -> None:
+        vectors = self.embedder.embed_documents([c.text for c in candidates])
+        meaning = vectors @ self.embedder.embed_query(question)
+        query_terms = {stem(w) for w in content_words(question)}
+        stems = [{stem(w) for w in content_words(c.text)} for c in candidates]
+        idf = {t: math.log(1 + len(candidates) / (1 + sum(t in s for s in stems))) for t in query_terms}
+        total = sum(idf.values()) or 1.0
+        for candidate, cosine, terms in zip(candidates, meaning, stems, strict=True):
+            candidate.meaning = float(cosine)
+            candidate.overlap = sum(idf[t] for t in query_terms & terms) / total
+            prior = 1.0 / (1.0 + candidate.hit_rank)
+            candidate.score = 0.55 * candidate.meaning + 0.3 * candidate.overlap + 0.15 * prior
+
+
+def candidate_sentences(text: str) -> list[str]:
+    """Sentences of prose, items of lists, and table rows spelled out as `Header: cell; …`."""
+    found: list[str] = []
+    for block in re.split(r"\n\s*\n", text):
+        lines = [line for line in block.split("\n") if line.strip()]
+        if lines and all(line.lstrip().startswith("|") for line in lines):
+            found.extend(_table_rows(lines))
+        elif len(lines) > 1 and all(_MARKUP.match(line) for line in lines[1:]):
+            found.extend(_clean(line) for line in lines)
+        else:
+            found.extend(_clean(s) for s in split_sentences(block))
+    return [s for s in found if len(s.split()) >= 4 and not s.startswith("#")]
+
+
+def _table_rows(lines: list[str]) -> list[str]:
+    cells = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in lines]
+    header, rows = (
+        cells[0],
+        [row for row, line in zip(cells[1:], lines[1:], strict=True) if not _TABLE_RULE.match(line.strip())],
+    )
+    return [
+        "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, row, strict=False) if c) for row in rows
+    ]
+
+
+def _clean(text: str) -> str:
+    return " ".join(_MARKUP.sub("", text).split())
+
+
+def _select(candidates: list[_Candidate], limit: int, min_meaning: float) -> list[_Candidate]:
+    ranked = sorted(candidates, key=lambda c: c.score, reverse=True)
+    if not ranked or (ranked[0].meaning < min_meaning and ranked[0].overlap == 0.0):
+        return []
+    best = ranked[0].score
+    chosen: list[_Candidate] = []
+    for candidate in ranked:
+        if len(chosen) == limit or candidate.score < 0.75 * best:
+            break
+        if any(_similar(candidate.text, c.text) for c in chosen):
+            continue
+        chosen.append(candidate)
+    return chosen
+
+
+def _similar(a: str, b: str) -> bool:
+    wa, wb = set(content_words(a)), set(content_words(b))
+    return bool(wa and wb) and len(wa & wb) / len(wa | wb) > 0.7
+
+
+def _citations(hits: list[SearchHit]) -> list[Citation]:
+    seen: dict[str, Citation] = {}
+    for hit in hits:
+        key = hit.citation_key
+        if key not in seen:
+            seen[key] = Citation(
+                key=key,
+                doc_id=hit.chunk.doc_id,
+                section_path=hit.chunk.section_path,
+                chunk_id=hit.chunk.id,
+                title=hit.doc_title,
+                source_url=hit.doc_source_url,
+                date=hit.doc_date,
+            )
+    return list(seen.values())
+
+
+def _insufficient(question: str, persona: Persona, hits: list[SearchHit]) -> Answer:
+    return Answer(
+        question=question,
+        persona=persona.slug,
+        text=(
+            f"{persona.display_name}'s knowledge base has nothing that answers this question. "
+            "Add a document that covers it and ingest again."
+        ),
+        method="extractive",
+        hits=hits,
+        insufficient=True,
+    )
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.dot(a, b))

@@ -1,0 +1,107 @@
+"""Nested settings: defaults < `<home>/config.json` < `SHU_*` environment < dotted overrides."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from shu.errors import ConfigError
+
+
+class EmbedderSettings(BaseModel):
+    provider: Literal["minilm", "openai"] = "minilm"
+    model: str = "all-MiniLM-L6-v2"
+    base_url: str | None = Field(
+        None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1"
+    )
+    api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the key")
+    batch_size: int = Field(32, ge=1, le=1024)
+    max_tokens: int = Field(256, ge=16, le=512, description="word pieces per input; longer is cut")
+    threads: int = Field(0, ge=0, description="onnxruntime intra-op threads; 0 = all cores")
+    timeout_s: float = Field(60.0, gt=0)
+
+
+class ChunkingSettings(BaseModel):
+    max_tokens: int = Field(180, ge=16, le=4000)
+    overlap_tokens: int = Field(30, ge=0, le=1000)
+
+
+class IngestSettings(BaseModel):
+    max_file_mb: float = Field(20.0, gt=0)
+    url_timeout_s: float = Field(10.0, gt=0)
+    embed_batch_chunks: int = Field(
+        256, ge=1, description="chunks gathered across documents per embedding call"
+    )
+
+
+class Settings(BaseModel):
+    home: Path = Path(".shu")
+    embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
+    chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
+
+    @property
+    def db_path(self) -> Path:
+        return self.home / "shu.db"
+
+
+def load_settings(home: Path | str | None = None, overrides: list[str] | None = None) -> Settings:
+    """Build settings for a home folder. `overrides` are `dotted.key=value` strings."""
+    home_path = Path(home or os.environ.get("SHU_HOME") or ".shu")
+    data: dict[str, Any] = {}
+    config_file = home_path / "config.json"
+    if config_file.is_file():
+        try:
+            data = json.loads(config_file.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"{config_file}: not valid JSON ({exc})") from exc
+    for key, value in _environment_overrides().items():
+        _set_dotted(data, key, value)
+    for item in overrides or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"override {item!r}: expected dotted.key=value")
+        _set_dotted(data, key.strip(), _parse_value(value.strip()))
+    data["home"] = str(home_path)
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid settings: {_first_error(exc)}") from exc
+
+
+def _environment_overrides() -> dict[str, Any]:
+    """`SHU_EMBEDDER__PROVIDER=openai` → `embedder.provider`."""
+    found: dict[str, Any] = {}
+    for name, value in os.environ.items():
+        if name.startswith("SHU_") and "__" in name:
+            dotted = name[4:].lower().replace("__", ".")
+            found[dotted] = _parse_value(value)
+    return found
+
+
+def _set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
+    parts = dotted.split(".")
+    node = data
+    for part in parts[:-1]:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise ConfigError(f"override {dotted!r}: {part!r} is not a section")
+        node = child
+    node[parts[-1]] = value
+
+
+def _parse_value(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"])
+    return f"{where}: {err['msg']}"

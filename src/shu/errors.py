@@ -1,0 +1,32 @@
+"""Errors a user can act on. Each message names the thing at fault and what to do."""
+
+
+class ShuError(Exception):
+    """Base class: anything Shu reports to a user as a one-line error."""
+
+
+class ConfigError(ShuError):
+    pass
+
+
+class UnknownPersonaError(ShuError):
+    def __init__(self, slug: str, known: list[str]) -> None:
+        listing = ", ".join(known) if known else "none ingested yet"
+        super().__init__(f"unknown persona {slug!r} (known: {listing})")
+        self.slug = slug
+
+
+class DocumentError(ShuError):
+    """A single input file cannot be ingested; the run goes on without it."""
+
+
+class SkipDocument(ShuError):
+    """A file is deliberately not ingested (empty, unsupported type); not a failure."""
+
+
+class EmbedderError(ShuError):
+    pass
+
+
+class StoreError(ShuError):
+    pass

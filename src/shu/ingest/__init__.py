@@ -1,0 +1,1 @@
+"""Raw files → Markdown with frontmatter → heading-aware chunks; the ingestion job."""

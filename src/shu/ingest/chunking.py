@@ -1,0 +1,200 @@
+"""Heading-aware chunking: sections by Markdown heading, packed by token budget with overlap."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from shu.text import count_tokens, split_sentences
+from shu.types import Chunk
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_WORDS = re.compile(r"\S+")
+
+
+@dataclass
+class Section:
+    path: str
+    text: str
+
+
+@dataclass
+class _Unit:
+    text: str
+    tokens: int
+    new_paragraph: bool
+
+
+def split_sections(markdown: str, root: str) -> list[Section]:
+    """Split on ATX headings (not inside code fences). Text before any heading sits under `root`."""
+    stack: list[tuple[int, str]] = []
+    sections: list[Section] = []
+    buffer: list[str] = []
+    in_fence = False
+
+    def flush() -> None:
+        text = "\n".join(buffer).strip()
+        if text:
+            path = " > ".join(title for _, title in stack) or root
+            sections.append(Section(path=path, text=text))
+        buffer.clear()
+
+    for line in markdown.split("\n"):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        heading = None if in_fence else _HEADING.match(line)
+        if heading:
+            flush()
+            level = len(heading.group(1))
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, _clean_heading(heading.group(2))))
+        else:
+            buffer.append(line)
+    flush()
+    return sections
+
+
+def chunk_document(doc_id: str, title: str, markdown: str, max_tokens: int, overlap: int) -> list[Chunk]:
+    chunks: list[Chunk] = []
+    seen: dict[str, int] = {}
+    for section in split_sections(markdown, root=title):
+        for text in _pack(_units(section.text, max_tokens), max_tokens, overlap):
+            chunk_id = _chunk_id(doc_id, section.path, text, seen)
+            chunks.append(
+                Chunk(
+                    id=chunk_id,
+                    doc_id=doc_id,
+                    ord=len(chunks),
+                    section_path=section.path,
+                    text=text,
+                    index_text=index_text(title, section.path, text),
+                    token_count=count_tokens(text),
+                )
+            )
+    return chunks
+
+
+def index_text(title: str, section_path: str, text: str) -> str:
+    """What is embedded and keyword-indexed: where the chunk sits, then the chunk."""
+    header = section_path if section_path.startswith(title) else f"{title} > {section_path}"
+    return f"{header}\n{text}"
+
+
+def _units(text: str, max_tokens: int) -> list[_Unit]:
+    """Sentences of prose paragraphs; lines of lists, tables and code; words if still too long."""
+    units: list[_Unit] = []
+    for paragraph in _paragraphs(text):
+        first = True
+        for piece in _paragraph_pieces(paragraph, max_tokens):
+            for part in _split_words(piece, max_tokens):
+                units.append(_Unit(part, count_tokens(part), first))
+                first = False
+    return units
+
+
+def _paragraphs(text: str) -> list[str]:
+    paragraphs: list[str] = []
+    current: list[str] = []
+    in_fence = False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        if not line.strip() and not in_fence:
+            if current:
+                paragraphs.append("\n".join(current))
+                current = []
+        else:
+            current.append(line)
+    if current:
+        paragraphs.append("\n".join(current))
+    return paragraphs
+
+
+def _paragraph_pieces(paragraph: str, max_tokens: int) -> list[str]:
+    if count_tokens(paragraph) <= max_tokens:
+        return [paragraph]
+    lines = paragraph.split("\n")
+    if len(lines) > 1 and any(_is_structured(line) for line in lines):
+        return lines
+    return split_sentences(paragraph)
+
+
+def _is_structured(line: str) -> bool:
+    stripped = line.lstrip()
+    return stripped.startswith(("-", "*", "|", "+", ">", "```", "~~~")) or bool(
+        re.match(r"\d+[.)]", stripped)
+    )
+
+
+def _split_words(piece: str, max_tokens: int) -> list[str]:
+    if count_tokens(piece) <= max_tokens:
+        return [piece]
+    parts: list[str] = []
+    current: list[str] = []
+    size = 0
+    for word in _WORDS.findall(piece):
+        tokens = count_tokens(word)
+        if current and size + tokens > max_tokens:
+            parts.append(" ".join(current))
+            current, size = [], 0
+        current.append(word)
+        size += tokens
+    if current:
+        parts.append(" ".join(current))
+    return parts
+
+
+def _pack(units: list[_Unit], max_tokens: int, overlap: int) -> list[str]:
+    chunks: list[list[_Unit]] = []
+    current: list[_Unit] = []
+    size = 0
+    for unit in units:
+        if current and size + unit.tokens > max_tokens:
+            chunks.append(current)
+            current = _overlap_tail(current, overlap, max_tokens - unit.tokens)
+            size = sum(u.tokens for u in current)
+        current.append(unit)
+        size += unit.tokens
+    if current:
+        chunks.append(current)
+    return [_join(chunk) for chunk in chunks]
+
+
+def _overlap_tail(units: list[_Unit], overlap: int, room: int) -> list[_Unit]:
+    tail: list[_Unit] = []
+    size = 0
+    for unit in reversed(units):
+        if size + unit.tokens > min(overlap, room):
+            break
+        tail.insert(0, unit)
+        size += unit.tokens
+    return tail
+
+
+def _join(units: list[_Unit]) -> str:
+    text = ""
+    for index, unit in enumerate(units):
+        if index == 0:
+            text = unit.text
+        elif unit.new_paragraph:
+            text += "\n\n" + unit.text
+        elif "\n" in unit.text or _is_structured(unit.text):
+            text += "\n" + unit.text
+        else:
+            text += " " + unit.text
+    return text.strip()
+
+
+def _clean_heading(text: str) -> str:
+    text = re.sub(r"[*_`]+", "", text)
+    return " ".join(text.split())
+
+
+def _chunk_id(doc_id: str, path: str, text: str, seen: dict[str, int]) -> str:
+    digest = hashlib.sha1(f"{path}\n{text}".encode()).hexdigest()[:12]
+    count = seen.get(digest, 0)
+    seen[digest] = count + 1
+    return f"{doc_id}#{digest}" + (f"-{count + 1}" if count else "")

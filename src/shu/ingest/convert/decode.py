@@ -1,0 +1,36 @@
+"""Bytes → str for text formats: UTF-8 first, then a detected legacy encoding; binary is refused."""
+
+from __future__ import annotations
+
+from charset_normalizer import from_bytes
+
+from shu.errors import DocumentError
+
+_PRINTABLE_CONTROL = {9, 10, 12, 13}
+
+
+def decode_text(data: bytes) -> tuple[str, str]:
+    """Return (text, encoding). Raises DocumentError for binary content."""
+    if _looks_binary(data):
+        raise DocumentError("binary content in a text file (NUL or control bytes)")
+    for bom, codec in ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
+        if data.startswith(bom):
+            return data.decode(codec), codec
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    best = from_bytes(data).best()
+    if best is None or best.encoding is None:
+        raise DocumentError("text is not UTF-8 and no other encoding fits it")
+    return str(best), best.encoding
+
+
+def _looks_binary(data: bytes) -> bool:
+    sample = data[:8192]
+    if sample.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return False  # UTF-16 text has NUL bytes by design
+    if b"\x00" in sample:
+        return True
+    control = sum(1 for byte in sample if byte < 32 and byte not in _PRINTABLE_CONTROL)
+    return control > max(8, len(sample) // 100)

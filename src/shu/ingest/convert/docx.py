@@ -1,0 +1,23 @@
+"""DOCX → HTML (mammoth keeps Heading styles as <h1>…) → Markdown."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import mammoth
+
+from shu.errors import DocumentError
+from shu.ingest.convert.base import Converted
+from shu.ingest.convert.html import html_to_markdown
+
+
+def convert(data: bytes, path: Path) -> Converted:
+    try:
+        result = mammoth.convert_to_html(io.BytesIO(data))
+    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
+        raise DocumentError(f"not a readable DOCX file ({exc.__class__.__name__}: {exc})") from exc
+    except Exception as exc:  # mammoth raises bare parser errors on damaged XML parts
+        raise DocumentError(f"not a readable DOCX file ({exc.__class__.__name__})") from exc
+    return html_to_markdown(f"<html><body>{result.value}</body></html>")

@@ -1,0 +1,68 @@
+"""HTML → Markdown: page chrome (nav, footer, scripts) is dropped, headings and tables kept."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from bs4 import BeautifulSoup
+from markdownify import markdownify
+
+from shu.ingest.convert.base import Converted
+from shu.ingest.convert.decode import decode_text
+
+_CHROME = [
+    "script",
+    "style",
+    "noscript",
+    "nav",
+    "footer",
+    "header",
+    "aside",
+    "form",
+    "svg",
+    "iframe",
+    "template",
+    "button",
+]
+
+
+def convert(data: bytes, path: Path) -> Converted:
+    text, encoding = decode_text(data)
+    return html_to_markdown(text, warnings=[] if encoding.startswith("utf") else [f"decoded as {encoding}"])
+
+
+def html_to_markdown(html: str, warnings: list[str] | None = None) -> Converted:
+    soup = BeautifulSoup(html, "html.parser")
+    meta = _page_meta(soup)
+    title_tag = soup.find("title")
+    page_title = title_tag.get_text(" ", strip=True) if title_tag else None
+    for tag in soup.find_all(_CHROME):
+        tag.decompose()
+    root = soup.find("main") or soup.find("article") or soup.find("body") or soup
+    markdown = markdownify(str(root), heading_style="ATX", bullets="-", strip=["img", "a"])
+    markdown = re.sub(r"\n{3,}", "\n\n", markdown).strip() + "\n"
+    h1 = root.find("h1") if hasattr(root, "find") else None
+    title = h1.get_text(" ", strip=True) if h1 else page_title
+    return Converted(markdown=markdown, title=title or None, meta=meta, warnings=warnings or [])
+
+
+def _page_meta(soup: BeautifulSoup) -> dict[str, object]:
+    meta: dict[str, object] = {}
+    for tag in soup.find_all("meta"):
+        key = (tag.get("name") or tag.get("property") or "").lower()
+        value = (tag.get("content") or "").strip()
+        if not value:
+            continue
+        if key in {"date", "article:published_time", "dc.date", "publication_date"}:
+            meta["date"] = value[:10]
+        elif key in {"description", "og:description"}:
+            meta.setdefault("summary", value)
+        elif key in {"keywords"}:
+            meta["tags"] = [k.strip() for k in value.split(",") if k.strip()]
+        elif key == "og:url":
+            meta.setdefault("source_url", value)
+    canonical = soup.find("link", rel="canonical")
+    if canonical and canonical.get("href"):
+        meta["source_url"] = canonical["href"]
+    return meta

@@ -1,0 +1,50 @@
+"""Listing input files safely: nothing outside the knowledge base, nothing too large."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from shu.errors import DocumentError
+
+
+def list_files(folder: Path) -> list[Path]:
+    """Regular files under `folder` (recursively), hidden ones left out, in a stable order."""
+    if not folder.is_dir():
+        return []
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if not any(part.startswith(".") for part in p.relative_to(folder).parts)
+        and (p.is_file() or p.is_symlink())
+    )
+
+
+def read_inside(path: Path, root: Path, max_bytes: int) -> bytes:
+    """Read a file that must resolve inside `root`. Raises DocumentError otherwise."""
+    resolved = path.resolve()
+    if not resolved.is_relative_to(root.resolve()):
+        raise DocumentError(f"path outside the knowledge base (resolves to {resolved})")
+    if not resolved.is_file():
+        raise DocumentError("not a regular file (broken link?)")
+    size = resolved.stat().st_size
+    if size > max_bytes:
+        raise DocumentError(
+            f"file too large ({size / 1e6:.1f} MB > limit {max_bytes / 1e6:.1f} MB; "
+            "raise it with --set ingest.max_file_mb=N)"
+        )
+    try:
+        return resolved.read_bytes()
+    except OSError as exc:
+        raise DocumentError(f"cannot be read ({exc.strerror or exc})") from exc
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)

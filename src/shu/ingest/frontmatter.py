@@ -1,0 +1,85 @@
+"""YAML frontmatter: split it from a Markdown file, and write it back in the spec's field order."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import yaml
+
+from shu.errors import DocumentError
+
+FIELD_ORDER = (
+    "id",
+    "title",
+    "date",
+    "source_url",
+    "type",
+    "personas",
+    "tags",
+    "summary",
+    "license",
+    "source_file",
+    "source_sha256",
+)
+
+
+def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
+    """Return (metadata, body). A file without frontmatter has empty metadata.
+    Raises DocumentError when a frontmatter block is present but is not a YAML mapping."""
+    text = text.lstrip("\ufeff")
+    if not text.startswith("---"):
+        return {}, text
+    lines = text.split("\n")
+    if lines[0].strip() != "---":
+        return {}, text
+    for index in range(1, len(lines)):
+        if lines[index].strip() in ("---", "..."):
+            block = "\n".join(lines[1:index])
+            body = "\n".join(lines[index + 1 :])
+            return _parse_yaml(block), body
+    raise DocumentError("frontmatter starts with --- but is never closed")
+
+
+def _parse_yaml(block: str) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(block)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or exc.__class__.__name__
+        raise DocumentError(f"broken YAML frontmatter{where}: {problem}") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise DocumentError(f"frontmatter must be a YAML mapping, found {type(data).__name__}")
+    return {str(key): _plain(value) for key, value in data.items()}
+
+
+def _plain(value: Any) -> Any:
+    """YAML dates become ISO strings so metadata is JSON-serialisable."""
+    if isinstance(value, dt.datetime | dt.date):
+        return value.isoformat()[:10]
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def render_frontmatter(meta: dict[str, Any], body: str) -> str:
+    ordered = {key: meta[key] for key in FIELD_ORDER if meta.get(key) not in (None, "", [])}
+    ordered.update({k: v for k, v in meta.items() if k not in ordered and v not in (None, "", [])})
+    block = yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=100).strip()
+    return f"---\n{block}\n---\n\n{body.strip()}\n"
+
+
+def as_str_list(value: Any, field: str) -> list[str]:
+    """Frontmatter list fields accept a list or a comma-separated string."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, list):
+        return [str(item).strip() for item in value if str(item).strip()]
+    raise DocumentError(f"frontmatter field {field!r} must be a list of strings")

@@ -1,0 +1,191 @@
+"""RAW-DOCS → RAG: convert each raw file to Markdown and write it with generated frontmatter
+(spec 004 §5). Conversion is skipped when the RAG file already records the raw file's hash."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from shu.errors import DocumentError, ShuError, SkipDocument
+from shu.ingest.convert import convert_file
+from shu.ingest.convert.base import Converted
+from shu.ingest.files import list_files, read_inside, sha256, write_atomic
+from shu.ingest.frontmatter import as_str_list, render_frontmatter, split_frontmatter
+from shu.ingest.personas import PersonaFolder
+from shu.ingest.report import FileOutcome
+from shu.text import slugify, split_sentences
+
+URL_LIST_SUFFIXES = frozenset({".urls", ".links"})
+CURATED_FIELDS = ("summary", "tags", "license")
+_DATE_IN_NAME = re.compile(r"(?<!\d)(\d{4}-\d{2}(?:-\d{2})?)(?!\d)")
+_TYPE_HINTS = (
+    ("faq", "faq"),
+    ("press", "press"),
+    ("postmortem", "tech_memo"),
+    ("post-mortem", "tech_memo"),
+    ("memo", "tech_memo"),
+    ("minutes", "meeting_notes"),
+    ("release-notes", "release_notes"),
+    ("release notes", "release_notes"),
+    ("newsletter", "newsletter"),
+    ("policy", "policy"),
+    ("guide", "guide"),
+    ("handbook", "guide"),
+    ("spec", "spec"),
+    ("slides", "slide"),
+    ("blog", "blog"),
+)
+
+
+def rag_path_for(folder: PersonaFolder, doc_id: str) -> Path:
+    return folder.rag_dir / f"{doc_id}.md"
+
+
+def convert_raw_folder(folder: PersonaFolder, max_bytes: int) -> list[FileOutcome]:
+    """Convert every raw file of a persona; URL lists are handled by `shu.ingest.urls`."""
+    outcomes: list[FileOutcome] = []
+    produced: dict[str, Path] = {}
+    for path in list_files(folder.raw_dir):
+        if path.suffix.lower() in URL_LIST_SUFFIXES:
+            continue
+        outcomes.append(_convert_one(folder, path, max_bytes, produced))
+    return outcomes
+
+
+def _convert_one(folder: PersonaFolder, path: Path, max_bytes: int, produced: dict[str, Path]) -> FileOutcome:
+    shown = str(path)
+    try:
+        data = read_inside(path, folder.path, max_bytes)
+        doc_id = slugify(path.stem)
+        if not doc_id:
+            raise DocumentError("file name gives an empty document id; rename the file")
+        if doc_id in produced:
+            raise DocumentError(
+                f"document id {doc_id!r} is already produced by {produced[doc_id].name}; rename one"
+            )
+        produced[doc_id] = path
+        target = rag_path_for(folder, doc_id)
+        digest = sha256(data)
+        previous = _existing_frontmatter(target)
+        if previous.get("source_sha256") == digest:
+            return FileOutcome(path=shown, status="unchanged", doc_id=doc_id)
+        converted = convert_file(path, data)
+        meta = build_frontmatter(folder, path, doc_id, converted, digest, previous)
+        write_atomic(target, render_frontmatter(meta, converted.markdown))
+        return FileOutcome(
+            path=shown,
+            status="converted",
+            doc_id=doc_id,
+            message=f"→ {target.name}",
+            warnings=converted.warnings,
+        )
+    except SkipDocument as exc:
+        return FileOutcome(path=shown, status="skipped", message=str(exc))
+    except ShuError as exc:
+        return FileOutcome(path=shown, status="failed", message=str(exc))
+
+
+def prune_orphans(folder: PersonaFolder) -> list[FileOutcome]:
+    """Remove generated RAG files whose raw source file is gone (curated files are never touched)."""
+    outcomes: list[FileOutcome] = []
+    for path in list_files(folder.rag_dir):
+        meta = _existing_frontmatter(path)
+        source = meta.get("source_file")
+        if not meta.get("source_sha256") or not isinstance(source, str):
+            continue
+        if not (folder.path / source).exists():
+            path.unlink()
+            outcomes.append(
+                FileOutcome(path=str(path), status="pruned", message=f"its source {source} is gone")
+            )
+    return outcomes
+
+
+def build_frontmatter(
+    folder: PersonaFolder,
+    path: Path,
+    doc_id: str,
+    converted: Converted,
+    digest: str,
+    previous: dict[str, Any],
+) -> dict[str, Any]:
+    found = converted.meta
+    title = (
+        converted.title
+        or _first_h1(converted.markdown)
+        or path.stem.replace("-", " ").replace("_", " ").strip().capitalize()
+    )
+    meta: dict[str, Any] = {
+        "id": doc_id,
+        "title": title,
+        "date": _date(found, path),
+        "source_url": found.get("source_url"),
+        "type": found.get("type") or _guess_type(path.stem, title),
+        "personas": list(dict.fromkeys([*as_str_list(found.get("personas"), "personas"), folder.slug])),
+        "tags": _tags(found, converted.markdown, folder.persona.config.tags),
+        "summary": found.get("summary") or lead_sentence(converted.markdown),
+        "license": found.get("license"),
+        "source_file": path.relative_to(folder.path).as_posix(),
+        "source_sha256": digest,
+    }
+    for key in ("from", "to", "cc", "author"):
+        if found.get(key):
+            meta[key] = found[key]
+    for key in CURATED_FIELDS:  # a person's curation of an earlier conversion survives
+        if previous.get(key):
+            meta[key] = previous[key]
+    return meta
+
+
+def lead_sentence(markdown: str, limit: int = 300) -> str | None:
+    for block in re.split(r"\n\s*\n", markdown):
+        block = block.strip()
+        if not block or block.startswith(("#", "|", "```", "-", "*", ">")) or len(block.split()) < 6:
+            continue
+        sentences = split_sentences(block)
+        if sentences:
+            first = sentences[0].replace("**", "")
+            return first if len(first) <= limit else first[: limit - 1].rsplit(" ", 1)[0] + "…"
+    return None
+
+
+def _existing_frontmatter(target: Path) -> dict[str, Any]:
+    if not target.is_file():
+        return {}
+    try:
+        meta, _ = split_frontmatter(target.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ShuError):
+        return {}
+    return meta
+
+
+def _first_h1(markdown: str) -> str | None:
+    for line in markdown.splitlines():
+        if line.startswith("# "):
+            return line[2:].strip().strip("#").strip() or None
+    return None
+
+
+def _date(found: dict[str, Any], path: Path) -> str | None:
+    if found.get("date"):
+        return str(found["date"])[:10]
+    match = _DATE_IN_NAME.search(path.stem)
+    return match.group(1) if match else None
+
+
+def _guess_type(stem: str, title: str) -> str | None:
+    haystack = f"{stem} {title}".lower()
+    for hint, kind in _TYPE_HINTS:
+        if hint in haystack:
+            return kind
+    return None
+
+
+def _tags(found: dict[str, Any], markdown: str, persona_tags: list[str]) -> list[str]:
+    tags = as_str_list(found.get("tags"), "tags")
+    lowered = markdown.casefold()
+    for tag in persona_tags:
+        if re.search(rf"(?<!\w){re.escape(tag.casefold())}(?!\w)", lowered):
+            tags.append(tag)
+    return list(dict.fromkeys(tags))

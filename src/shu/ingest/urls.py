@@ -1,0 +1,102 @@
+"""URL lists (`*.urls`, `*.links` in RAW-DOCS, one URL a line): each page is fetched once and
+kept as a RAG document. With no network each URL fails with its own message; the run goes on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+
+from shu.errors import DocumentError, ShuError, SkipDocument
+from shu.ingest.convert import convert_file
+from shu.ingest.files import list_files, read_inside, sha256, write_atomic
+from shu.ingest.frontmatter import render_frontmatter
+from shu.ingest.personas import PersonaFolder
+from shu.ingest.raw import URL_LIST_SUFFIXES, build_frontmatter, rag_path_for
+from shu.ingest.report import FileOutcome
+from shu.text import slugify
+
+_SUFFIX_BY_TYPE = {
+    "text/html": ".html",
+    "application/pdf": ".pdf",
+    "text/plain": ".txt",
+    "text/markdown": ".md",
+}
+
+
+def read_url_list(data: bytes) -> list[str]:
+    urls: list[str] = []
+    for line in data.decode("utf-8", errors="replace").splitlines():
+        line = line.strip().lstrip("-*").strip()
+        if line and not line.startswith("#"):
+            urls.append(line)
+    return urls
+
+
+def fetch_url_lists(
+    folder: PersonaFolder, max_bytes: int, timeout_s: float, client: httpx.Client | None = None
+) -> list[FileOutcome]:
+    outcomes: list[FileOutcome] = []
+    lists = [p for p in list_files(folder.raw_dir) if p.suffix.lower() in URL_LIST_SUFFIXES]
+    if not lists:
+        return outcomes
+    own_client = client is None
+    client = client or httpx.Client(
+        timeout=timeout_s, follow_redirects=True, headers={"User-Agent": "shu-ingest"}
+    )
+    try:
+        for list_path in lists:
+            try:
+                urls = read_url_list(read_inside(list_path, folder.path, max_bytes))
+            except ShuError as exc:
+                outcomes.append(FileOutcome(path=str(list_path), status="failed", message=str(exc)))
+                continue
+            outcomes.extend(_fetch_one(folder, list_path, url, max_bytes, client) for url in urls)
+    finally:
+        if own_client:
+            client.close()
+    return outcomes
+
+
+def _fetch_one(
+    folder: PersonaFolder, list_path: Path, url: str, max_bytes: int, client: httpx.Client
+) -> FileOutcome:
+    doc_id = slugify(url.split("://", 1)[-1])[:80].strip("-")
+    shown = f"{list_path.name}: {url}"
+    target = rag_path_for(folder, doc_id)
+    if target.is_file():
+        return FileOutcome(path=shown, status="unchanged", doc_id=doc_id, message="fetched before")
+    try:
+        if not url.startswith(("http://", "https://")):
+            raise DocumentError("not an http(s) URL")
+        data, content_type = _download(client, url, max_bytes)
+        suffix = _SUFFIX_BY_TYPE.get(content_type, ".html")
+        converted = convert_file(Path(doc_id + suffix), data)
+        converted.meta.setdefault("source_url", url)
+        meta = build_frontmatter(folder, list_path, doc_id, converted, sha256(data), {})
+        meta["source_file"] = list_path.relative_to(folder.path).as_posix()
+        write_atomic(target, render_frontmatter(meta, converted.markdown))
+        return FileOutcome(path=shown, status="converted", doc_id=doc_id, message=f"→ {target.name}")
+    except SkipDocument as exc:
+        return FileOutcome(path=shown, status="skipped", message=str(exc))
+    except ShuError as exc:
+        return FileOutcome(path=shown, status="failed", message=str(exc))
+
+
+def _download(client: httpx.Client, url: str, max_bytes: int) -> tuple[bytes, str]:
+    try:
+        with client.stream("GET", url) as response:
+            response.raise_for_status()
+            chunks: list[bytes] = []
+            size = 0
+            for part in response.iter_bytes():
+                size += len(part)
+                if size > max_bytes:
+                    raise DocumentError(f"page larger than {max_bytes / 1e6:.1f} MB")
+                chunks.append(part)
+            content_type = response.headers.get("content-type", "text/html").split(";")[0].strip().lower()
+            return b"".join(chunks), content_type
+    except httpx.HTTPStatusError as exc:
+        raise DocumentError(f"HTTP {exc.response.status_code} from server") from exc
+    except httpx.HTTPError as exc:
+        raise DocumentError(f"cannot fetch ({exc.__class__.__name__}: {exc or 'no network'})") from exc

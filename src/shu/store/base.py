@@ -1,0 +1,70 @@
+"""The `Store` protocol every backend implements (SQLite today, PostgreSQL next).
+
+A store keeps personas, documents, chunks, a keyword index and vectors. Every search is
+confined to one persona: a store never returns a chunk of a document that does not list it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from shu.types import Chunk, Document, Persona
+
+
+@dataclass(frozen=True)
+class ScoredChunk:
+    chunk_id: str
+    score: float
+
+
+@dataclass(frozen=True)
+class StoreStats:
+    personas: int
+    documents: int
+    chunks: int
+    vectors: int
+    embedder: str | None
+    size_bytes: int
+
+
+class Store(Protocol):
+    def upsert_persona(self, persona: Persona) -> None: ...
+
+    def get_persona(self, slug: str) -> Persona | None: ...
+
+    def list_personas(self) -> list[Persona]: ...
+
+    def get_document(self, doc_id: str) -> Document | None: ...
+
+    def get_documents(self, doc_ids: list[str]) -> dict[str, Document]: ...
+
+    def list_documents(self, persona: str | None = None) -> list[Document]: ...
+
+    def replace_document(
+        self, doc: Document, chunks: list[Chunk], vectors: np.ndarray, embedder: str
+    ) -> None:
+        """Insert or atomically replace a document with its chunks and their vectors."""
+        ...
+
+    def delete_document(self, doc_id: str) -> bool: ...
+
+    def get_chunks(self, chunk_ids: list[str]) -> dict[str, Chunk]: ...
+
+    def list_chunks(self, doc_id: str) -> list[Chunk]:
+        """A document's chunks in reading order."""
+        ...
+
+    def search_keyword(self, query: str, persona: str, limit: int) -> list[ScoredChunk]:
+        """BM25 over `index_text`, best first; higher score is better."""
+        ...
+
+    def search_vector(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredChunk]:
+        """Cosine similarity (vectors are unit length), best first."""
+        ...
+
+    def stats(self) -> StoreStats: ...
+
+    def close(self) -> None: ...

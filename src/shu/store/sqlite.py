@@ -1,0 +1,346 @@
+"""The embedded store: one SQLite file (WAL) with FTS5 for BM25 and float32 vector blobs.
+
+Dense search is exact: each persona's vectors are held as one in-memory matrix, rebuilt after
+any write (by this or another connection), and scored with a single matrix-vector product.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from shu.errors import StoreError
+from shu.store.base import ScoredChunk, StoreStats
+from shu.store.sqlite_schema import MIGRATIONS
+from shu.text import content_words
+from shu.types import Chunk, Document, Persona, PersonaConfig
+
+_CHUNK_COLUMNS = "c.id, c.doc_id, c.ord, c.section_path, c.text, c.index_text, c.token_count"
+
+
+def persona_token(slug: str) -> str:
+    """A single keyword-index token for a persona: digits only, so no tokenizer or stemmer
+    splits or alters it, and no slug's token is another's."""
+    return "zp" + "".join(f"{byte:03d}" for byte in slug.encode("utf-8"))
+
+
+class SQLiteStore:
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA busy_timeout=10000")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a usable Shu store ({exc})") from exc
+        self._lock = threading.RLock()
+        self._matrices: dict[str, tuple[np.ndarray, list[str]]] = {}
+        self._seen_version = self._data_version()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version > len(MIGRATIONS):
+            raise StoreError(f"{self.path} was written by a newer Shu (schema {version})")
+        for number in range(version, len(MIGRATIONS)):
+            self._db.executescript(f"BEGIN; {MIGRATIONS[number]} PRAGMA user_version = {number + 1}; COMMIT;")
+
+    def close(self) -> None:
+        self._db.close()
+
+    # -- personas --------------------------------------------------------------------------
+
+    def upsert_persona(self, persona: Persona) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO personas(slug, display_name, description, config_json, updated_at) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT(slug) DO UPDATE SET "
+                "display_name=excluded.display_name, description=excluded.description, "
+                "config_json=excluded.config_json, updated_at=excluded.updated_at",
+                (
+                    persona.slug,
+                    persona.display_name,
+                    persona.description,
+                    persona.config.model_dump_json(),
+                    _now(),
+                ),
+            )
+
+    def get_persona(self, slug: str) -> Persona | None:
+        row = self._db.execute(
+            "SELECT slug, display_name, description, config_json FROM personas WHERE slug = ?", (slug,)
+        ).fetchone()
+        return _persona(row) if row else None
+
+    def list_personas(self) -> list[Persona]:
+        rows = self._db.execute(
+            "SELECT slug, display_name, description, config_json FROM personas ORDER BY slug"
+        ).fetchall()
+        return [_persona(row) for row in rows]
+
+    # -- documents -------------------------------------------------------------------------
+
+    def get_document(self, doc_id: str) -> Document | None:
+        return self.get_documents([doc_id]).get(doc_id)
+
+    def get_documents(self, doc_ids: list[str]) -> dict[str, Document]:
+        found: dict[str, Document] = {}
+        for batch in _batches(list(dict.fromkeys(doc_ids))):
+            marks = ",".join("?" * len(batch))
+            for row in self._db.execute(f"SELECT {_DOC_COLUMNS} FROM documents WHERE id IN ({marks})", batch):
+                doc = _document(row)
+                found[doc.id] = doc
+        return found
+
+    def list_documents(self, persona: str | None = None) -> list[Document]:
+        if persona is None:
+            rows = self._db.execute(f"SELECT {_DOC_COLUMNS} FROM documents ORDER BY id")
+        else:
+            rows = self._db.execute(
+                f"SELECT {_DOC_COLUMNS} FROM documents WHERE id IN "
+                "(SELECT doc_id FROM document_personas WHERE persona = ?) ORDER BY id",
+                (persona,),
+            )
+        return [_document(row) for row in rows]
+
+    def replace_document(
+        self, doc: Document, chunks: list[Chunk], vectors: np.ndarray, embedder: str
+    ) -> None:
+        if len(chunks) != len(vectors):
+            raise StoreError(f"{doc.id}: {len(chunks)} chunks but {len(vectors)} vectors")
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._check_embedder(embedder, vectors.shape[1] if len(vectors) else None)
+                self._delete(doc.id)
+                self._db.execute(
+                    f"INSERT INTO documents({_DOC_COLUMNS}, updated_at) VALUES ({','.join('?' * 13)})",
+                    (*_document_row(doc), _now()),
+                )
+                self._db.executemany(
+                    "INSERT INTO document_personas(persona, doc_id) VALUES (?, ?)",
+                    [(slug, doc.id) for slug in dict.fromkeys(doc.personas)],
+                )
+                tokens = " ".join(persona_token(slug) for slug in doc.personas)
+                for chunk, vector in zip(chunks, vectors, strict=True):
+                    cursor = self._db.execute(
+                        "INSERT INTO chunks(id, doc_id, ord, section_path, text, index_text, token_count) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            chunk.id,
+                            doc.id,
+                            chunk.ord,
+                            chunk.section_path,
+                            chunk.text,
+                            chunk.index_text,
+                            chunk.token_count,
+                        ),
+                    )
+                    rowid = cursor.lastrowid
+                    self._db.execute(
+                        "INSERT INTO chunks_fts(rowid, index_text, personas) VALUES (?, ?, ?)",
+                        (rowid, chunk.index_text, tokens),
+                    )
+                    self._db.execute(
+                        "INSERT INTO chunk_vectors(chunk_rowid, vector) VALUES (?, ?)",
+                        (rowid, vector.tobytes()),
+                    )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            finally:
+                self._matrices.clear()
+
+    def delete_document(self, doc_id: str) -> bool:
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                existed = self._delete(doc_id)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            finally:
+                self._matrices.clear()
+        return existed
+
+    def _delete(self, doc_id: str) -> bool:
+        self._db.execute(
+            "DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = ?)", (doc_id,)
+        )
+        return self._db.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount > 0
+
+    def _check_embedder(self, name: str, dim: int | None) -> None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
+        if row is None:
+            if dim is not None:
+                self._db.execute(
+                    "INSERT INTO meta(key, value) VALUES ('embedder', ?)",
+                    (json.dumps({"name": name, "dim": dim}),),
+                )
+            return
+        known = json.loads(row[0])
+        if known["name"] != name or (dim is not None and known["dim"] != dim):
+            raise StoreError(
+                f"this store holds vectors from embedder {known['name']} ({known['dim']}-d), not "
+                f"{name}; use a new --home or re-ingest everything with the original embedder"
+            )
+
+    # -- chunks and search -----------------------------------------------------------------
+
+    def get_chunks(self, chunk_ids: list[str]) -> dict[str, Chunk]:
+        found: dict[str, Chunk] = {}
+        for batch in _batches(list(dict.fromkeys(chunk_ids))):
+            marks = ",".join("?" * len(batch))
+            for row in self._db.execute(
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE c.id IN ({marks})", batch
+            ):
+                chunk = _chunk(row)
+                found[chunk.id] = chunk
+        return found
+
+    def list_chunks(self, doc_id: str) -> list[Chunk]:
+        rows = self._db.execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE c.doc_id = ? ORDER BY c.ord", (doc_id,)
+        )
+        return [_chunk(row) for row in rows]
+
+    def search_keyword(self, query: str, persona: str, limit: int) -> list[ScoredChunk]:
+        terms = list(dict.fromkeys(content_words(query)))
+        if not terms or limit <= 0:
+            return []
+        alternatives = " OR ".join(f'"{term}"' for term in terms)
+        expression = f"personas : {persona_token(persona)} AND index_text : ({alternatives})"
+        rows = self._db.execute(
+            "SELECT c.id, -f.rank FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid "
+            "WHERE chunks_fts MATCH ? ORDER BY f.rank LIMIT ?",
+            (expression, limit),
+        ).fetchall()
+        return [ScoredChunk(chunk_id=row[0], score=float(row[1])) for row in rows]
+
+    def search_vector(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredChunk]:
+        matrix, ids = self._persona_matrix(persona)
+        if not ids or limit <= 0:
+            return []
+        scores = matrix @ np.asarray(vector, dtype=np.float32)
+        top = np.argpartition(-scores, limit - 1)[:limit] if limit < len(ids) else np.arange(len(ids))
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [ScoredChunk(chunk_id=ids[i], score=float(scores[i])) for i in top]
+
+    def _persona_matrix(self, persona: str) -> tuple[np.ndarray, list[str]]:
+        with self._lock:
+            version = self._data_version()
+            if version != self._seen_version:
+                self._matrices.clear()
+                self._seen_version = version
+            cached = self._matrices.get(persona)
+            if cached is None:
+                rows = self._db.execute(
+                    "SELECT c.id, v.vector FROM document_personas dp JOIN chunks c ON c.doc_id = dp.doc_id "
+                    "JOIN chunk_vectors v ON v.chunk_rowid = c.rowid WHERE dp.persona = ? ORDER BY c.rowid",
+                    (persona,),
+                ).fetchall()
+                ids = [row[0] for row in rows]
+                if rows:
+                    matrix = np.frombuffer(b"".join(row[1] for row in rows), dtype=np.float32)
+                    matrix = matrix.reshape(len(rows), -1)
+                else:
+                    matrix = np.zeros((0, 0), dtype=np.float32)
+                cached = (matrix, ids)
+                self._matrices[persona] = cached
+            return cached
+
+    def _data_version(self) -> int:
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    # -- stats -----------------------------------------------------------------------------
+
+    def stats(self) -> StoreStats:
+        count = lambda table: self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]  # noqa: E731
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
+        size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
+        return StoreStats(
+            personas=count("personas"),
+            documents=count("documents"),
+            chunks=count("chunks"),
+            vectors=count("chunk_vectors"),
+            embedder=json.loads(row[0])["name"] if row else None,
+            size_bytes=size,
+        )
+
+
+_DOC_COLUMNS = (
+    "id, title, date, source_url, type, summary, license, personas_json, tags_json, meta_json, "
+    "path, content_hash"
+)
+
+
+def _document_row(doc: Document) -> tuple[object, ...]:
+    return (
+        doc.id,
+        doc.title,
+        doc.date,
+        doc.source_url,
+        doc.type,
+        doc.summary,
+        doc.license,
+        json.dumps(doc.personas),
+        json.dumps(doc.tags),
+        json.dumps(doc.meta, default=str),
+        doc.path,
+        doc.content_hash,
+    )
+
+
+def _document(row: tuple) -> Document:  # type: ignore[type-arg]
+    return Document(
+        id=row[0],
+        title=row[1],
+        date=row[2],
+        source_url=row[3],
+        type=row[4],
+        summary=row[5],
+        license=row[6],
+        personas=json.loads(row[7]),
+        tags=json.loads(row[8]),
+        meta=json.loads(row[9]),
+        path=row[10],
+        content_hash=row[11],
+    )
+
+
+def _chunk(row: tuple) -> Chunk:  # type: ignore[type-arg]
+    return Chunk(
+        id=row[0],
+        doc_id=row[1],
+        ord=row[2],
+        section_path=row[3],
+        text=row[4],
+        index_text=row[5],
+        token_count=row[6],
+    )
+
+
+def _persona(row: tuple) -> Persona:  # type: ignore[type-arg]
+    return Persona(
+        slug=row[0], display_name=row[1], description=row[2], config=PersonaConfig.model_validate_json(row[3])
+    )
+
+
+def _batches(items: list[str], size: int = 500) -> list[list[str]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

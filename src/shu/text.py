@@ -1,0 +1,107 @@
+"""Plain-text helpers shared by chunking, search and answering: tokens, sentences, slugs."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+_WORD = re.compile(r"\w+", re.UNICODE)
+_ABBREVIATIONS = {
+    "e.g",
+    "i.e",
+    "etc",
+    "vs",
+    "dr",
+    "mr",
+    "mrs",
+    "ms",
+    "prof",
+    "inc",
+    "ltd",
+    "jr",
+    "sr",
+    "st",
+    "no",
+    "fig",
+    "approx",
+    "dept",
+    "est",
+    "u.s",
+    "a.m",
+    "p.m",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+}
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further
+    had has have having he her here hers herself him himself his how i if in into is it its
+    itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves""".split()
+)
+
+
+def count_tokens(text: str) -> int:
+    """Word-level tokens (words and punctuation marks): the unit of chunk sizes."""
+    return len(_TOKEN.findall(text))
+
+
+def words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words without stopwords (all words if nothing else is left)."""
+    found = words(text)
+    kept = [w for w in found if w not in STOPWORDS]
+    return kept or found
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper for overlap tests: pricing/priced/prices/price → pric."""
+    for suffix in ("ations", "ation", "ings", "ing", "edly", "ed", "ies", "es", "ly", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split prose into sentences; keeps common abbreviations (e.g., Dr., Jan.) intact."""
+    text = " ".join(text.split())
+    if not text:
+        return []
+    sentences: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        candidate = text[start : match.start()].rstrip()
+        last_word = candidate.rsplit(" ", 1)[-1].rstrip(".!?").lower()
+        if last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):
+            continue
+        sentences.append(text[start : match.end()].strip())
+        start = match.end()
+    tail = text[start:].strip()
+    if tail:
+        sentences.append(tail)
+    return sentences
+
+
+def slugify(value: str) -> str:
+    """A stable kebab-case id: `2026 Q1 Report (final).pdf` → `2026-q1-report-final-pdf`."""
+    ascii_text = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")

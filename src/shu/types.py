@@ -1,0 +1,119 @@
+"""Domain records shared by every part of Shu. This module imports nothing from the rest of Shu."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class RetrievalParams(BaseModel):
+    """Per-persona retrieval parameters (`persona.config.json` → `retrieval`)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    vector_threshold: float = Field(0.0, ge=-1.0, le=1.0, description="min cosine for a dense hit")
+    bm25_min_score: float = Field(0.0, ge=0.0, description="min BM25 score for a keyword hit")
+    max_chunks: int = Field(12, ge=1, le=200, description="chunks returned by a search")
+    max_chunks_per_doc: int = Field(3, ge=1, le=50, description="at most this many per document")
+    candidates: int = Field(20, ge=1, le=1000, description="top-N taken from each of BM25 and dense")
+    tag_boost: float = Field(0.075, ge=0.0, le=0.5, description="score boost for tagged documents")
+    rrf_k: int = Field(60, ge=1, description="Reciprocal Rank Fusion constant")
+
+
+class PersonaConfig(BaseModel):
+    """`persona.config.json`: a persona's curated configuration."""
+
+    model_config = ConfigDict(extra="allow")
+
+    slug: str
+    display_name: str
+    tags: list[str] = Field(default_factory=list)
+    retrieval: RetrievalParams = Field(default_factory=RetrievalParams)
+
+
+class Persona(BaseModel):
+    slug: str
+    display_name: str
+    description: str = ""
+    config: PersonaConfig
+
+
+class Document(BaseModel):
+    """A processed Markdown document (one file in a persona's `RAG/`)."""
+
+    id: str
+    title: str
+    personas: list[str]
+    content_hash: str
+    path: str = ""
+    date: str | None = None
+    source_url: str | None = None
+    type: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    summary: str | None = None
+    license: str | None = None
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class Chunk(BaseModel):
+    """A heading-bounded piece of a document. `text` is kept verbatim; `index_text` is what is
+    embedded and keyword-indexed (today: a heading line + text; later: a context prefix + text)."""
+
+    id: str
+    doc_id: str
+    ord: int
+    section_path: str
+    text: str
+    index_text: str
+    token_count: int
+
+
+class SearchHit(BaseModel):
+    """One ranked chunk with the scores that placed it."""
+
+    chunk: Chunk
+    doc_title: str
+    doc_source_url: str | None = None
+    doc_date: str | None = None
+    score: float
+    bm25_rank: int | None = None
+    dense_rank: int | None = None
+    bm25_score: float | None = None
+    dense_score: float | None = None
+    tag_boosted: bool = False
+
+    @property
+    def citation_key(self) -> str:
+        return citation_key(self.chunk.doc_id, self.chunk.section_path)
+
+
+class Citation(BaseModel):
+    key: str
+    doc_id: str
+    section_path: str
+    chunk_id: str
+    title: str
+    source_url: str | None = None
+    date: str | None = None
+
+
+class AnswerSentence(BaseModel):
+    text: str
+    citation: str
+
+
+class Answer(BaseModel):
+    question: str
+    persona: str
+    text: str
+    method: str
+    sentences: list[AnswerSentence] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+    hits: list[SearchHit] = Field(default_factory=list)
+    insufficient: bool = False
+
+
+def citation_key(doc_id: str, section_path: str) -> str:
+    """The inline citation `[^doc_id:section]` (spec 004 §7.3) for a chunk."""
+    return f"[^{doc_id}:{section_path}]"

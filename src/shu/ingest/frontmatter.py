@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 import yaml
 
 from shu.errors import DocumentError
 
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 FIELD_ORDER = (
     "id",
     "title",
@@ -70,6 +72,8 @@ def _plain(value: Any) -> Any:
 def render_frontmatter(meta: dict[str, Any], body: str) -> str:
     ordered = {key: meta[key] for key in FIELD_ORDER if meta.get(key) not in (None, "", [])}
     ordered.update({k: v for k, v in meta.items() if k not in ordered and v not in (None, "", [])})
+    if isinstance(ordered.get("date"), str) and _ISO_DATE.match(ordered["date"]):
+        ordered["date"] = dt.date.fromisoformat(ordered["date"])  # written unquoted: date: 2026-03-05
     block = yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=100).strip()
     return f"---\n{block}\n---\n\n{body.strip()}\n"
 

@@ -49,7 +49,9 @@ def convert_raw_folder(folder: PersonaFolder, max_bytes: int) -> list[FileOutcom
     for path in list_files(folder.raw_dir):
         if path.suffix.lower() in URL_LIST_SUFFIXES:
             continue
-        outcomes.append(_convert_one(folder, path, max_bytes, produced))
+        outcome = _convert_one(folder, path, max_bytes, produced)
+        if outcome.status != "unchanged":  # the RAG file's own outcome reports it
+            outcomes.append(outcome)
     return outcomes
 
 

@@ -7,6 +7,8 @@ from charset_normalizer import from_bytes
 from shu.errors import DocumentError
 
 _PRINTABLE_CONTROL = {9, 10, 12, 13}
+# When the detector cannot tell encodings apart, the most widely used one wins.
+_PREFERRED = ["cp1252", "latin_1", "iso8859_15", "cp1250", "mac_roman"]
 
 
 def decode_text(data: bytes) -> tuple[str, str]:
@@ -20,10 +22,13 @@ def decode_text(data: bytes) -> tuple[str, str]:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
         pass
-    best = from_bytes(data).best()
-    if best is None or best.encoding is None:
+    matches = list(from_bytes(data))
+    if not matches:
         raise DocumentError("text is not UTF-8 and no other encoding fits it")
-    return str(best), best.encoding
+    best = matches[0]
+    tied = [m for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)]
+    chosen = min(tied, key=lambda m: _PREFERRED.index(m.encoding) if m.encoding in _PREFERRED else 99)
+    return str(chosen), chosen.encoding
 
 
 def _looks_binary(data: bytes) -> bool:

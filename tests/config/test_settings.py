@@ -1,0 +1,44 @@
+from pathlib import Path
+
+import pytest
+
+from shu.config.settings import load_settings
+from shu.errors import ConfigError
+
+
+def test_defaults_put_the_store_under_the_home(tmp_path: Path) -> None:
+    settings = load_settings(tmp_path / "h")
+    assert settings.db_path == tmp_path / "h" / "shu.db"
+    assert settings.embedder.provider == "minilm"
+
+
+def test_file_then_environment_then_dotted_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "config.json").write_text('{"chunking": {"max_tokens": 100, "overlap_tokens": 10}}')
+    monkeypatch.setenv("SHU_CHUNKING__OVERLAP_TOKENS", "20")
+    settings = load_settings(tmp_path, ["chunking.max_tokens=300"])
+    assert settings.chunking.max_tokens == 300
+    assert settings.chunking.overlap_tokens == 20
+
+
+def test_home_comes_from_shu_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHU_HOME", str(tmp_path / "x"))
+    assert load_settings().home == tmp_path / "x"
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("chunking.max_tokens=abc", "chunking.max_tokens"),
+        ("nonsense", "expected dotted.key=value"),
+        ("embedder.provider=gpt", "embedder.provider"),
+    ],
+)
+def test_invalid_overrides_are_named(tmp_path: Path, override: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_settings(tmp_path, [override])
+
+
+def test_broken_config_file_is_named(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text("{broken")
+    with pytest.raises(ConfigError, match="config.json"):
+        load_settings(tmp_path)

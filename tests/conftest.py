@@ -1,0 +1,94 @@
+"""Shared fixtures: one real offline embedder per test session, persona folders built on disk."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from shu.kb import KnowledgeBase, open_kb
+from shu.models.embed.minilm import MiniLMEmbedder
+
+
+class CountingEmbedder:
+    """The real MiniLM embedder, counting the texts it embeds (to prove work is not repeated)."""
+
+    def __init__(self, inner: MiniLMEmbedder) -> None:
+        self.inner = inner
+        self.embedded = 0
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        self.embedded += len(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.inner.embed_query(text)
+
+
+@pytest.fixture(scope="session")
+def minilm() -> MiniLMEmbedder:
+    return MiniLMEmbedder(threads=1)
+
+
+@pytest.fixture
+def embedder(minilm: MiniLMEmbedder) -> CountingEmbedder:
+    return CountingEmbedder(minilm)
+
+
+@pytest.fixture
+def kb(tmp_path: Path, embedder: CountingEmbedder) -> KnowledgeBase:
+    opened = open_kb(tmp_path / "home", embedder=embedder)
+    yield opened
+    opened.close()
+
+
+PersonaMaker = Callable[..., Path]
+
+
+@pytest.fixture
+def make_persona(tmp_path: Path) -> PersonaMaker:
+    """make_persona("alpha", tags=[...], rag={"a.md": "..."}, raw={"b.txt": b"..."}) → folder."""
+
+    def make(
+        slug: str,
+        tags: list[str] | None = None,
+        rag: dict[str, str | bytes] | None = None,
+        raw: dict[str, str | bytes] | None = None,
+        retrieval: dict[str, object] | None = None,
+    ) -> Path:
+        folder = tmp_path / "personas" / slug
+        (folder / "RAG").mkdir(parents=True, exist_ok=True)
+        (folder / "RAW-DOCS").mkdir(parents=True, exist_ok=True)
+        (folder / "persona.md").write_text(f"# {slug.title()}\n\nA test persona.\n", encoding="utf-8")
+        config = {"slug": slug, "display_name": slug.title(), "tags": tags or []}
+        if retrieval:
+            config["retrieval"] = retrieval
+        (folder / "persona.config.json").write_text(json.dumps(config), encoding="utf-8")
+        for sub, files in (("RAG", rag or {}), ("RAW-DOCS", raw or {})):
+            for name, content in files.items():
+                path = folder / sub / name
+                if isinstance(content, bytes):
+                    path.write_bytes(content)
+                else:
+                    path.write_text(content, encoding="utf-8")
+        return folder
+
+    return make
+
+
+def doc(doc_id: str, title: str, body: str, **fields: object) -> str:
+    """A RAG Markdown document with frontmatter."""
+    lines = ["---", f"id: {doc_id}", f"title: {title}"]
+    lines += [f"{key}: {json.dumps(value)}" for key, value in fields.items()]
+    return "\n".join([*lines, "---", "", body.strip(), ""])

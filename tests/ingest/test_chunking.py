@@ -1,0 +1,93 @@
+from shu.ingest.chunking import chunk_document, split_sections
+from shu.text import count_tokens
+
+DOC = """Intro before any heading.
+
+# Pricing
+
+Plans are billed per seat.
+
+## Enterprise
+
+Enterprise starts at $30,000 per year.
+
+```python
+# a comment, not a heading
+print("hi")
+```
+
+### Discounts
+
+Nonprofits get 50% off.
+
+# Support
+
+Email us.
+"""
+
+
+def test_sections_follow_the_heading_path() -> None:
+    paths = [s.path for s in split_sections(DOC, root="Lumen Pricing")]
+    assert paths == [
+        "Lumen Pricing",
+        "Pricing",
+        "Pricing > Enterprise",
+        "Pricing > Enterprise > Discounts",
+        "Support",
+    ]
+
+
+def test_code_fences_are_not_split_on_hash_lines() -> None:
+    sections = split_sections(DOC, root="x")
+    enterprise = next(s for s in sections if s.path == "Pricing > Enterprise")
+    assert "# a comment, not a heading" in enterprise.text
+
+
+def test_chunks_respect_the_budget_and_overlap() -> None:
+    body = "# Guide\n\n" + " ".join(
+        f"Step {i} tells you to open panel {i} and press save." for i in range(80)
+    )
+    chunks = chunk_document("guide", "Guide", body, max_tokens=60, overlap=15)
+    assert len(chunks) > 5
+    assert all(c.token_count <= 60 for c in chunks)
+    assert all(c.token_count == count_tokens(c.text) for c in chunks)
+    for before, after in zip(chunks, chunks[1:], strict=False):
+        last_sentence = before.text.split(". ")[-1]
+        assert after.text.startswith(last_sentence.rstrip(".")), "next chunk repeats the last sentence"
+    assert [c.ord for c in chunks] == list(range(len(chunks)))
+
+
+def test_overlap_zero_repeats_nothing() -> None:
+    body = " ".join(f"Sentence {i} is here." for i in range(100))
+    chunks = chunk_document("d", "D", body, max_tokens=40, overlap=0)
+    joined = " ".join(c.text for c in chunks)
+    assert joined.count("Sentence 50 is here.") == 1
+
+
+def test_an_overlong_sentence_is_split_by_words() -> None:
+    body = "word " * 500
+    chunks = chunk_document("d", "D", body, max_tokens=100, overlap=0)
+    assert len(chunks) == 5 and all(c.token_count == 100 for c in chunks)
+
+
+def test_chunk_ids_are_stable_and_unique() -> None:
+    first = chunk_document("d", "D", DOC, max_tokens=50, overlap=10)
+    again = chunk_document("d", "D", DOC, max_tokens=50, overlap=10)
+    assert [c.id for c in first] == [c.id for c in again]
+    assert len({c.id for c in first}) == len(first)
+    duplicated = chunk_document("d", "D", "# A\n\nSame text.\n\n# A\n\nSame text.\n", 50, 0)
+    assert len({c.id for c in duplicated}) == 2
+
+
+def test_editing_one_section_keeps_the_other_ids() -> None:
+    before = chunk_document("d", "D", DOC, max_tokens=50, overlap=10)
+    after = chunk_document("d", "D", DOC.replace("Email us.", "Call us."), max_tokens=50, overlap=10)
+    assert [c.id for c in before[:-1]] == [c.id for c in after[:-1]]
+    assert before[-1].id != after[-1].id
+
+
+def test_index_text_names_where_the_chunk_sits() -> None:
+    chunks = chunk_document("d", "Lumen Pricing", DOC, max_tokens=200, overlap=0)
+    enterprise = next(c for c in chunks if c.section_path == "Pricing > Enterprise")
+    assert enterprise.index_text.startswith("Lumen Pricing > Pricing > Enterprise\n")
+    assert enterprise.text in enterprise.index_text

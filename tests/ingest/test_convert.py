@@ -1,0 +1,119 @@
+from pathlib import Path
+
+import pytest
+
+from shu.errors import DocumentError, SkipDocument
+from shu.ingest.convert import convert_file
+from tests.ingest.fixtures import make_docx, make_pdf
+
+LONG = "Raw event data is kept for thirteen months and then aggregated into daily rollups. " * 3
+
+
+def test_markdown_keeps_body_and_frontmatter() -> None:
+    data = b"---\ntitle: Pricing\ndate: 2026-01-05\ntags: [billing]\n---\n# Pricing\n\nPro costs $65.\n"
+    converted = convert_file(Path("pricing.md"), data)
+    assert converted.title == "Pricing"
+    assert converted.meta == {"date": "2026-01-05", "tags": ["billing"]}
+    assert converted.markdown.strip() == "# Pricing\n\nPro costs $65."
+
+
+def test_text_email_headers_become_title_date_and_type() -> None:
+    data = (
+        b"From: Ana <ana@example.com>\nTo: Bo <bo@example.com>\nDate: Thu, 05 Mar 2026 10:00:00 +0000\n"
+        b"Subject: SAML login fails\n\nHi Bo,\n\nThe audience URI was wrong.\n"
+    )
+    converted = convert_file(Path("mail.txt"), data)
+    assert converted.title == "SAML login fails"
+    assert converted.meta["type"] == "email"
+    assert converted.meta["date"] == "2026-03-05"
+    assert converted.meta["from"] == "Ana <ana@example.com>"
+    assert converted.markdown.startswith("# SAML login fails")
+    assert "The audience URI was wrong." in converted.markdown
+
+
+def test_text_underlined_headings_become_markdown_headings() -> None:
+    converted = convert_file(
+        Path("notes.txt"), b"Garden Rules\n============\n\nTools\n-----\n\nReturn tools.\n"
+    )
+    assert "# Garden Rules" in converted.markdown
+    assert "## Tools" in converted.markdown
+
+
+def test_non_utf8_text_is_decoded_not_lost() -> None:
+    data = "Café opening hours: Monday–Friday, 8–17 h. Crème brûlée is served daily.".encode("cp1252")
+    converted = convert_file(Path("cafe.txt"), data)
+    assert "Café" in converted.markdown and "brûlée" in converted.markdown
+    assert converted.warnings and "decoded as" in converted.warnings[0]
+
+
+def test_html_drops_page_chrome_and_keeps_structure() -> None:
+    html = b"""<html><head><title>Plans | Lumen</title><meta name="date" content="2026-04-22">
+    <link rel="canonical" href="https://lumen.example/pricing"><script>track()</script></head>
+    <body><nav><a href="/">Home</a> Menu</nav><main><h1>Pricing</h1><p>Billed per seat.</p>
+    <h2>Plans</h2><table><tr><th>Plan</th><th>Price</th></tr><tr><td>Pro</td><td>$65</td></tr></table>
+    </main><footer>Copyright 2026 Lumen</footer></body></html>"""
+    converted = convert_file(Path("pricing.html"), html)
+    assert converted.title == "Pricing"
+    assert converted.meta["date"] == "2026-04-22"
+    assert converted.meta["source_url"] == "https://lumen.example/pricing"
+    assert "# Pricing" in converted.markdown and "## Plans" in converted.markdown
+    assert "| Pro | $65 |" in converted.markdown
+    for chrome in ("track()", "Menu", "Copyright"):
+        assert chrome not in converted.markdown
+
+
+def test_pdf_text_with_larger_fonts_as_headings() -> None:
+    data = make_pdf(
+        [("Retention", LONG), ("Deletion requests", "Requests are handled within 30 days.")], "Policy"
+    )
+    converted = convert_file(Path("policy.pdf"), data)
+    assert converted.title == "Policy"
+    assert "# Retention" in converted.markdown
+    assert "# Deletion requests" in converted.markdown
+    assert "handled within 30 days" in converted.markdown
+
+
+def test_docx_headings_and_paragraphs() -> None:
+    data = make_docx(
+        "Volunteer Handbook", [("Shifts", "Shifts last three hours."), ("Safety", "Wear gloves.")]
+    )
+    converted = convert_file(Path("handbook.docx"), data)
+    assert converted.title == "Volunteer Handbook"
+    assert "## Shifts" in converted.markdown and "Shifts last three hours." in converted.markdown
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("broken.pdf", b"%PDF-1.7\n1 0 obj << /Type /Catalog >>\ngarbage without xref", "corrupt PDF"),
+        ("fake.pdf", b"this is not a pdf at all", "not a PDF"),
+        ("binary.txt", bytes(range(256)) * 4, "binary content"),
+        ("binary.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 10, "binary content"),
+        ("broken.docx", b"PK\x03\x04 not really a zip", "not a readable DOCX"),
+        ("broken-front.md", b"---\ntitle: [unclosed\n---\n# Body\n", "broken YAML frontmatter at line 2"),
+        ("unclosed-front.md", b"---\ntitle: x\n# Body never closes\n", "never closed"),
+        ("list-front.md", b"---\n- a\n- b\n---\nbody\n", "must be a YAML mapping"),
+    ],
+)
+def test_bad_files_raise_a_clear_error(name: str, data: bytes, message: str) -> None:
+    with pytest.raises(DocumentError, match=message):
+        convert_file(Path(name), data)
+
+
+def test_encrypted_pdf_asks_for_an_unprotected_copy() -> None:
+    data = make_pdf([("Secret", LONG)], password="s3cret")
+    with pytest.raises(DocumentError, match="encrypted PDF"):
+        convert_file(Path("secret.pdf"), data)
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("empty.md", b"", "empty file"),
+        ("blank.txt", b"  \n\n ", "empty file"),
+        ("photo.png", b"x", "unsupported"),
+    ],
+)
+def test_empty_and_unsupported_files_are_skipped(name: str, data: bytes, message: str) -> None:
+    with pytest.raises(SkipDocument, match=message):
+        convert_file(Path(name), data)

@@ -1,0 +1,190 @@
+"""The ingestion run, end to end against the real SQLite store and the real embedder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from shu.kb import KnowledgeBase
+from tests.conftest import CountingEmbedder, PersonaMaker, doc
+from tests.ingest.fixtures import make_pdf
+
+PRICING = doc("pricing", "Pricing", "# Pricing\n\n## Pro\n\nThe Pro plan costs $65 per seat per month.")
+SSO = doc("sso", "SSO Setup", "# SSO Setup\n\nUpload the SAML metadata XML from Okta in Settings.")
+
+
+def chunk_ids(kb: KnowledgeBase) -> list[str]:
+    return [c.id for d in kb.documents() for c in kb.store.list_chunks(d.id)]
+
+
+def test_raw_files_become_rag_markdown_with_frontmatter(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    folder = make_persona(
+        "lumen",
+        tags=["SAML"],
+        raw={
+            "2026-03-05 SAML Notes.md": "# SAML Notes\n\nThe SAML audience must match the entity ID exactly.\n",
+            "retention.pdf": make_pdf([("Retention Policy", "Raw data is kept for 13 months. " * 5)]),
+        },
+    )
+    report = kb.ingest(folder.parent)
+    assert report.counts()["converted"] == 2 and report.counts()["ingested"] == 2, report.outcomes
+    text = (folder / "RAG" / "2026-03-05-saml-notes.md").read_text()
+    assert text.startswith("---\nid: 2026-03-05-saml-notes\ntitle: SAML Notes\ndate: 2026-03-05\n")
+    assert "personas:\n- lumen\ntags:\n- SAML\nsummary: The SAML audience must match" in text
+    assert "source_file: RAW-DOCS/2026-03-05 SAML Notes.md" in text
+    pdf_doc = kb.store.get_document("retention")
+    assert pdf_doc is not None and pdf_doc.title == "Retention Policy"
+
+
+def test_reingest_is_free_and_never_duplicates(
+    kb: KnowledgeBase, make_persona: PersonaMaker, embedder: CountingEmbedder
+) -> None:
+    folder = make_persona(
+        "lumen", rag={"pricing.md": PRICING, "sso.md": SSO}, raw={"faq.txt": "Q. Hours?\nA. 9-5."}
+    )
+    kb.ingest(folder.parent)
+    first_ids, embedded = chunk_ids(kb), embedder.embedded
+    report = kb.ingest(folder.parent)
+    assert report.counts()["ingested"] == 0 and report.counts()["unchanged"] == 3
+    assert embedder.embedded == embedded, "unchanged documents are not embedded again"
+    assert chunk_ids(kb) == first_ids
+    stats = kb.store.stats()
+    assert stats.chunks == len(first_ids) == stats.vectors
+
+
+def test_a_changed_document_replaces_its_chunks(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
+    folder = make_persona("lumen", rag={"pricing.md": PRICING, "sso.md": SSO})
+    kb.ingest(folder.parent)
+    sso_ids = [c.id for c in kb.store.list_chunks("sso")]
+    (folder / "RAG" / "pricing.md").write_text(PRICING.replace("$65", "$70"))
+    report = kb.ingest(folder.parent)
+    assert report.counts()["ingested"] == 1
+    texts = [c.text for c in kb.store.list_chunks("pricing")]
+    assert any("$70" in t for t in texts) and not any("$65" in t for t in texts)
+    assert [c.id for c in kb.store.list_chunks("sso")] == sso_ids
+    assert kb.search("how much is the pro plan", persona="lumen")[0].chunk.text.count("$70") == 1
+
+
+def test_prune_removes_documents_whose_files_are_gone(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
+    folder = make_persona(
+        "lumen", rag={"pricing.md": PRICING, "sso.md": SSO}, raw={"notes.md": "# Notes\n\nA note."}
+    )
+    kb.ingest(folder.parent)
+    (folder / "RAG" / "sso.md").unlink()
+    (folder / "RAW-DOCS" / "notes.md").unlink()
+    assert kb.ingest(folder.parent).counts()["pruned"] == 0, "without --prune nothing is removed"
+    assert kb.store.get_document("sso") is not None
+    report = kb.ingest(folder.parent, prune=True)
+    assert {o.doc_id for o in report.outcomes if o.status == "pruned"} >= {"sso", "notes"}
+    assert [d.id for d in kb.documents()] == ["pricing"]
+    assert not (folder / "RAG" / "notes.md").exists(), "generated RAG file of a removed raw file is pruned"
+
+
+def test_bad_files_are_reported_and_skipped_and_nothing_is_lost(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    folder = make_persona(
+        "lumen",
+        rag={"pricing.md": PRICING, "broken.md": "---\ntitle: [oops\n---\nbody\n", "empty.md": ""},
+        raw={
+            "corrupt.pdf": b"%PDF-1.4\n%garbage",
+            "encrypted.pdf": make_pdf([("Secret", "Top secret text. " * 10)], password="pw"),
+            "binary.txt": bytes(range(256)) * 8,
+            "latin1.txt": "Résumé of the café meeting: we agreed on Tuesday.".encode("latin-1"),
+            "image.png": b"\x89PNG\r\n",
+        },
+    )
+    report = kb.ingest(folder.parent)
+    failed = {Path(o.path).name: o.message for o in report.failed}
+    assert set(failed) == {"broken.md", "corrupt.pdf", "encrypted.pdf", "binary.txt"}
+    assert "broken YAML frontmatter" in failed["broken.md"]
+    assert "encrypted PDF" in failed["encrypted.pdf"]
+    skipped = {Path(o.path).name for o in report.outcomes if o.status == "skipped"}
+    assert skipped == {"empty.md", "image.png"}
+    assert {d.id for d in kb.documents()} == {"pricing", "latin1"}
+    assert "café" in kb.store.list_chunks("latin1")[0].text
+
+
+def test_a_file_that_breaks_later_keeps_its_last_good_version(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    folder = make_persona("lumen", rag={"pricing.md": PRICING})
+    kb.ingest(folder.parent)
+    (folder / "RAG" / "pricing.md").write_text("---\ntitle: [broken\n---\n")
+    report = kb.ingest(folder.parent, prune=True)
+    assert len(report.failed) == 1
+    assert kb.store.list_chunks("pricing"), "the earlier version is still searchable"
+
+
+def test_huge_file_is_refused_by_size(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
+    folder = make_persona("lumen", rag={"pricing.md": PRICING})
+    big = folder / "RAW-DOCS" / "huge.txt"
+    with big.open("wb") as handle:
+        handle.truncate(50 * 1024 * 1024)  # a sparse 50 MB file
+    report = kb.ingest(folder.parent)
+    assert [Path(o.path).name for o in report.failed] == ["huge.txt"]
+    assert "file too large (52.4 MB > limit 20.0 MB" in report.failed[0].message
+
+
+def test_a_link_outside_the_knowledge_base_is_refused(
+    kb: KnowledgeBase, make_persona: PersonaMaker, tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret.md"
+    secret.write_text("# Secret\n\nThe root password is hunter2.")
+    folder = make_persona("lumen", rag={"pricing.md": PRICING})
+    os.symlink(secret, folder / "RAG" / "leak.md")
+    report = kb.ingest(folder.parent)
+    assert [Path(o.path).name for o in report.failed] == ["leak.md"]
+    assert "path outside the knowledge base" in report.failed[0].message
+    assert all("hunter2" not in c.text for c in kb.store.list_chunks("leak"))
+
+
+def test_a_document_listing_two_personas_belongs_to_both(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    shared = doc(
+        "shared", "Sponsorship", "# Sponsorship\n\nLumen sponsors the garden dashboard.", personas=["a", "b"]
+    )
+    make_persona("a", rag={"shared.md": shared})
+    folder = make_persona("b", rag={"own.md": doc("own", "Own", "# Own\n\nCompost turns every week.")})
+    report = kb.ingest(folder.parent)
+    assert not report.failed
+    assert [d.id for d in kb.documents("b")] == ["own", "shared"]
+    assert kb.search("who sponsors the dashboard", persona="b")[0].chunk.doc_id == "shared"
+
+
+def test_an_unknown_persona_in_frontmatter_is_a_warning(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    folder = make_persona("a", rag={"x.md": doc("x", "X", "# X\n\nSome text here.", personas=["ghost"])})
+    report = kb.ingest(folder.parent)
+    outcome = next(o for o in report.outcomes if o.doc_id == "x")
+    assert outcome.status == "ingested"
+    assert outcome.warnings == ["lists persona 'ghost', which has no persona folder"]
+
+
+def test_two_different_files_with_one_id_fail_clearly(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
+    make_persona("a", rag={"p.md": PRICING})
+    folder = make_persona("b", rag={"other.md": doc("pricing", "Other", "# Other\n\nDifferent text.")})
+    report = kb.ingest(folder.parent)
+    assert len(report.failed) == 1
+    assert "document id 'pricing' is already used by" in report.failed[0].message
+
+
+def test_a_broken_persona_config_fails_only_that_persona(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    make_persona("good", rag={"p.md": PRICING})
+    bad = make_persona("bad", rag={"s.md": SSO})
+    (bad / "persona.config.json").write_text('{"slug": "bad", "display_name": 5')
+    report = kb.ingest(bad.parent)
+    assert report.personas == ["good"]
+    assert "persona.config.json: not valid JSON" in report.failed[0].message
+    assert [d.id for d in kb.documents()] == ["pricing"]
+
+
+def test_a_single_persona_folder_can_be_ingested(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
+    folder = make_persona("solo", rag={"p.md": PRICING})
+    assert kb.ingest(folder).personas == ["solo"]

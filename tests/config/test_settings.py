@@ -40,5 +40,5 @@ def test_invalid_overrides_are_named(tmp_path: Path, override: str, message: str
 
 def test_broken_config_file_is_named(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text("{broken")
-    with pytest.raises(ConfigError, match="config.json"):
+    with pytest.raises(ConfigError, match=r"config\.json"):
         load_settings(tmp_path)

@@ -1,3 +1,5 @@
+import itertools
+
 from shu.ingest.chunking import chunk_document, split_sections
 from shu.text import count_tokens
 
@@ -51,7 +53,7 @@ def test_chunks_respect_the_budget_and_overlap() -> None:
     assert len(chunks) > 5
     assert all(c.token_count <= 60 for c in chunks)
     assert all(c.token_count == count_tokens(c.text) for c in chunks)
-    for before, after in zip(chunks, chunks[1:], strict=False):
+    for before, after in itertools.pairwise(chunks):
         last_sentence = before.text.split(". ")[-1]
         assert after.text.startswith(last_sentence.rstrip(".")), "next chunk repeats the last sentence"
     assert [c.ord for c in chunks] == list(range(len(chunks)))

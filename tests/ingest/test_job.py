@@ -24,7 +24,7 @@ def test_raw_files_become_rag_markdown_with_frontmatter(
         "lumen",
         tags=["SAML"],
         raw={
-            "2026-03-05 SAML Notes.md": "# SAML Notes\n\nThe SAML audience must match the entity ID exactly.\n",
+            "2026-03-05 SAML Notes.md": "# SAML Notes\n\nThe SAML audience must match the entity ID.\n",
             "retention.pdf": make_pdf([("Retention Policy", "Raw data is kept for 13 months. " * 5)]),
         },
     )

@@ -1,0 +1,92 @@
+"""Hybrid search over the real store and embedder."""
+
+from __future__ import annotations
+
+import pytest
+
+from shu.errors import UnknownPersonaError
+from shu.kb import KnowledgeBase
+from tests.conftest import PersonaMaker, doc
+
+ALPHA_DOCS = {
+    "pricing.md": doc(
+        "pricing",
+        "Pricing",
+        "# Pricing\n\n## Pro\n\nThe Pro plan costs $65 per seat per month.\n\n"
+        "## Team\n\nThe Team plan costs $35 per seat.\n\n## Starter\n\nStarter costs $15.\n\n"
+        "## Enterprise\n\nEnterprise pricing starts at $30,000 a year.",
+        tags=["billing"],
+    ),
+    "sso.md": doc("sso", "SSO", "# SSO\n\nSAML single sign-on works with Okta and Azure AD on the Pro plan."),
+    "alerts.md": doc("alerts", "Alerts", "# Alerts\n\nAn alert fires when a metric crosses its threshold."),
+}
+BETA_DOCS = {
+    "compost.md": doc(
+        "compost", "Compost", "# Compost\n\nTurn the compost pile every week; the Pro plan is a secret."
+    ),
+    "fees.md": doc(
+        "fees", "Plot fees", "# Plot fees\n\nA full plot costs $40 per season and a half plot $25."
+    ),
+}
+
+
+@pytest.fixture
+def two_personas(kb: KnowledgeBase, make_persona: PersonaMaker) -> KnowledgeBase:
+    make_persona("alpha", tags=["billing"], rag=ALPHA_DOCS, retrieval={"max_chunks_per_doc": 2})
+    folder = make_persona("beta", rag=BETA_DOCS)
+    assert not kb.ingest(folder.parent).failed
+    return kb
+
+
+def test_a_query_for_one_persona_never_returns_another_personas_documents(
+    two_personas: KnowledgeBase,
+) -> None:
+    for query in ("Pro plan price", "compost", "plot fees per season", "secret"):
+        assert {h.chunk.doc_id for h in two_personas.search(query, persona="alpha")} <= set(
+            "pricing sso alerts".split()
+        )
+        assert {h.chunk.doc_id for h in two_personas.search(query, persona="beta")} <= {"compost", "fees"}
+
+
+def test_the_best_chunk_comes_first(two_personas: KnowledgeBase) -> None:
+    hits = two_personas.search("How much does the Pro plan cost per seat?", persona="alpha")
+    assert hits[0].chunk.section_path == "Pricing > Pro"
+    assert hits[0].bm25_rank is not None and hits[0].dense_rank is not None
+
+
+def test_fusion_order_and_scores_follow_rrf_and_tag_boost(two_personas: KnowledgeBase) -> None:
+    hits = two_personas.search("single sign-on with Okta", persona="alpha", limit=20)
+    for hit in hits:
+        expected = sum(1 / (60 + r) for r in (hit.bm25_rank, hit.dense_rank) if r is not None)
+        expected *= 1.075 if hit.tag_boosted else 1.0
+        assert hit.score == pytest.approx(expected)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert {h.tag_boosted for h in hits if h.chunk.doc_id == "pricing"} == {True}
+    assert {h.tag_boosted for h in hits if h.chunk.doc_id != "pricing"} == {False}
+
+
+def test_at_most_max_chunks_per_doc(two_personas: KnowledgeBase) -> None:
+    hits = two_personas.search("plan costs per seat", persona="alpha", limit=20)
+    assert sum(h.chunk.doc_id == "pricing" for h in hits) == 2
+
+
+def test_persona_retrieval_parameters_are_honoured(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
+    folder = make_persona(
+        "strict", rag=ALPHA_DOCS, retrieval={"vector_threshold": 0.99, "bm25_min_score": 100.0}
+    )
+    kb.ingest(folder)
+    assert kb.search("Pro plan price", persona="strict") == []
+    folder = make_persona("small", rag=ALPHA_DOCS, retrieval={"max_chunks": 2})
+    kb.ingest(folder)
+    assert len(kb.search("plan", persona="small")) == 2
+
+
+def test_an_unknown_persona_is_a_clear_error(two_personas: KnowledgeBase) -> None:
+    with pytest.raises(UnknownPersonaError, match="unknown persona 'gamma' \\(known: alpha, beta\\)"):
+        two_personas.search("anything", persona="gamma")
+
+
+@pytest.mark.parametrize("query", ["", "   ", "x" * 5000])
+def test_invalid_queries_are_refused(two_personas: KnowledgeBase, query: str) -> None:
+    with pytest.raises(Exception, match="question is"):
+        two_personas.search(query, persona="alpha")

@@ -1,0 +1,102 @@
+"""The `shu` command line, driven as a user would, against a real store and embedder."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from shu.serve.cli import app
+from tests.conftest import PersonaMaker, doc
+
+runner = CliRunner()
+PRICING = doc("pricing", "Pricing", "# Pricing\n\n## Pro\n\nThe Pro plan costs $65 per seat per month.")
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+def shu(home: Path, *args: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["--home", str(home), *args])
+    return result.exit_code, result.output
+
+
+def test_ingest_search_ask_round_trip(home: Path, make_persona: PersonaMaker) -> None:
+    folder = make_persona("lumen", rag={"pricing.md": PRICING})
+    code, output = shu(home, "ingest", str(folder.parent))
+    assert code == 0, output
+    assert "1 ingested" in output
+    code, output = shu(home, "--json", "search", "pro plan price", "--persona", "lumen")
+    hits = json.loads(output)
+    assert code == 0 and hits[0]["chunk"]["doc_id"] == "pricing"
+    assert hits[0]["citation"] == "[^pricing:Pricing > Pro]"
+    code, output = shu(home, "ask", "What does the Pro plan cost?", "--persona", "lumen")
+    assert code == 0
+    assert "The Pro plan costs $65 per seat per month. [^pricing:Pricing > Pro]" in output
+    assert "Sources:\n[^pricing:Pricing > Pro] Pricing, §Pricing > Pro." in output
+
+
+def test_ask_json_output(home: Path, make_persona: PersonaMaker) -> None:
+    shu(home, "ingest", str(make_persona("lumen", rag={"pricing.md": PRICING})))
+    code, output = shu(home, "--json", "ask", "Pro plan cost", "-p", "lumen")
+    data = json.loads(output)
+    assert code == 0 and data["method"] == "extractive"
+    assert data["citations"][0]["doc_id"] == "pricing"
+    assert data["sources"] == ["[^pricing:Pricing > Pro] Pricing, §Pricing > Pro."]
+
+
+def test_failures_exit_non_zero_with_a_summary(home: Path, make_persona: PersonaMaker) -> None:
+    folder = make_persona("lumen", rag={"pricing.md": PRICING, "bad.md": "---\ntitle: [x\n---\nbody"})
+    code, output = shu(home, "ingest", str(folder))
+    assert code == 1
+    assert "failed" in output and "bad.md: broken YAML frontmatter at line 2" in output
+    assert "1 ingested, 1 failed" in output
+    code, output = shu(home, "ingest", str(folder))
+    assert code == 1 and "1 unchanged, 1 failed" in output
+
+
+def test_unknown_persona_is_a_one_line_error(home: Path, make_persona: PersonaMaker) -> None:
+    shu(home, "ingest", str(make_persona("lumen", rag={"pricing.md": PRICING})))
+    result = runner.invoke(app, ["--home", str(home), "ask", "hi", "--persona", "nope"])
+    assert result.exit_code == 2
+    assert result.output.strip() == "error: unknown persona 'nope' (known: lumen)"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["ingest", "/definitely/not/here"], "not a folder"),
+        (["--set", "chunking.max_tokens=-5", "stats"], "chunking.max_tokens"),
+        (["search", "", "--persona", "x"], "unknown persona"),
+    ],
+)
+def test_invalid_requests_are_clear_errors(home: Path, args: list[str], message: str) -> None:
+    code, output = shu(home, *args)
+    assert code == 2 and message in output
+
+
+def test_a_folder_without_personas(home: Path, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    code, output = shu(home, "ingest", str(tmp_path / "empty"))
+    assert code == 2 and "no persona folders found" in output
+
+
+def test_personas_docs_and_stats(home: Path, make_persona: PersonaMaker) -> None:
+    shu(home, "ingest", str(make_persona("lumen", tags=["billing"], rag={"pricing.md": PRICING})))
+    assert json.loads(shu(home, "--json", "personas")[1])[0]["documents"] == 1
+    assert json.loads(shu(home, "--json", "docs", "-p", "lumen")[1])[0]["id"] == "pricing"
+    stats = json.loads(shu(home, "--json", "stats")[1])
+    assert stats["chunks"] == stats["vectors"] == 1
+
+
+def test_the_installed_command_runs(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "shu.serve.cli", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0 and "ingest" in result.stdout and "ask" in result.stdout

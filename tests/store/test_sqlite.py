@@ -1,0 +1,57 @@
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from shu.errors import StoreError
+from shu.store.sqlite import SQLiteStore, persona_token
+from tests.store.conformance import StoreConformance, chunks, document, persona, unit, vectors
+
+
+class TestSQLiteStore(StoreConformance):
+    @pytest.fixture
+    def store(self, tmp_path: Path) -> SQLiteStore:
+        opened = SQLiteStore(tmp_path / "shu.db")
+        yield opened
+        opened.close()
+
+
+def test_data_survives_reopening(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "shu.db")
+    store.upsert_persona(persona("alpha"))
+    store.replace_document(document("d", ["alpha"]), chunks("d", ["kept text"]), vectors(unit(1)), "e")
+    store.close()
+    reopened = SQLiteStore(tmp_path / "shu.db")
+    assert reopened.search_keyword("kept", "alpha", 1)[0].chunk_id == "d#0"
+    assert reopened.stats().embedder == "e"
+
+
+def test_a_second_connection_sees_new_vectors(tmp_path: Path) -> None:
+    reader = SQLiteStore(tmp_path / "shu.db")
+    writer = SQLiteStore(tmp_path / "shu.db")
+    writer.upsert_persona(persona("alpha"))
+    writer.replace_document(document("d", ["alpha"]), chunks("d", ["one"]), vectors(unit(1)), "e")
+    assert reader.search_vector(unit(1), "alpha", 1)[0].chunk_id == "d#0"
+    writer.replace_document(document("e", ["alpha"]), chunks("e", ["two"]), vectors(unit(0, 1)), "e")
+    assert reader.search_vector(unit(0, 1), "alpha", 1)[0].chunk_id == "e#0"
+
+
+def test_wal_mode_and_schema_version(tmp_path: Path) -> None:
+    SQLiteStore(tmp_path / "shu.db").close()
+    db = sqlite3.connect(tmp_path / "shu.db")
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("PRAGMA user_version").fetchone()[0] >= 1
+
+
+def test_a_file_that_is_not_a_store_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "shu.db"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError, match="not a usable Shu store"):
+        SQLiteStore(path)
+
+
+def test_persona_tokens_are_distinct_single_tokens() -> None:
+    slugs = ["a", "ab", "a-b", "lumen-support", "lumen", "support"]
+    tokens = [persona_token(s) for s in slugs]
+    assert len(set(tokens)) == len(slugs)
+    assert all(t.isalnum() for t in tokens)

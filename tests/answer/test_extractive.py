@@ -89,7 +89,8 @@ def test_a_question_the_knowledge_base_cannot_answer(support: KnowledgeBase) -> 
 
 
 def test_candidate_sentences_spell_out_table_rows_and_list_items() -> None:
-    text = "| Plan | Price |\n| --- | --- |\n| Pro | $65 per seat |\n\n- Trials last 14 days always.\n- No card is needed."
+    table = "| Plan | Price |\n| --- | --- |\n| Pro | $65 per seat |"
+    text = table + "\n\n- Trials last 14 days always.\n- No card is needed."
     assert candidate_sentences(text) == [
         "Plan: Pro; Price: $65 per seat",
         "Trials last 14 days always.",

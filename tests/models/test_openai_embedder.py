@@ -7,6 +7,7 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -22,7 +23,7 @@ def fake_vector(text: str) -> list[float]:
 
 class Handler(BaseHTTPRequestHandler):
     mode = "ok"
-    seen_auth: list[str] = []
+    seen_auth: ClassVar[list[str]] = []
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -73,5 +74,5 @@ def test_server_faults_are_clear_errors(server: str, mode: str, message: str) ->
 
 
 def test_an_unreachable_endpoint_is_a_clear_error() -> None:
-    with pytest.raises(EmbedderError, match="embedding endpoint http://127.0.0.1:9/"):
+    with pytest.raises(EmbedderError, match=r"embedding endpoint http://127\.0\.0\.1:9/"):
         OpenAIEmbedder(base_url="http://127.0.0.1:9", model="m", timeout_s=2).embed_query("x")

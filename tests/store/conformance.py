@@ -133,7 +133,7 @@ class StoreConformance:
             filled.replace_document(
                 document("a1", ["alpha"]), broken, vectors(unit(1), unit(0, 1)), "test-embedder"
             )
-        assert [c.text for c in filled.list_chunks("a1")][0] == "the pro plan costs sixty five dollars"
+        assert next(c.text for c in filled.list_chunks("a1")) == "the pro plan costs sixty five dollars"
         assert filled.search_keyword("invoices", "alpha", 10)
 
     def test_delete_document(self, filled: Store) -> None:

@@ -24,9 +24,9 @@ def make_pdf(sections: list[tuple[str, str]], title: str = "", password: str | N
     return bytes(pdf.output())
 
 
-def make_docx(title: str, sections: list[tuple[str, str]]) -> bytes:
+def make_docx(title: str, sections: list[tuple[str, str]], title_style: bool = False) -> bytes:
     document = DocxDocument()
-    document.add_heading(title, level=1)
+    document.add_heading(title, level=0 if title_style else 1)  # level 0 is Word's "Title" style
     for heading, body in sections:
         document.add_heading(heading, level=2)
         document.add_paragraph(body)

@@ -73,10 +73,21 @@ def test_pdf_text_with_larger_fonts_as_headings() -> None:
     assert "handled within 30 days" in converted.markdown
 
 
-def test_docx_headings_and_paragraphs() -> None:
-    data = make_docx(
-        "Volunteer Handbook", [("Shifts", "Shifts last three hours."), ("Safety", "Wear gloves.")]
+def test_html_hidden_elements_are_dropped() -> None:
+    html = (
+        b"<body><h1>Calendar</h1><p>Sow peas in March.</p><div hidden>Sign up now!</div>"
+        b'<p style="display: none">Popup</p><span aria-hidden="true">icon</span></body>'
     )
+    converted = convert_file(Path("calendar.html"), html)
+    assert "Sow peas in March." in converted.markdown
+    for hidden in ("Sign up", "Popup", "icon"):
+        assert hidden not in converted.markdown
+
+
+@pytest.mark.parametrize("title_style", [False, True])
+def test_docx_headings_and_paragraphs(title_style: bool) -> None:
+    sections = [("Shifts", "Shifts last three hours."), ("Safety", "Wear gloves.")]
+    data = make_docx("Volunteer Handbook", sections, title_style=title_style)
     converted = convert_file(Path("handbook.docx"), data)
     assert converted.title == "Volunteer Handbook"
     assert "## Shifts" in converted.markdown and "Shifts last three hours." in converted.markdown

@@ -18,6 +18,7 @@ from shu.text import slugify, split_sentences
 
 URL_LIST_SUFFIXES = frozenset({".urls", ".links"})
 CURATED_FIELDS = ("summary", "tags", "license")
+_FIELD_LINE = re.compile(r"^\*\*[\w -]+:\*\*")
 _DATE_IN_NAME = re.compile(r"(?<!\d)(\d{4}-\d{2}(?:-\d{2})?)(?!\d)")
 _TYPE_HINTS = (
     ("faq", "faq"),
@@ -143,6 +144,10 @@ def build_frontmatter(
 def lead_sentence(markdown: str, limit: int = 300) -> str | None:
     for block in re.split(r"\n\s*\n", markdown):
         block = block.strip()
+        if _FIELD_LINE.match(block):
+            continue  # e-mail style header lines (**From:** …) are not a summary
+        if block.startswith("**"):
+            block = block.replace("**", "")
         if not block or block.startswith(("#", "|", "```", "-", "*", ">")) or len(block.split()) < 6:
             continue
         sentences = split_sentences(block)

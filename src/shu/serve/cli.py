@@ -184,6 +184,28 @@ def stats() -> None:
     out.print(table)
 
 
+@app.command()
+def bench(
+    documents: Annotated[int, typer.Option(help="Documents for the ingestion benchmark.")] = 300,
+    sizes: Annotated[
+        str, typer.Option(help="Comma-separated store sizes (chunks) for search latency.")
+    ] = "10000,100000",
+    queries: Annotated[int, typer.Option(help="Queries per store size.")] = 200,
+) -> None:
+    """Benchmark ingestion throughput and hybrid search latency; prints Markdown tables."""
+    from shu.eval.bench import markdown_tables, run
+
+    try:
+        scale = [int(size) for size in sizes.split(",") if size.strip()]
+    except ValueError:
+        _fail(f"--sizes {sizes!r}: expected numbers separated by commas")
+    try:
+        ingest_result, searches = run(documents, scale, queries, overrides=state.overrides)
+    except ShuError as exc:
+        _fail(str(exc))
+    out.print(markdown_tables(ingest_result, searches), highlight=False, markup=False)
+
+
 @contextmanager
 def _progress() -> Iterator[Callable[[str, int, int], None]]:
     if state.as_json or not err.is_terminal:

@@ -12,10 +12,12 @@ from shu.errors import DocumentError
 from shu.ingest.convert.base import Converted
 from shu.ingest.convert.html import html_to_markdown
 
+_STYLE_MAP = "p[style-name='Title'] => h1:fresh\np[style-name='Subtitle'] => h2:fresh"
+
 
 def convert(data: bytes, path: Path) -> Converted:
     try:
-        result = mammoth.convert_to_html(io.BytesIO(data))
+        result = mammoth.convert_to_html(io.BytesIO(data), style_map=_STYLE_MAP)
     except (zipfile.BadZipFile, KeyError, ValueError) as exc:
         raise DocumentError(f"not a readable DOCX file ({exc.__class__.__name__}: {exc})") from exc
     except Exception as exc:  # mammoth raises bare parser errors on damaged XML parts

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, Tag
 from markdownify import markdownify
 
 from shu.ingest.convert.base import Converted
@@ -39,12 +39,22 @@ def html_to_markdown(html: str, warnings: list[str] | None = None) -> Converted:
     page_title = title_tag.get_text(" ", strip=True) if title_tag else None
     for tag in soup.find_all(_CHROME):
         tag.decompose()
+    for tag in soup.find_all(_is_hidden):
+        tag.decompose()
     root = soup.find("main") or soup.find("article") or soup.find("body") or soup
     markdown = markdownify(str(root), heading_style="ATX", bullets="-", strip=["img", "a"])
     markdown = re.sub(r"\n{3,}", "\n\n", markdown).strip() + "\n"
     h1 = root.find("h1") if hasattr(root, "find") else None
     title = h1.get_text(" ", strip=True) if h1 else page_title
     return Converted(markdown=markdown, title=title or None, meta=meta, warnings=warnings or [])
+
+
+def _is_hidden(tag: Tag) -> bool:
+    """Elements a browser never shows: `hidden`, `aria-hidden="true"`, `display:none`."""
+    if tag.attrs is None:
+        return False
+    style = (tag.get("style") or "").replace(" ", "").lower()
+    return tag.has_attr("hidden") or tag.get("aria-hidden") == "true" or "display:none" in style
 
 
 def _page_meta(soup: BeautifulSoup) -> dict[str, object]:

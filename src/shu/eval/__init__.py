@@ -1,0 +1,1 @@
+"""Measurement: speed benchmarks today; retrieval-quality evaluation on public datasets next."""

@@ -1,0 +1,113 @@
+"""The shipped example knowledge base: every format converts, the demo questions are answered
+from the right document, personas stay apart, and re-ingesting changes nothing on disk."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from shu.kb import KnowledgeBase, open_kb
+from shu.models.embed.minilm import MiniLMEmbedder
+from tests.conftest import CountingEmbedder
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "personas"
+
+QUESTIONS = [
+    (
+        "lumen-support",
+        "How many API requests per minute does the Pro plan allow?",
+        "api-rate-limits-and-errors",
+        "1,200",
+    ),
+    ("lumen-support", "How much does the Team plan cost per seat?", "pricing-and-plans", "$35"),
+    (
+        "lumen-support",
+        "What was the root cause of the sync delay incident?",
+        "2026-03-incident-postmortem",
+        "16 workers",
+    ),
+    (
+        "lumen-support",
+        "When will offset pagination be removed from the API?",
+        "release-notes-4-7",
+        "31 October 2026",
+    ),
+    (
+        "lumen-support",
+        "How long until a deleted workspace's data is fully erased?",
+        "data-retention-and-gdpr-policy",
+        "65 days",
+    ),
+    ("city-garden", "How much does a standard plot cost per season?", "plot-allocation-and-fees", "$60"),
+    (
+        "city-garden",
+        "How many volunteer hours does a standard plot holder owe?",
+        "volunteer-handbook",
+        "8 hours",
+    ),
+    ("city-garden", "When may I water with a hose in July?", "watering-schedule-and-rules", "19:00"),
+    (
+        "city-garden",
+        "How many seed packets can I take from the seed library?",
+        "seed-library-faq",
+        "5 packets",
+    ),
+    ("city-garden", "When does the harvest logging form go live?", "lumen-city-garden-sponsorship", "1 June"),
+]
+
+
+@pytest.fixture(scope="module")
+def example_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("examples")
+    shutil.copytree(EXAMPLES, root / "personas")
+    return root
+
+
+@pytest.fixture(scope="module")
+def example_kb(example_root: Path, minilm: MiniLMEmbedder) -> KnowledgeBase:
+    kb = open_kb(example_root / "home", embedder=CountingEmbedder(minilm))
+    report = kb.ingest(example_root / "personas")
+    assert not report.failed, [o.line() for o in report.failed]
+    yield kb
+    kb.close()
+
+
+def test_every_raw_format_is_converted(example_kb: KnowledgeBase) -> None:
+    raw = [p for p in EXAMPLES.glob("*/RAW-DOCS/*") if p.is_file()]
+    assert {p.suffix for p in raw} >= {".md", ".html", ".txt", ".pdf", ".docx"}
+    docs = {d.id for d in example_kb.documents()}
+    assert len(docs) == len(raw) + 2 and 15 <= len(docs) <= 30
+
+
+def test_the_shipped_rag_files_are_what_ingestion_writes(
+    example_kb: KnowledgeBase, example_root: Path
+) -> None:
+    written_root = example_root / "personas"
+    written = sorted(p.relative_to(written_root) for p in written_root.glob("*/RAG/*.md"))
+    shipped = sorted(p.relative_to(EXAMPLES) for p in EXAMPLES.glob("*/RAG/*.md"))
+    assert written == shipped
+    for relative in shipped:
+        assert (written_root / relative).read_text() == (EXAMPLES / relative).read_text(), relative
+
+
+@pytest.mark.parametrize(("persona", "question", "doc_id", "fact"), QUESTIONS)
+def test_demo_questions_are_answered_from_the_right_document(
+    example_kb: KnowledgeBase, persona: str, question: str, doc_id: str, fact: str
+) -> None:
+    answer = example_kb.ask(question, persona=persona)
+    assert not answer.insufficient
+    supporting = [s for s in answer.sentences if fact in s.text]
+    assert supporting, answer.text
+    assert any(s.citation.startswith(f"[^{doc_id}:") for s in supporting), answer.text
+
+
+def test_personas_are_walls(example_kb: KnowledgeBase) -> None:
+    garden = {d.id for d in example_kb.documents("city-garden")}
+    for question in ("How do I configure SAML single sign-on with Okta?", "API rate limit headers"):
+        assert {h.chunk.doc_id for h in example_kb.search(question, persona="city-garden")} <= garden
+    lumen = {d.id for d in example_kb.documents("lumen-support")}
+    assert {
+        h.chunk.doc_id for h in example_kb.search("compost and plot fees", persona="lumen-support")
+    } <= lumen

@@ -27,10 +27,11 @@ class TextGenerator:
         self.rng.shuffle(self.words)
         ranks = np.arange(1, len(words) + 1, dtype=np.float64)
         weights = ranks**-zipf_s
-        self.probabilities = weights / weights.sum()
+        self.cdf = np.cumsum(weights / weights.sum())
 
     def words_sample(self, count: int) -> list[str]:
-        return list(self.rng.choice(self.words, size=count, p=self.probabilities))
+        picks = np.searchsorted(self.cdf, self.rng.random(count), side="right")
+        return list(self.words[np.minimum(picks, len(self.words) - 1)])
 
     def sentence(self) -> str:
         words = self.words_sample(int(self.rng.integers(8, 20)))

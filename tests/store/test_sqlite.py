@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from shu.errors import StoreError
-from shu.store.sqlite import SQLiteStore, persona_token
+from shu.store.sqlite import SQLiteStore
 from tests.store.conformance import StoreConformance, chunks, document, persona, unit, vectors
 
 
@@ -48,10 +48,3 @@ def test_a_file_that_is_not_a_store_is_refused(tmp_path: Path) -> None:
     path.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StoreError, match="not a usable Shu store"):
         SQLiteStore(path)
-
-
-def test_persona_tokens_are_distinct_single_tokens() -> None:
-    slugs = ["a", "ab", "a-b", "lumen-support", "lumen", "support"]
-    tokens = [persona_token(s) for s in slugs]
-    assert len(set(tokens)) == len(slugs)
-    assert all(t.isalnum() for t in tokens)

@@ -74,7 +74,9 @@ def machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} cores{memory}, Python {platform.python_version()}"
 
 
-def bench_ingest(settings: Settings, embedder: Embedder, documents: int, workdir: Path) -> IngestResult:
+def bench_ingest(
+    settings: Settings, embedder: Embedder, documents: int, workdir: Path, repeats: int = 2
+) -> IngestResult:
     generator = TextGenerator(seed=1)
     persona_dir = workdir / "personas" / "bench"
     (persona_dir / "RAG").mkdir(parents=True)
@@ -96,15 +98,19 @@ def bench_ingest(settings: Settings, embedder: Embedder, documents: int, workdir
         )
     ]
     embedder.embed_documents(texts[:8])  # load the model outside the timings
-    started = time.perf_counter()
-    embedder.embed_documents(texts)
-    embed_seconds = time.perf_counter() - started
-    store = SQLiteStore(workdir / "ingest.db")
-    report = IngestJob(settings, store, embedder).run(persona_dir)
-    store.close()
-    if report.failed or report.chunks_written != len(texts):
-        raise RuntimeError(f"benchmark ingestion went wrong: {report.summary()}")
-    return IngestResult(documents, len(texts), embed_seconds, report.seconds)
+    embed_runs: list[float] = []
+    ingest_runs: list[float] = []
+    for attempt in range(repeats):  # alternate the two, best of each: this machine is shared
+        started = time.perf_counter()
+        embedder.embed_documents(texts)
+        embed_runs.append(time.perf_counter() - started)
+        store = SQLiteStore(workdir / f"ingest-{attempt}.db")
+        report = IngestJob(settings, store, embedder).run(persona_dir)
+        store.close()
+        if report.failed or report.chunks_written != len(texts):
+            raise RuntimeError(f"benchmark ingestion went wrong: {report.summary()}")
+        ingest_runs.append(report.seconds)
+    return IngestResult(documents, len(texts), min(embed_runs), min(ingest_runs))
 
 
 def build_scale_store(path: Path, chunks: int, dim: int, seed: int = 3) -> float:
@@ -158,20 +164,22 @@ def bench_search(
     result = SearchResult(chunks=chunks, build_seconds=build_seconds, queries=queries)
     searcher = HybridSearcher(store, _RandomSpace(embedder))
     searcher.search(texts[0], persona)  # warm the vector cache once, as a running service would
-    for text in texts:
+    for text in texts:  # end to end first, on its own
+        started = time.perf_counter()
+        searcher.search(text, persona)
+        result.total_ms.append((time.perf_counter() - started) * 1000)
+    candidates = persona.config.retrieval.candidates
+    for text in texts:  # then each part alone
         t0 = time.perf_counter()
         vector = embedder.embed_query(text)
         t1 = time.perf_counter()
-        store.search_keyword(text, "bench", persona.config.retrieval.candidates)
+        store.search_keyword(text, "bench", candidates)
         t2 = time.perf_counter()
-        store.search_vector(vector, "bench", persona.config.retrieval.candidates)
+        store.search_vector(vector, "bench", candidates)
         t3 = time.perf_counter()
-        searcher.search(text, persona)
-        t4 = time.perf_counter()
         result.embed_ms.append((t1 - t0) * 1000)
         result.keyword_ms.append((t2 - t1) * 1000)
         result.vector_ms.append((t3 - t2) * 1000)
-        result.total_ms.append((t4 - t3) * 1000)
     store.close()
     return result
 
@@ -225,8 +233,9 @@ def markdown_tables(ingest: IngestResult, searches: list[SearchResult]) -> str:
         "|---|---|",
         f"| documents | {ingest.documents} |",
         f"| chunks | {ingest.chunks} |",
-        f"| embedder raw rate (same chunk texts, one call) | {ingest.raw_chunks_per_s:.1f} chunks/s |",
-        f"| ingestion, end to end (parse, chunk, embed, store) | {ingest.docs_per_s:.2f} docs/s, "
+        f"| embedder raw rate (same chunk texts, one call, best of 2) | "
+        f"{ingest.raw_chunks_per_s:.1f} chunks/s |",
+        f"| ingestion, end to end (parse, chunk, embed, store; best of 2) | {ingest.docs_per_s:.2f} docs/s, "
         f"{ingest.chunks_per_s:.1f} chunks/s |",
         f"| ingestion rate / embedder raw rate | {ingest.efficiency:.1%} |",
         "",

@@ -131,6 +131,9 @@ class IngestJob:
         except ShuError as exc:
             outcome.message = str(exc)
             return None
+        except Exception as exc:  # a parser bug must not stop the run: report it and go on
+            outcome.message = f"unexpected {exc.__class__.__name__}: {exc}"
+            return None
         doc = parsed.doc
         outcome.doc_id = doc.id
         outcome.warnings = parsed.warnings + [

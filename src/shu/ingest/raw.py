@@ -87,6 +87,8 @@ def _convert_one(folder: PersonaFolder, path: Path, max_bytes: int, produced: di
         return FileOutcome(path=shown, status="skipped", message=str(exc))
     except ShuError as exc:
         return FileOutcome(path=shown, status="failed", message=str(exc))
+    except Exception as exc:  # a converter bug must not stop the run: report it and go on
+        return FileOutcome(path=shown, status="failed", message=f"unexpected {exc.__class__.__name__}: {exc}")
 
 
 def prune_orphans(folder: PersonaFolder) -> list[FileOutcome]:

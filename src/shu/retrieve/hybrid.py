@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from shu.models.embed.base import Embedder
 from shu.retrieve.fusion import reciprocal_rank_fusion
 from shu.store.base import ScoredChunk, Store
 from shu.types import Document, Persona, RetrievalParams, SearchHit
+
+_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="shu-keyword")
 
 
 @dataclass
@@ -33,16 +36,16 @@ class HybridSearcher:
         return _cap_per_document(hits, params.max_chunks_per_doc)[: limit or params.max_chunks]
 
     def _retrieve(self, query: str, persona: str, params: RetrievalParams) -> _Ranked:
-        keyword = [
-            s
-            for s in self.store.search_keyword(query, persona, params.candidates)
-            if s.score >= params.bm25_min_score
-        ]
+        # BM25 runs on a worker thread while the query is embedded and the vectors are scored:
+        # both sides spend their time outside the GIL (SQLite, onnxruntime, BLAS).
+        keyword_future = _POOL.submit(self.store.search_keyword, query, persona, params.candidates)
+        vector = self.embedder.embed_query(query)
         dense = [
             s
-            for s in self.store.search_vector(self.embedder.embed_query(query), persona, params.candidates)
+            for s in self.store.search_vector(vector, persona, params.candidates)
             if s.score >= params.vector_threshold
         ]
+        keyword = [s for s in keyword_future.result() if s.score >= params.bm25_min_score]
         return _Ranked(keyword=keyword, dense=dense)
 
     def _hits(

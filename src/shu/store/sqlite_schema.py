@@ -52,8 +52,7 @@ MIGRATIONS: list[str] = [
         vector BLOB NOT NULL
     );
     CREATE VIRTUAL TABLE chunks_fts USING fts5(
-        index_text, personas, tokenize = 'porter unicode61 remove_diacritics 2'
+        index_text, tokenize = 'porter unicode61 remove_diacritics 2'
     );
-    INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)');
     """,
 ]

@@ -53,6 +53,9 @@ class MiniLMEmbedder:
         if self.threads:
             options.intra_op_num_threads = self.threads
         options.log_severity_level = 3
+        # Idle workers sleep instead of spinning, so they do not steal cores from BLAS and SQLite
+        # between queries (measured: a 100k-row matrix-vector product 16 ms → 9 ms).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         return ort.InferenceSession(str(model_file), sess_options=options, providers=["CPUExecutionProvider"])
 
     def embed_documents(self, texts: list[str]) -> np.ndarray:
@@ -67,10 +70,14 @@ class MiniLMEmbedder:
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._embed_batch([text])[0]
+        return self._embed_batch([text])[0]  # _embed_batch encodes a single text without the thread pool
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        encodings = self._tokenizer.encode_batch([t if t.strip() else "." for t in texts])
+        texts = [t if t.strip() else "." for t in texts]
+        # encode_batch hands work to a thread pool: ~2.5 ms of overhead for a single query.
+        encodings = (
+            [self._tokenizer.encode(texts[0])] if len(texts) == 1 else self._tokenizer.encode_batch(texts)
+        )
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
         types = np.zeros_like(ids)

@@ -1,0 +1,88 @@
+"""URL lists: pages are fetched from a real HTTP server on 127.0.0.1; unreachable URLs fail one
+by one with a clear message while the rest of the run goes on."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from shu.ingest.personas import load_persona
+from shu.ingest.urls import fetch_url_lists, read_url_list
+from shu.kb import KnowledgeBase
+from tests.conftest import PersonaMaker
+
+PAGE = b"""<html><head><title>Status page</title></head><body><nav>menu</nav>
+<h1>Service status</h1><p>All systems are operational since 3 May 2026.</p></body></html>"""
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        if self.path == "/status":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(PAGE)))
+            self.end_headers()
+            self.wfile.write(PAGE)
+        else:
+            self.send_response(404)
+            self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def site() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+def test_url_list_lines() -> None:
+    assert read_url_list(b"# links\nhttps://a.example/x\n\n- https://b.example/y\n") == [
+        "https://a.example/x",
+        "https://b.example/y",
+    ]
+
+
+def test_each_url_is_fetched_or_fails_on_its_own(make_persona: PersonaMaker, site: str) -> None:
+    urls = f"{site}/status\n{site}/missing\nhttp://127.0.0.1:9/unreachable\nftp://old.example/file\n"
+    folder = load_persona(make_persona("lumen", raw={"sources.urls": urls}))
+    outcomes = {o.path.split(": ", 1)[1]: o for o in fetch_url_lists(folder, 10_000_000, timeout_s=3)}
+    assert outcomes[f"{site}/status"].status == "converted"
+    assert outcomes[f"{site}/missing"].message == "HTTP 404 from server"
+    assert outcomes["http://127.0.0.1:9/unreachable"].message.startswith("cannot fetch (ConnectError")
+    assert outcomes["ftp://old.example/file"].message == "not an http(s) URL"
+    rag = next((folder.rag_dir).glob("*status.md")).read_text()
+    assert f"source_url: {site}/status" in rag and "All systems are operational" in rag and "menu" not in rag
+
+
+def test_a_fetched_page_is_kept_and_not_fetched_again(
+    kb: KnowledgeBase, make_persona: PersonaMaker, site: str
+) -> None:
+    folder = make_persona("lumen", raw={"sources.urls": f"{site}/status\nhttp://127.0.0.1:9/down\n"})
+    report = kb.ingest(folder)
+    assert report.counts()["ingested"] == 1 and len(report.failed) == 1
+    assert kb.search("is the service operational", persona="lumen")[0].doc_source_url == f"{site}/status"
+    again = kb.ingest(folder)
+    fetched = [o for o in again.outcomes if o.path.endswith("/status")]
+    assert fetched[0].status == "unchanged" and fetched[0].message == "fetched before"
+
+
+def test_offline_urls_do_not_stop_the_run(
+    kb: KnowledgeBase, make_persona: PersonaMaker, tmp_path: Path
+) -> None:
+    folder = make_persona(
+        "lumen",
+        rag={"a.md": "# A\n\nLocal text stays searchable."},
+        raw={"links.urls": "https://docs.example.invalid/page\n"},
+    )
+    report = kb.ingest(folder)
+    assert [o.status for o in report.outcomes if "docs.example.invalid" in o.path] == ["failed"]
+    assert "cannot fetch" in report.failed[0].message
+    assert [d.id for d in kb.documents()] == ["a"]

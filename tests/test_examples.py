@@ -12,6 +12,8 @@ from shu.kb import KnowledgeBase, open_kb
 from shu.models.embed.minilm import MiniLMEmbedder
 from tests.conftest import CountingEmbedder
 
+pytestmark = pytest.mark.slow  # ingests 26 documents with the real embedder (~30 s)
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "personas"
 
 QUESTIONS = [

@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from shu.kb import KnowledgeBase
+import numpy as np
+import pytest
+
+from shu.kb import KnowledgeBase, open_kb
 from tests.conftest import CountingEmbedder, PersonaMaker, doc
 from tests.ingest.fixtures import make_pdf
 
@@ -188,3 +191,37 @@ def test_a_broken_persona_config_fails_only_that_persona(
 def test_a_single_persona_folder_can_be_ingested(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
     folder = make_persona("solo", rag={"p.md": PRICING})
     assert kb.ingest(folder).personas == ["solo"]
+
+
+class CrashingEmbedder(CountingEmbedder):
+    """Dies (like a killed process) on its n-th call."""
+
+    def __init__(self, inner: CountingEmbedder, crash_on_call: int) -> None:
+        super().__init__(inner.inner)
+        self.calls = 0
+        self.crash_on_call = crash_on_call
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        self.calls += 1
+        if self.calls == self.crash_on_call:
+            raise KeyboardInterrupt("killed")
+        return super().embed_documents(texts)
+
+
+def test_an_interrupted_run_resumes_without_loss_or_duplicates(
+    tmp_path: Path, make_persona: PersonaMaker, embedder: CountingEmbedder
+) -> None:
+    docs = {f"d{i}.md": doc(f"d{i}", f"Doc {i}", f"# Doc {i}\n\nFact number {i} is here.") for i in range(6)}
+    folder = make_persona("lumen", rag=docs)
+    overrides = ["ingest.embed_batch_chunks=1"]  # one document per embedding call
+    crashing = open_kb(tmp_path / "home", overrides, embedder=CrashingEmbedder(embedder, crash_on_call=4))
+    with pytest.raises(KeyboardInterrupt):
+        crashing.ingest(folder)
+    assert len(crashing.documents()) == 3, "documents finished before the crash are stored whole"
+    crashing.close()
+    resumed = open_kb(tmp_path / "home", overrides, embedder=embedder)
+    report = resumed.ingest(folder)
+    assert report.counts()["unchanged"] == 3 and report.counts()["ingested"] == 3
+    assert [d.id for d in resumed.documents()] == [f"d{i}" for i in range(6)]
+    assert resumed.store.stats().chunks == 6
+    resumed.close()

@@ -34,6 +34,7 @@ def test_long_input_is_truncated_not_rejected(minilm: MiniLMEmbedder) -> None:
     assert minilm.embed_documents(["word " * 5000]).shape == (1, 384)
 
 
+@pytest.mark.slow
 def test_loads_with_the_hub_offline(tmp_path: Path) -> None:
     code = (
         "from shu.models.embed.minilm import MiniLMEmbedder; print(MiniLMEmbedder().embed_query('hi').shape)"

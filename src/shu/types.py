@@ -115,5 +115,7 @@ class Answer(BaseModel):
 
 
 def citation_key(doc_id: str, section_path: str) -> str:
-    """The inline citation `[^doc_id:section]` (spec 004 §7.3) for a chunk."""
-    return f"[^{doc_id}:{section_path}]"
+    """The inline citation `[^doc_id:section]` (spec 004 §7.3) for a chunk. Square brackets in
+    a heading would end the citation early, so they are written as parentheses."""
+    section = section_path.replace("[", "(").replace("]", ")")
+    return f"[^{doc_id}:{section}]"

@@ -31,6 +31,8 @@ def test_home_comes_from_shu_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         ("chunking.max_tokens=abc", "chunking.max_tokens"),
         ("nonsense", "expected dotted.key=value"),
         ("embedder.provider=gpt", "embedder.provider"),
+        ("chunking.max_token=100", "chunking.max_token: Extra inputs are not permitted"),
+        ("embeder.provider=openai", "embeder: Extra inputs are not permitted"),
     ],
 )
 def test_invalid_overrides_are_named(tmp_path: Path, override: str, message: str) -> None:
@@ -41,4 +43,11 @@ def test_invalid_overrides_are_named(tmp_path: Path, override: str, message: str
 def test_broken_config_file_is_named(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text("{broken")
     with pytest.raises(ConfigError, match=r"config\.json"):
+        load_settings(tmp_path)
+
+
+@pytest.mark.parametrize(("content", "message"), [(b"[1, 2]", "JSON object"), (b"\xff\xfe{", "UTF-8 JSON")])
+def test_config_file_of_the_wrong_shape(tmp_path: Path, content: bytes, message: str) -> None:
+    (tmp_path / "config.json").write_bytes(content)
+    with pytest.raises(ConfigError, match=message):
         load_settings(tmp_path)

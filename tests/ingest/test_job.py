@@ -141,7 +141,7 @@ def test_a_link_outside_the_knowledge_base_is_refused(
     report = kb.ingest(folder.parent)
     assert [Path(o.path).name for o in report.failed] == ["leak.md"]
     assert "path outside the knowledge base" in report.failed[0].message
-    assert all("hunter2" not in c.text for c in kb.store.list_chunks("leak"))
+    assert all("hunter2" not in text for text in all_chunk_texts(kb))
 
 
 def test_a_document_listing_two_personas_belongs_to_both(
@@ -225,3 +225,87 @@ def test_an_interrupted_run_resumes_without_loss_or_duplicates(
     assert [d.id for d in resumed.documents()] == [f"d{i}" for i in range(6)]
     assert resumed.store.stats().chunks == 6
     resumed.close()
+
+
+def all_chunk_texts(kb: KnowledgeBase) -> list[str]:
+    return [c.text for d in kb.documents() for c in kb.store.list_chunks(d.id)]
+
+
+def test_one_id_in_two_personas_fails_clearly_and_overwrites_nothing(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    alpha = make_persona("alpha", rag={"faq.md": "# FAQ\n\nAlpha opens at nine."})
+    beta = make_persona("beta", rag={"faq.md": "# FAQ\n\nBeta opens at ten."})
+    assert not kb.ingest(alpha).failed
+    report = kb.ingest(beta)
+    assert "document id 'faq' is already used by" in report.failed[0].message
+    assert [d.id for d in kb.documents("alpha")] == ["faq"]
+    assert kb.search("when does it open", persona="alpha")[0].chunk.text == "Alpha opens at nine."
+    assert len(kb.ingest(alpha.parent).failed) == 1, "a full run reports the clash too"
+    assert kb.search("when does it open", persona="alpha")[0].chunk.text == "Alpha opens at nine."
+
+
+def test_conversion_never_overwrites_a_hand_written_rag_file(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    folder = make_persona("lumen", rag={"pricing.md": PRICING}, raw={"Pricing.txt": "Prices went up."})
+    report = kb.ingest(folder)
+    assert "RAG/pricing.md already exists and was not generated from this file" in report.failed[0].message
+    assert (folder / "RAG" / "pricing.md").read_text() == PRICING
+
+
+def test_a_renamed_file_keeps_its_document_and_a_changed_id_replaces_the_old(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    folder = make_persona("lumen", rag={"plan.md": PRICING})
+    kb.ingest(folder)
+    (folder / "RAG" / "plan.md").rename(folder / "RAG" / "pricing-page.md")
+    report = kb.ingest(folder, prune=True)
+    assert report.counts()["pruned"] == 0 and [d.id for d in kb.documents()] == ["pricing"]
+    (folder / "RAG" / "pricing-page.md").write_text(PRICING.replace("id: pricing", "id: pro-pricing"))
+    report = kb.ingest(folder)
+    assert [d.id for d in kb.documents()] == ["pro-pricing"]
+    assert [o.message for o in report.outcomes if o.status == "pruned"] == [
+        "its file now has id 'pro-pricing'"
+    ]
+    assert len(kb.search("pro plan cost", persona="lumen")) == 1
+
+
+def test_an_emptied_file_leaves_the_index(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
+    folder = make_persona("lumen", rag={"pricing.md": PRICING, "sso.md": SSO})
+    kb.ingest(folder)
+    (folder / "RAG" / "pricing.md").write_text("")
+    report = kb.ingest(folder)
+    skipped = next(o for o in report.outcomes if o.status == "skipped")
+    assert (
+        skipped.message
+        == "empty document (no text after the frontmatter); its earlier version was removed from the index"
+    )
+    assert [d.id for d in kb.documents()] == ["sso"]
+
+
+def test_generated_fields_follow_the_source_but_curated_ones_stay(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    folder = make_persona(
+        "lumen",
+        tags=["billing", "SSO"],
+        raw={"note.md": "# Note\n\nThe billing cycle is monthly for everyone."},
+    )
+    kb.ingest(folder)
+    rag = folder / "RAG" / "note.md"
+    assert "summary: The billing cycle is monthly for everyone." in rag.read_text()
+    (folder / "RAW-DOCS" / "note.md").write_text(
+        "# Note\n\nSSO now works with every identity provider we know."
+    )
+    kb.ingest(folder)
+    text = rag.read_text()
+    assert "summary: SSO now works with every identity provider we know." in text
+    assert "- SSO" in text and "- billing" not in text
+    rag.write_text(text.replace("summary: SSO now works", "summary: Curated by hand. SSO now works"))
+    (folder / "RAW-DOCS" / "note.md").write_text(
+        "# Note\n\nA third version of the note, about billing again."
+    )
+    kb.ingest(folder)
+    assert "summary: Curated by hand. SSO now works" in rag.read_text()
+    assert kb.store.get_document("note").summary.startswith("Curated by hand")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from shu.ingest.personas import load_persona
-from shu.ingest.urls import fetch_url_lists, read_url_list
+from shu.ingest.urls import fetch_url_lists, read_url_list, url_doc_id
 from shu.kb import KnowledgeBase
 from tests.conftest import PersonaMaker
 
@@ -58,7 +58,7 @@ def test_each_url_is_fetched_or_fails_on_its_own(make_persona: PersonaMaker, sit
     assert outcomes[f"{site}/missing"].message == "HTTP 404 from server"
     assert outcomes["http://127.0.0.1:9/unreachable"].message.startswith("cannot fetch (ConnectError")
     assert outcomes["ftp://old.example/file"].message == "not an http(s) URL"
-    rag = next((folder.rag_dir).glob("*status.md")).read_text()
+    rag = next((folder.rag_dir).glob("*-status-*.md")).read_text()
     assert f"source_url: {site}/status" in rag and "All systems are operational" in rag and "menu" not in rag
 
 
@@ -70,8 +70,31 @@ def test_a_fetched_page_is_kept_and_not_fetched_again(
     assert report.counts()["ingested"] == 1 and len(report.failed) == 1
     assert kb.search("is the service operational", persona="lumen")[0].doc_source_url == f"{site}/status"
     again = kb.ingest(folder)
-    fetched = [o for o in again.outcomes if o.path.endswith("/status")]
-    assert fetched[0].status == "unchanged" and fetched[0].message == "fetched before"
+    assert not [o for o in again.outcomes if o.path.endswith("/status")], "not fetched again"
+    assert again.counts()["unchanged"] == 1 and again.counts()["ingested"] == 0
+
+
+def test_a_malformed_url_fails_alone(make_persona: PersonaMaker, site: str) -> None:
+    folder = load_persona(make_persona("lumen", raw={"s.urls": f"http://[::1/x\n{site}/status\n"}))
+    outcomes = fetch_url_lists(folder, 10_000_000, timeout_s=3)
+    assert [o.status for o in outcomes] == ["failed", "converted"]
+    assert "InvalidURL" in outcomes[0].message
+
+
+def test_long_urls_sharing_a_prefix_get_distinct_ids() -> None:
+    base = "https://docs.example/" + "section/" * 20
+    assert url_doc_id(base + "a") != url_doc_id(base + "b")
+
+
+def test_prune_removes_pages_whose_url_was_unlisted(
+    kb: KnowledgeBase, make_persona: PersonaMaker, site: str
+) -> None:
+    folder = make_persona("lumen", raw={"sources.urls": f"{site}/status\n"})
+    kb.ingest(folder)
+    (folder / "RAW-DOCS" / "sources.urls").write_text("# nothing listed any more\n")
+    report = kb.ingest(folder, prune=True)
+    assert report.counts()["pruned"] == 2  # the RAG file and the indexed document
+    assert kb.documents() == [] and not list((folder / "RAG").glob("*.md"))
 
 
 def test_offline_urls_do_not_stop_the_run(

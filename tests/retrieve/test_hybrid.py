@@ -71,14 +71,12 @@ def test_at_most_max_chunks_per_doc(two_personas: KnowledgeBase) -> None:
 
 
 def test_persona_retrieval_parameters_are_honoured(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
-    folder = make_persona(
-        "strict", rag=ALPHA_DOCS, retrieval={"vector_threshold": 0.99, "bm25_min_score": 100.0}
-    )
-    kb.ingest(folder)
-    assert kb.search("Pro plan price", persona="strict") == []
+    make_persona("strict", rag=ALPHA_DOCS, retrieval={"vector_threshold": 0.99, "bm25_min_score": 100.0})
     folder = make_persona("small", rag=ALPHA_DOCS, retrieval={"max_chunks": 2})
-    kb.ingest(folder)
+    assert not kb.ingest(folder.parent).failed  # the same files in both folders: one document each
+    assert kb.search("Pro plan price", persona="strict") == []
     assert len(kb.search("plan", persona="small")) == 2
+    assert kb.store.get_document("pricing").personas == ["small", "strict"]
 
 
 def test_an_unknown_persona_is_a_clear_error(two_personas: KnowledgeBase) -> None:

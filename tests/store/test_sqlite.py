@@ -48,3 +48,29 @@ def test_a_file_that_is_not_a_store_is_refused(tmp_path: Path) -> None:
     path.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StoreError, match="not a usable Shu store"):
         SQLiteStore(path)
+
+
+def test_many_connections_opening_a_new_store_at_once(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def open_and_close(_: int) -> int:
+        store = SQLiteStore(tmp_path / "shu.db")
+        count = store.stats().documents
+        store.close()
+        return count
+
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(open_and_close, range(32))) == [0] * 32
+
+
+def test_a_locked_store_is_a_clear_error_and_nothing_is_half_written(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "shu.db")
+    store.upsert_persona(persona("alpha"))
+    store.replace_document(document("d", ["alpha"]), chunks("d", ["old"]), vectors(unit(1)), "e")
+    blocker = sqlite3.connect(tmp_path / "shu.db", isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    store._db.execute("PRAGMA busy_timeout=100")
+    with pytest.raises(StoreError, match="database is locked"):
+        store.replace_document(document("d", ["alpha"]), chunks("d", ["new"]), vectors(unit(1)), "e")
+    blocker.execute("ROLLBACK")
+    assert [c.text for c in store.list_chunks("d")] == ["old"]

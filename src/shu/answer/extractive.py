@@ -12,8 +12,6 @@ import math
 import re
 from dataclasses import dataclass
 
-import numpy as np
-
 from shu.models.embed.base import Embedder
 from shu.text import content_words, split_sentences, stem
 from shu.types import Answer, AnswerSentence, Citation, Persona, SearchHit
@@ -155,7 +153,3 @@ def _insufficient(question: str, persona: Persona, hits: list[SearchHit]) -> Ans
         hits=hits,
         insufficient=True,
     )
-
-
-def cosine(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.dot(a, b))

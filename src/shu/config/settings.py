@@ -7,12 +7,14 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from shu.errors import ConfigError
 
 
 class EmbedderSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     provider: Literal["minilm", "openai"] = "minilm"
     model: str = "all-MiniLM-L6-v2"
     base_url: str | None = Field(
@@ -26,11 +28,15 @@ class EmbedderSettings(BaseModel):
 
 
 class ChunkingSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     max_tokens: int = Field(180, ge=16, le=4000)
     overlap_tokens: int = Field(30, ge=0, le=1000)
 
 
 class IngestSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     max_file_mb: float = Field(20.0, gt=0)
     url_timeout_s: float = Field(10.0, gt=0)
     embed_batch_chunks: int = Field(
@@ -39,6 +45,8 @@ class IngestSettings(BaseModel):
 
 
 class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     home: Path = Path(".shu")
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
@@ -57,8 +65,10 @@ def load_settings(home: Path | str | None = None, overrides: list[str] | None = 
     if config_file.is_file():
         try:
             data = json.loads(config_file.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ConfigError(f"{config_file}: not valid JSON ({exc})") from exc
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"{config_file}: not valid UTF-8 JSON ({exc})") from exc
+        if not isinstance(data, dict):
+            raise ConfigError(f"{config_file}: must hold a JSON object of settings")
     for key, value in _environment_overrides().items():
         _set_dotted(data, key, value)
     for item in overrides or []:

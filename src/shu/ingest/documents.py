@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,12 @@ class ParsedDocument:
     warnings: list[str]
 
 
-def parse_rag_file(path: Path, data: bytes, persona: str, fingerprint: str) -> ParsedDocument:
-    """`fingerprint` names everything else that shapes the stored chunks (chunking, embedder)."""
+DOC_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,199}$")
+
+
+def parse_rag_file(path: Path, data: bytes, persona: str) -> ParsedDocument:
+    """Parse one RAG file for the persona whose folder holds it. `content_hash` is left for
+    `content_hash()` once every persona that holds the same file is known."""
     text, encoding = decode_text(data)
     meta, body = split_frontmatter(text)
     if not body.strip():
@@ -42,7 +47,7 @@ def parse_rag_file(path: Path, data: bytes, persona: str, fingerprint: str) -> P
         id=doc_id,
         title=_text(meta.get("title")) or _first_h1(body) or path.stem.replace("-", " ").capitalize(),
         personas=personas,
-        content_hash=sha256(data + b"\0" + json.dumps([sorted(personas), fingerprint]).encode()),
+        content_hash="",
         path=str(path.resolve()),
         date=_text(meta.get("date")),
         source_url=_text(meta.get("source_url")),
@@ -55,18 +60,21 @@ def parse_rag_file(path: Path, data: bytes, persona: str, fingerprint: str) -> P
     return ParsedDocument(doc=doc, body=body, raw=data, warnings=warnings)
 
 
+def content_hash(parsed: ParsedDocument, fingerprint: str) -> str:
+    """Everything that shapes what is stored: the file's bytes, where it is, the personas it
+    belongs to, and `fingerprint` (chunking and embedder settings)."""
+    context = json.dumps([parsed.doc.path, sorted(parsed.doc.personas), fingerprint])
+    return sha256(parsed.raw + b"\0" + context.encode())
+
+
 def _doc_id(meta: dict[str, Any], path: Path) -> str:
     given = meta.get("id")
-    if given is None:
-        doc_id = slugify(path.stem)
-    else:
-        doc_id = str(given).strip()
-        if not SLUG.match(doc_id) and len(doc_id) <= 200 and slugify(doc_id) != doc_id:
-            raise DocumentError(
-                f"frontmatter id {doc_id!r} is not a kebab-case slug (try {slugify(doc_id)!r})"
-            )
-    if not doc_id:
-        raise DocumentError("no usable document id (set `id:` in the frontmatter)")
+    doc_id = slugify(path.stem) if given is None else str(given).strip()
+    if not DOC_ID.match(doc_id):
+        hint = f" (try {slugify(doc_id)[:200]!r})" if slugify(doc_id) else ""
+        raise DocumentError(
+            f"document id {doc_id[:80]!r} is not a lowercase slug of a-z, 0-9, '.', '_', '-'{hint}"
+        )
     return doc_id
 
 

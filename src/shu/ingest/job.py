@@ -13,15 +13,15 @@ from pathlib import Path
 from shu.config.settings import Settings
 from shu.errors import ConfigError, ShuError, SkipDocument
 from shu.ingest.chunking import chunk_document
-from shu.ingest.documents import ParsedDocument, parse_rag_file
+from shu.ingest.documents import ParsedDocument, content_hash, parse_rag_file
 from shu.ingest.files import list_files, read_inside
 from shu.ingest.personas import PersonaFolder, find_persona_folders, load_persona
 from shu.ingest.raw import convert_raw_folder, prune_orphans
 from shu.ingest.report import FileOutcome, IngestReport
-from shu.ingest.urls import fetch_url_lists
+from shu.ingest.urls import fetch_url_lists, prune_unlisted
 from shu.models.embed.base import Embedder
 from shu.store.base import Store
-from shu.types import Chunk
+from shu.types import Chunk, Document
 
 Progress = Callable[[str, int, int], None]
 """progress(stage, done, total)"""
@@ -32,6 +32,17 @@ class _Pending:
     parsed: ParsedDocument
     chunks: list[Chunk]
     outcome: FileOutcome
+
+
+@dataclass
+class _Run:
+    """What one run knows while it reads the RAG folders."""
+
+    stored_by_path: dict[str, Document]
+    run_paths: set[str]
+    known: set[str]
+    claimed: dict[str, tuple[ParsedDocument, FileOutcome]] = field(default_factory=dict)
+    failed_paths: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -61,13 +72,11 @@ class IngestJob:
             for outcome in convert_raw_folder(folder, self.max_bytes):
                 report.add(outcome)
             if prune:
-                for outcome in prune_orphans(folder):
+                for outcome in [*prune_orphans(folder), *prune_unlisted(folder)]:
                     report.add(outcome)
             for outcome in fetch_url_lists(folder, self.max_bytes, self.settings.ingest.url_timeout_s):
                 report.add(outcome)
-        seen_paths = self._ingest_rag(folders, report)
-        if prune:
-            self._prune(folders, seen_paths, report)
+        self._ingest_rag(folders, report, prune)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -91,74 +100,103 @@ class IngestJob:
             folders.append(folder)
         return folders
 
-    def _ingest_rag(self, folders: list[PersonaFolder], report: IngestReport) -> set[str]:
+    def _ingest_rag(self, folders: list[PersonaFolder], report: IngestReport, prune: bool) -> None:
         files = [
             (folder, path)
             for folder in folders
             for path in list_files(folder.rag_dir)
             if path.suffix.lower() == ".md"
         ]
-        known = {p.slug for p in self.store.list_personas()}
-        claimed: dict[str, ParsedDocument] = {}
-        seen_paths: set[str] = set()
+        run = _Run(
+            stored_by_path={d.path: d for d in self.store.list_documents()},
+            run_paths={str(path.resolve()) for _, path in files},
+            known={p.slug for p in self.store.list_personas()},
+        )
+        for folder, path in files:
+            self._parse(folder, path, run, report)
         batch = _Batch()
-        for done, (folder, path) in enumerate(files, start=1):
-            seen_paths.add(str(path.resolve()))
-            pending = self._prepare(folder, path, known, claimed, report)
+        for done, (parsed, outcome) in enumerate(run.claimed.values(), start=1):
+            pending = self._prepare(parsed, outcome)
             if pending is not None:
                 batch.items.append(pending)
             if batch.chunk_count >= self.settings.ingest.embed_batch_chunks:
                 self._flush(batch)
-            self.progress("ingest", done, len(files))
+            self.progress("ingest", done, len(run.claimed))
         self._flush(batch)
-        return seen_paths
+        self._drop_replaced(run, report)
+        if prune:
+            self._prune(folders, run, report)
 
-    def _prepare(
-        self,
-        folder: PersonaFolder,
-        path: Path,
-        known: set[str],
-        claimed: dict[str, ParsedDocument],
-        report: IngestReport,
-    ) -> _Pending | None:
+    def _parse(self, folder: PersonaFolder, path: Path, run: _Run, report: IngestReport) -> None:
+        """First pass: read and parse one file, and claim its id (or fail / merge)."""
         outcome = report.add(FileOutcome(path=str(path), status="failed"))
+        resolved = str(path.resolve())
         try:
             data = read_inside(path, folder.path, self.max_bytes)
-            parsed = parse_rag_file(path, data, folder.slug, self._fingerprint())
+            parsed = parse_rag_file(path, data, folder.slug)
         except SkipDocument as exc:
             outcome.status, outcome.message = "skipped", str(exc)
-            return None
+            self._forget_emptied(resolved, run, outcome)
+            return
         except ShuError as exc:
             outcome.message = str(exc)
-            return None
+            run.failed_paths.add(resolved)
+            return
         except Exception as exc:  # a parser bug must not stop the run: report it and go on
             outcome.message = f"unexpected {exc.__class__.__name__}: {exc}"
-            return None
+            run.failed_paths.add(resolved)
+            return
         doc = parsed.doc
         outcome.doc_id = doc.id
         outcome.warnings = parsed.warnings + [
             f"lists persona {slug!r}, which has no persona folder"
             for slug in doc.personas
-            if slug not in known
+            if slug not in run.known
         ]
-        first = claimed.get(doc.id)
+        owner = self._id_owner(doc.id, resolved, parsed.raw, run)
+        if owner is None:
+            run.claimed[doc.id] = (parsed, outcome)
+        elif owner == "same":
+            first = run.claimed[doc.id][0]
+            first.doc.personas = list(dict.fromkeys([*first.doc.personas, *doc.personas]))
+            outcome.status = "unchanged"
+            outcome.message = f"same file as {first.doc.path}; it now belongs to {folder.slug} too"
+        else:
+            outcome.message = f"document id {doc.id!r} is already used by {owner}; give one another id"
+            run.failed_paths.add(resolved)
+
+    def _id_owner(self, doc_id: str, path: str, raw: bytes, run: _Run) -> str | None:
+        """None when the id is free for `path`; "same" for a byte-identical copy claimed in this
+        run; otherwise the path of the other file that holds the id."""
+        first = run.claimed.get(doc_id)
         if first is not None:
-            if first.raw != parsed.raw:
-                outcome.message = (
-                    f"document id {doc.id!r} is already used by {first.doc.path}; give one another id"
-                )
-                return None
-            outcome.status, outcome.message = "unchanged", f"same document as {first.doc.path}"
+            return "same" if first[0].raw == raw else first[0].doc.path
+        stored = self.store.get_document(doc_id)
+        if stored is None or stored.path == path or stored.path in run.run_paths:
             return None
-        claimed[doc.id] = parsed
+        return stored.path if Path(stored.path).exists() else None
+
+    def _prepare(self, parsed: ParsedDocument, outcome: FileOutcome) -> _Pending | None:
+        """Second pass: skip what is unchanged, chunk what is new or changed."""
+        doc = parsed.doc
+        doc.content_hash = content_hash(parsed, self._fingerprint())
         stored = self.store.get_document(doc.id)
         if stored is not None and stored.content_hash == doc.content_hash:
             outcome.status = "unchanged"
             return None
         chunking = self.settings.chunking
-        chunks = chunk_document(doc.id, doc.title, parsed.body, chunking.max_tokens, chunking.overlap_tokens)
+        try:
+            chunks = chunk_document(
+                doc.id, doc.title, parsed.body, chunking.max_tokens, chunking.overlap_tokens
+            )
+        except Exception as exc:  # a chunker bug must not stop the run
+            outcome.message = f"unexpected {exc.__class__.__name__} while chunking: {exc}"
+            return None
         if not chunks:
             outcome.status, outcome.message = "skipped", "no text to index"
+            if stored is not None:
+                self.store.delete_document(doc.id)
+                outcome.message += "; its earlier version was removed from the index"
             return None
         return _Pending(parsed=parsed, chunks=chunks, outcome=outcome)
 
@@ -186,17 +224,35 @@ class IngestJob:
             offset += count
         batch.items.clear()
 
-    def _prune(self, folders: list[PersonaFolder], seen_paths: set[str], report: IngestReport) -> None:
+    def _forget_emptied(self, path: str, run: _Run, outcome: FileOutcome) -> None:
+        """A file that is now empty no longer answers anything: its earlier version goes."""
+        stored = run.stored_by_path.get(path)
+        if stored is not None and self.store.delete_document(stored.id):
+            outcome.doc_id = stored.id
+            outcome.message += "; its earlier version was removed from the index"
+
+    def _drop_replaced(self, run: _Run, report: IngestReport) -> None:
+        """A file whose `id:` changed: the document stored under its old id goes."""
+        for path, stored in run.stored_by_path.items():
+            if path in run.run_paths and stored.id not in run.claimed and path not in run.failed_paths:
+                new_id = next((i for i, (p, _) in run.claimed.items() if p.doc.path == path), None)
+                if new_id is not None and self.store.delete_document(stored.id):
+                    report.add(
+                        FileOutcome(
+                            path=path,
+                            status="pruned",
+                            doc_id=stored.id,
+                            message=f"its file now has id {new_id!r}",
+                        )
+                    )
+
+    def _prune(self, folders: list[PersonaFolder], run: _Run, report: IngestReport) -> None:
         roots = [folder.path.resolve() for folder in folders]
         for doc in self.store.list_documents():
-            path = Path(doc.path)
-            inside = any(path.is_relative_to(root) for root in roots)
-            if (
-                inside
-                and doc.path not in seen_paths
-                and not path.exists()
-                and self.store.delete_document(doc.id)
-            ):
+            inside = any(Path(doc.path).is_relative_to(root) for root in roots)
+            if not inside or doc.id in run.claimed or doc.path in run.failed_paths:
+                continue
+            if self.store.delete_document(doc.id):
                 report.add(FileOutcome(path=doc.path, status="pruned", doc_id=doc.id, message="file is gone"))
 
     def _fingerprint(self) -> str:

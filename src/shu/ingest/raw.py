@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,8 @@ from shu.text import slugify, split_sentences
 
 URL_LIST_SUFFIXES = frozenset({".urls", ".links"})
 CURATED_FIELDS = ("summary", "tags", "license")
+CONVERTER_VERSION = 1
+"""Raise when conversion output changes, so that generated RAG files are written again."""
 _FIELD_LINE = re.compile(r"^\*\*[\w -]+:\*\*")
 _DATE_IN_NAME = re.compile(r"(?<!\d)(\d{4}-\d{2}(?:-\d{2})?)(?!\d)")
 _TYPE_HINTS = (
@@ -70,8 +73,17 @@ def _convert_one(folder: PersonaFolder, path: Path, max_bytes: int, produced: di
         produced[doc_id] = path
         target = rag_path_for(folder, doc_id)
         digest = sha256(data)
+        source_file = path.relative_to(folder.path).as_posix()
         previous = _existing_frontmatter(target)
-        if previous.get("source_sha256") == digest:
+        if target.exists() and previous.get("source_file") != source_file:
+            raise DocumentError(
+                f"{target.relative_to(folder.path)} already exists and was not generated from this file; "
+                "rename one of them"
+            )
+        if (
+            previous.get("source_sha256") == digest
+            and _generated(previous).get("converter") == CONVERTER_VERSION
+        ):
             return FileOutcome(path=shown, status="unchanged", doc_id=doc_id)
         converted = convert_file(path, data)
         meta = build_frontmatter(folder, path, doc_id, converted, digest, previous)
@@ -137,10 +149,23 @@ def build_frontmatter(
     for key in ("from", "to", "cc", "author"):
         if found.get(key):
             meta[key] = found[key]
-    for key in CURATED_FIELDS:  # a person's curation of an earlier conversion survives
-        if previous.get(key):
+    generated_before = _generated(previous)
+    for key in CURATED_FIELDS:  # a value a person edited after the last conversion survives
+        if previous.get(key) and _digest(previous[key]) != generated_before.get(key):
             meta[key] = previous[key]
+    meta["generated"] = {"converter": CONVERTER_VERSION} | {
+        key: _digest(meta[key]) for key in CURATED_FIELDS if meta.get(key)
+    }
     return meta
+
+
+def _generated(meta: dict[str, Any]) -> dict[str, Any]:
+    value = meta.get("generated")
+    return value if isinstance(value, dict) else {}
+
+
+def _digest(value: Any) -> str:
+    return sha256(json.dumps(value, sort_keys=True, ensure_ascii=False).encode())[:12]
 
 
 def lead_sentence(markdown: str, limit: int = 300) -> str | None:

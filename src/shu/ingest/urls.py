@@ -10,7 +10,7 @@ import httpx
 from shu.errors import DocumentError, ShuError, SkipDocument
 from shu.ingest.convert import convert_file
 from shu.ingest.files import list_files, read_inside, sha256, write_atomic
-from shu.ingest.frontmatter import render_frontmatter
+from shu.ingest.frontmatter import render_frontmatter, split_frontmatter
 from shu.ingest.personas import PersonaFolder
 from shu.ingest.raw import URL_LIST_SUFFIXES, build_frontmatter, rag_path_for
 from shu.ingest.report import FileOutcome
@@ -51,7 +51,10 @@ def fetch_url_lists(
             except ShuError as exc:
                 outcomes.append(FileOutcome(path=str(list_path), status="failed", message=str(exc)))
                 continue
-            outcomes.extend(_fetch_one(folder, list_path, url, max_bytes, client) for url in urls)
+            for url in urls:
+                outcome = _fetch_one(folder, list_path, url, max_bytes, client)
+                if outcome is not None:
+                    outcomes.append(outcome)
     finally:
         if own_client:
             client.close()
@@ -60,12 +63,12 @@ def fetch_url_lists(
 
 def _fetch_one(
     folder: PersonaFolder, list_path: Path, url: str, max_bytes: int, client: httpx.Client
-) -> FileOutcome:
-    doc_id = slugify(url.split("://", 1)[-1])[:80].strip("-")
+) -> FileOutcome | None:
+    doc_id = url_doc_id(url)
     shown = f"{list_path.name}: {url}"
     target = rag_path_for(folder, doc_id)
     if target.is_file():
-        return FileOutcome(path=shown, status="unchanged", doc_id=doc_id, message="fetched before")
+        return None  # fetched before; the RAG file's own outcome reports it
     try:
         if not url.startswith(("http://", "https://")):
             raise DocumentError("not an http(s) URL")
@@ -81,6 +84,46 @@ def _fetch_one(
         return FileOutcome(path=shown, status="skipped", message=str(exc))
     except ShuError as exc:
         return FileOutcome(path=shown, status="failed", message=str(exc))
+    except Exception as exc:  # a malformed URL or a converter bug must not stop the run
+        return FileOutcome(path=shown, status="failed", message=f"unexpected {exc.__class__.__name__}: {exc}")
+
+
+def url_doc_id(url: str) -> str:
+    """Readable and unique: a slug of the URL (shortened) and a hash of all of it."""
+    return f"{slugify(url.split('://', 1)[-1])[:60].strip('-')}-{sha256(url.encode())[:8]}"
+
+
+def prune_unlisted(folder: PersonaFolder) -> list[FileOutcome]:
+    """Remove RAG files fetched from a URL that no list names any more."""
+    listed: set[str] = set()
+    for list_path in list_files(folder.raw_dir):
+        if list_path.suffix.lower() in URL_LIST_SUFFIXES:
+            try:
+                listed |= {url_doc_id(u) for u in read_url_list(list_path.read_bytes())}
+            except OSError:
+                return []  # an unreadable list: keep everything rather than guess
+    outcomes: list[FileOutcome] = []
+    for path in list_files(folder.rag_dir):
+        source = _source_file(path)
+        if (
+            source is not None
+            and Path(source).suffix.lower() in URL_LIST_SUFFIXES
+            and path.stem not in listed
+        ):
+            path.unlink()
+            outcomes.append(
+                FileOutcome(path=str(path), status="pruned", message="its URL is no longer listed")
+            )
+    return outcomes
+
+
+def _source_file(path: Path) -> str | None:
+    try:
+        meta, _ = split_frontmatter(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ShuError):
+        return None
+    source = meta.get("source_file")
+    return source if isinstance(source, str) else None
 
 
 def _download(client: httpx.Client, url: str, max_bytes: int) -> tuple[bytes, str]:

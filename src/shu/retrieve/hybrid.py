@@ -28,6 +28,8 @@ class HybridSearcher:
         self, query: str, persona: Persona, params: RetrievalParams | None = None, limit: int | None = None
     ) -> list[SearchHit]:
         params = params or persona.config.retrieval
+        if limit is not None and limit > params.candidates:
+            params = params.model_copy(update={"candidates": limit})
         ranked = self._retrieve(query, persona.slug, params)
         fused = reciprocal_rank_fusion(
             [[s.chunk_id for s in ranked.keyword], [s.chunk_id for s in ranked.dense]], k=params.rrf_k

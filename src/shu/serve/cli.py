@@ -69,6 +69,11 @@ def _kb() -> Iterator[KnowledgeBase]:
         kb.close()
 
 
+def _row(table: Table, *cells: str) -> None:
+    """Document text is data: square brackets in it are not rich markup."""
+    table.add_row(*(escape(cell) for cell in cells))
+
+
 def _fail(message: str, code: int = 2) -> None:
     err.print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(code)
@@ -116,9 +121,7 @@ def search(
         table.add_column(column, overflow="fold")
     for rank, hit in enumerate(hits, start=1):
         snippet = " ".join(hit.chunk.text.split())[:160]
-        table.add_row(
-            str(rank), f"{hit.score:.4f}", hit.chunk.doc_id, hit.chunk.section_path, escape(snippet)
-        )
+        _row(table, str(rank), f"{hit.score:.4f}", hit.chunk.doc_id, hit.chunk.section_path, snippet)
     out.print(table)
 
 
@@ -149,7 +152,7 @@ def personas() -> None:
         return
     table = Table("slug", "name", "documents", "tags")
     for p in found:
-        table.add_row(p.slug, p.display_name, str(counts[p.slug]), ", ".join(p.config.tags))
+        _row(table, p.slug, p.display_name, str(counts[p.slug]), ", ".join(p.config.tags))
     out.print(table)
 
 
@@ -165,7 +168,7 @@ def docs(
         return
     table = Table("id", "title", "date", "type", "personas")
     for d in found:
-        table.add_row(d.id, d.title, d.date or "", d.type or "", ", ".join(d.personas))
+        _row(table, d.id, d.title, d.date or "", d.type or "", ", ".join(d.personas))
     out.print(table)
 
 
@@ -180,7 +183,7 @@ def stats() -> None:
         return
     table = Table("what", "value")
     for key, value in data.items():
-        table.add_row(key, str(value))
+        _row(table, key, str(value))
     out.print(table)
 
 

@@ -1,7 +1,8 @@
 """The embedded store: one SQLite file (WAL) with FTS5 for BM25 and float32 vector blobs.
 
-Dense search is exact: each persona's vectors are held as one in-memory matrix, rebuilt after
-any write (by this or another connection), and scored with a single matrix-vector product.
+Each persona's vectors are held in memory as a `VectorIndex` (exact up to 20k vectors, a
+sign-bit shortlist rescored exactly above), rebuilt after any write by this or another
+connection.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -43,21 +46,35 @@ class SQLiteStore:
         self._seen_version = self._data_version()
 
     def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        db = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA busy_timeout=10000")
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA foreign_keys=ON")
-        db.execute("PRAGMA busy_timeout=10000")
         return db
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def _migrate(self) -> None:
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        if version > len(MIGRATIONS):
-            raise StoreError(f"{self.path} was written by a newer Shu (schema {version})")
-        for number in range(version, len(MIGRATIONS)):
-            self._db.executescript(f"BEGIN; {MIGRATIONS[number]} PRAGMA user_version = {number + 1}; COMMIT;")
+        """Apply missing migrations, one transaction each; a second process opening the same new
+        store waits for the first instead of creating the tables twice."""
+        while True:
+            self._db.execute("BEGIN IMMEDIATE")
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version > len(MIGRATIONS):
+                self._db.execute("ROLLBACK")
+                raise StoreError(f"{self.path} was written by a newer Shu (schema {version})")
+            if version == len(MIGRATIONS):
+                self._db.execute("COMMIT")
+                return
+            try:
+                for statement in _statements(MIGRATIONS[version]):
+                    self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version = {version + 1}")
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
     def close(self) -> None:
         self._keyword_db.close()
@@ -131,60 +148,59 @@ class SQLiteStore:
         if len(chunks) != len(vectors):
             raise StoreError(f"{doc.id}: {len(chunks)} chunks but {len(vectors)} vectors")
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                self._check_embedder(embedder, vectors.shape[1] if len(vectors) else None)
-                self._delete(doc.id)
+        with self._lock, self._write():
+            self._check_embedder(embedder, vectors.shape[1] if len(vectors) else None)
+            self._delete(doc.id)
+            self._db.execute(
+                f"INSERT INTO documents({_DOC_COLUMNS}, updated_at) VALUES ({','.join('?' * 13)})",
+                (*_document_row(doc), _now()),
+            )
+            self._db.executemany(
+                "INSERT INTO document_personas(persona, doc_id) VALUES (?, ?)",
+                [(slug, doc.id) for slug in dict.fromkeys(doc.personas)],
+            )
+            for chunk, vector in zip(chunks, vectors, strict=True):
+                cursor = self._db.execute(
+                    "INSERT INTO chunks(id, doc_id, ord, section_path, text, index_text, token_count) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        chunk.id,
+                        doc.id,
+                        chunk.ord,
+                        chunk.section_path,
+                        chunk.text,
+                        chunk.index_text,
+                        chunk.token_count,
+                    ),
+                )
+                rowid = cursor.lastrowid
                 self._db.execute(
-                    f"INSERT INTO documents({_DOC_COLUMNS}, updated_at) VALUES ({','.join('?' * 13)})",
-                    (*_document_row(doc), _now()),
+                    "INSERT INTO chunks_fts(rowid, index_text) VALUES (?, ?)", (rowid, chunk.index_text)
                 )
-                self._db.executemany(
-                    "INSERT INTO document_personas(persona, doc_id) VALUES (?, ?)",
-                    [(slug, doc.id) for slug in dict.fromkeys(doc.personas)],
+                self._db.execute(
+                    "INSERT INTO chunk_vectors(chunk_rowid, vector) VALUES (?, ?)", (rowid, vector.tobytes())
                 )
-                for chunk, vector in zip(chunks, vectors, strict=True):
-                    cursor = self._db.execute(
-                        "INSERT INTO chunks(id, doc_id, ord, section_path, text, index_text, token_count) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (
-                            chunk.id,
-                            doc.id,
-                            chunk.ord,
-                            chunk.section_path,
-                            chunk.text,
-                            chunk.index_text,
-                            chunk.token_count,
-                        ),
-                    )
-                    rowid = cursor.lastrowid
-                    self._db.execute(
-                        "INSERT INTO chunks_fts(rowid, index_text) VALUES (?, ?)", (rowid, chunk.index_text)
-                    )
-                    self._db.execute(
-                        "INSERT INTO chunk_vectors(chunk_rowid, vector) VALUES (?, ?)",
-                        (rowid, vector.tobytes()),
-                    )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            finally:
-                self._forget()
 
     def delete_document(self, doc_id: str) -> bool:
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                existed = self._delete(doc_id)
-                self._db.execute("COMMIT")
-            except BaseException:
+        with self._lock, self._write():
+            return self._delete(doc_id)
+
+    @contextmanager
+    def _write(self) -> Iterator[None]:
+        """One write transaction: committed whole or rolled back whole; SQLite errors (a locked
+        or full disk, a constraint) become StoreError naming the store."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            yield
+            self._db.execute("COMMIT")
+        except BaseException as exc:
+            if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
-                raise
-            finally:
-                self._forget()
-        return existed
+            if isinstance(exc, sqlite3.Error):
+                raise StoreError(f"{self.path}: {exc}") from exc
+            raise
+        finally:
+            self._forget()
 
     def _delete(self, doc_id: str) -> bool:
         self._db.execute(
@@ -351,6 +367,10 @@ def _persona(row: tuple) -> Persona:  # type: ignore[type-arg]
     return Persona(
         slug=row[0], display_name=row[1], description=row[2], config=PersonaConfig.model_validate_json(row[3])
     )
+
+
+def _statements(script: str) -> list[str]:
+    return [part.strip() for part in script.split(";") if part.strip()]
 
 
 def _batches(items: list[str], size: int = 500) -> list[list[str]]:

@@ -100,3 +100,15 @@ def test_the_installed_command_runs(tmp_path: Path) -> None:
         [sys.executable, "-m", "shu.serve.cli", "--help"], capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0 and "ingest" in result.stdout and "ask" in result.stdout
+
+
+def test_brackets_in_document_text_are_printed_not_parsed(home: Path, make_persona: PersonaMaker) -> None:
+    body = "# Paths [/etc]\n\n## Usage [red]\n\nConfiguration lives in [/opt/app] on every host."
+    folder = make_persona("ops", rag={"paths.md": doc("paths", "Paths [/etc]", body)})
+    assert shu(home, "ingest", str(folder))[0] == 0
+    code, output = shu(home, "docs", "--persona", "ops")
+    assert code == 0 and "Paths [/etc]" in output
+    code, output = shu(home, "search", "configuration host", "--persona", "ops")
+    assert code == 0 and "[red]" in output
+    code, output = shu(home, "ask", "Where does configuration live?", "--persona", "ops")
+    assert code == 0 and "[^paths:Paths (/etc) > Usage (red)]" in output

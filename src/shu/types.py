@@ -15,7 +15,7 @@ class RetrievalParams(BaseModel):
     vector_threshold: float = Field(0.0, ge=-1.0, le=1.0, description="min cosine for a dense hit")
     bm25_min_score: float = Field(0.0, ge=0.0, description="min BM25 score for a keyword hit")
     max_chunks: int = Field(12, ge=1, le=200, description="chunks returned by a search")
-    max_chunks_per_doc: int = Field(3, ge=1, le=50, description="at most this many per document")
+    max_chunks_per_doc: int = Field(3, ge=1, le=1000, description="at most this many per document")
     candidates: int = Field(20, ge=1, le=1000, description="top-N taken from each of BM25 and dense")
     tag_boost: float = Field(0.075, ge=0.0, le=0.5, description="score boost for tagged documents")
     rrf_k: int = Field(60, ge=1, description="Reciprocal Rank Fusion constant")

@@ -187,6 +187,47 @@ def stats() -> None:
     out.print(table)
 
 
+@app.command(name="eval")
+def eval_(
+    dataset: Annotated[
+        Path, typer.Argument(help="A BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/).")
+    ],
+    configs: Annotated[
+        str, typer.Option(help="Comma-separated presets; 'default' is always run.")
+    ] = "bm25,dense,hybrid",
+    split: Annotated[str, typer.Option(help="qrels split to evaluate.")] = "test",
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N queries (a quick run).")] = None,
+    output: Annotated[
+        Path | None, typer.Option(help="Folder for results.json, results.md, results.png.")
+    ] = None,
+    per_query: Annotated[bool, typer.Option("--per-query", help="Also write per_query.jsonl.")] = False,
+) -> None:
+    """Measure retrieval quality (nDCG, recall, MRR) and latency of several configurations."""
+    from shu.eval.build import open_eval_store
+    from shu.eval.configs import resolve
+    from shu.eval.dataset import load_dataset
+    from shu.eval.report import results_json, write_outputs
+    from shu.eval.runner import run_eval
+
+    with _kb() as kb:
+        chosen = resolve(configs)
+        loaded = load_dataset(dataset, split)
+        with _progress() as advance:
+            built = open_eval_store(loaded, kb.settings, kb.embedder, advance)
+            results = run_eval(loaded, chosen, built, kb.embedder, limit, advance)
+        built.store.close()
+        data = results_json(loaded, len(results[0].per_query), results)
+        folder = output or built.folder / "results"
+        write_outputs(data, results, loaded, folder, per_query)
+    if state.as_json:
+        _emit_json(data)
+        return
+    from shu.eval.report import markdown_table
+
+    out.print(markdown_table(data), highlight=False, markup=False)
+    out.print(f"written to {folder}", highlight=False, markup=False)
+
+
 @app.command()
 def bench(
     documents: Annotated[int, typer.Option(help="Documents for the ingestion benchmark.")] = 300,

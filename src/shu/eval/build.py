@@ -1,0 +1,120 @@
+"""An evaluation store built from a dataset, kept in a cache folder and reused while the corpus
+and the settings that shape the index are unchanged."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from shu.config.settings import Settings
+from shu.eval.dataset import Dataset, EvalDocument
+from shu.ingest.chunking import index_text
+from shu.models.embed.base import Embedder
+from shu.store.sqlite import SQLiteStore
+from shu.text import count_tokens
+from shu.types import Chunk, Document, Persona, PersonaConfig
+
+INDEX_VERSION = 1
+"""Raise when what is indexed for a dataset row changes."""
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class BuiltStore:
+    store: SQLiteStore
+    folder: Path
+    seconds: float
+    reused: bool
+
+
+def open_eval_store(
+    dataset: Dataset, settings: Settings, embedder: Embedder, progress: Progress | None = None
+) -> BuiltStore:
+    key = hashlib.sha256(
+        json.dumps(
+            [dataset.corpus_sha256, embedder.name, INDEX_VERSION, settings.embedder.max_tokens]
+        ).encode()
+    ).hexdigest()[:16]
+    folder = settings.home / "eval-cache" / f"{dataset.name}-{key}"
+    marker = folder / "build.json"
+    if marker.is_file():
+        built = json.loads(marker.read_text())
+        return BuiltStore(SQLiteStore(folder / "shu.db"), folder, float(built["seconds"]), reused=True)
+    shutil.rmtree(folder, ignore_errors=True)  # an interrupted build starts over
+    folder.mkdir(parents=True)
+    store = SQLiteStore(folder / "shu.db")
+    started = time.perf_counter()
+    _ingest(dataset, store, embedder, progress or (lambda stage, done, total: None))
+    seconds = time.perf_counter() - started
+    marker.write_text(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "dataset": dataset.name,
+                "chunks": dataset.chunk_count,
+                "embedder": embedder.name,
+            }
+        )
+    )
+    return BuiltStore(store, folder, seconds, reused=False)
+
+
+def _ingest(dataset: Dataset, store: SQLiteStore, embedder: Embedder, progress: Progress) -> None:
+    for slug in dataset.personas:
+        config = PersonaConfig(slug=slug, display_name=slug)
+        store.upsert_persona(Persona(slug=slug, display_name=slug, config=config))
+    batch: list[tuple[Document, list[Chunk]]] = []
+    done = 0
+    for doc in dataset.documents:
+        batch.append((_document(dataset, doc), _chunks(doc)))
+        if sum(len(c) for _, c in batch) >= 256:
+            done += _write(batch, store, embedder)
+            progress("embed corpus", done, dataset.chunk_count)
+    done += _write(batch, store, embedder)
+    progress("embed corpus", done, dataset.chunk_count)
+
+
+def _write(batch: list[tuple[Document, list[Chunk]]], store: SQLiteStore, embedder: Embedder) -> int:
+    texts = [chunk.index_text for _, chunks in batch for chunk in chunks]
+    vectors = embedder.embed_documents(texts)
+    offset = 0
+    for doc, chunks in batch:
+        store.replace_document(doc, chunks, vectors[offset : offset + len(chunks)], embedder.name)
+        offset += len(chunks)
+    batch.clear()
+    return len(texts)
+
+
+def _document(dataset: Dataset, doc: EvalDocument) -> Document:
+    tags = doc.meta.get("tags")
+    return Document(
+        id=doc.id,
+        title=doc.title,
+        personas=[doc.persona],
+        content_hash=doc.id,
+        path=f"{dataset.path}#{doc.id}",
+        date=str(doc.meta["date"]) if doc.meta.get("date") else None,
+        tags=[str(t) for t in tags] if isinstance(tags, list) else [],
+        meta={k: v for k, v in doc.meta.items() if k not in ("date", "tags")},
+    )
+
+
+def _chunks(doc: EvalDocument) -> list[Chunk]:
+    return [
+        Chunk(
+            id=chunk.id,
+            doc_id=doc.id,
+            ord=ord_,
+            section_path=chunk.section,
+            text=chunk.text,
+            index_text=index_text(doc.title, chunk.section, chunk.text),
+            token_count=count_tokens(chunk.text),
+        )
+        for ord_, chunk in enumerate(doc.chunks)
+    ]

@@ -1,0 +1,62 @@
+"""Named retrieval configurations compared by `shu eval`. Each later retrieval feature is one
+more preset here; `default` is always exactly what a user gets out of the box."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from shu.errors import ShuError
+from shu.types import RetrievalParams
+
+DEPTH = 100
+"""Results kept per query: enough for Recall@100."""
+
+
+class EvalConfig(BaseModel):
+    name: str
+    description: str
+    retriever: Literal["bm25", "dense", "hybrid"]
+    retrieval: RetrievalParams = Field(default_factory=RetrievalParams)
+
+
+_DEEP = {"candidates": DEPTH, "max_chunks": DEPTH, "max_chunks_per_doc": DEPTH}
+
+PRESETS: dict[str, EvalConfig] = {
+    config.name: config
+    for config in (
+        EvalConfig(
+            name="default",
+            description="out of the box: hybrid, persona defaults (20 a side, 12 results, 3 a document)",
+            retriever="hybrid",
+        ),
+        EvalConfig(
+            name="bm25",
+            description="SQLite FTS5 BM25 alone (Porter stemming, stopwords dropped)",
+            retriever="bm25",
+            retrieval=RetrievalParams(**_DEEP),
+        ),
+        EvalConfig(
+            name="dense",
+            description="all-MiniLM-L6-v2 cosine alone",
+            retriever="dense",
+            retrieval=RetrievalParams(**_DEEP),
+        ),
+        EvalConfig(
+            name="hybrid",
+            description="BM25 top-100 + dense top-100, RRF k=60",
+            retriever="hybrid",
+            retrieval=RetrievalParams(**_DEEP),
+        ),
+    )
+}
+
+
+def resolve(names: str) -> list[EvalConfig]:
+    """`bm25,dense,hybrid` → presets, `default` always included (first)."""
+    wanted = ["default", *[n.strip() for n in names.split(",") if n.strip()]]
+    unknown = [n for n in wanted if n not in PRESETS]
+    if unknown:
+        raise ShuError(f"unknown eval config(s) {', '.join(unknown)} (known: {', '.join(PRESETS)})")
+    return [PRESETS[n] for n in dict.fromkeys(wanted)]

@@ -1,0 +1,94 @@
+"""`shu eval`: run every configuration over a dataset's queries and measure them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from shu.eval.build import BuiltStore
+from shu.eval.configs import DEPTH, EvalConfig
+from shu.eval.dataset import Dataset, EvalQuery
+from shu.eval.metrics import evaluate
+from shu.models.embed.base import Embedder
+from shu.retrieve.hybrid import HybridSearcher
+from shu.store.sqlite import SQLiteStore
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class ConfigResult:
+    config: EvalConfig
+    metrics: dict[str, float]
+    per_query: dict[str, dict[str, float]]
+    rankings: dict[str, list[str]]
+    latencies_ms: list[float] = field(default_factory=list)
+    ingest_seconds: float = 0.0
+    ingest_reused: bool = False
+
+    @property
+    def p50_ms(self) -> float:
+        return float(np.percentile(self.latencies_ms, 50)) if self.latencies_ms else 0.0
+
+    @property
+    def p95_ms(self) -> float:
+        return float(np.percentile(self.latencies_ms, 95)) if self.latencies_ms else 0.0
+
+
+def run_config(
+    config: EvalConfig,
+    dataset: Dataset,
+    queries: list[EvalQuery],
+    built: BuiltStore,
+    embedder: Embedder,
+    progress: Progress,
+) -> ConfigResult:
+    retrieve = _retriever(config, built.store, embedder)
+    rankings: dict[str, list[str]] = {}
+    latencies: list[float] = []
+    for done, query in enumerate(queries, start=1):
+        started = time.perf_counter()
+        rankings[query.id] = retrieve(query)
+        latencies.append((time.perf_counter() - started) * 1000)
+        progress(f"queries: {config.name}", done, len(queries))
+    qrels = {q.id: dataset.qrels[q.id] for q in queries}
+    metrics, per_query = evaluate(qrels, rankings)
+    return ConfigResult(config, metrics, per_query, rankings, latencies, built.seconds, built.reused)
+
+
+def _retriever(
+    config: EvalConfig, store: SQLiteStore, embedder: Embedder
+) -> Callable[[EvalQuery], list[str]]:
+    depth = config.retrieval.max_chunks if config.retriever == "hybrid" else DEPTH
+    if config.retriever == "bm25":
+        return lambda q: [s.chunk_id for s in store.search_keyword(q.text, q.persona, depth)]
+    if config.retriever == "dense":
+        return lambda q: [
+            s.chunk_id for s in store.search_vector(embedder.embed_query(q.text), q.persona, depth)
+        ]
+    searcher = HybridSearcher(store, embedder)
+    personas = {p.slug: p for p in store.list_personas()}
+
+    def hybrid(query: EvalQuery) -> list[str]:
+        persona = personas[query.persona]
+        return [h.chunk.id for h in searcher.search(query.text, persona, params=config.retrieval)]
+
+    return hybrid
+
+
+def run_eval(
+    dataset: Dataset,
+    configs: list[EvalConfig],
+    built: BuiltStore,
+    embedder: Embedder,
+    limit: int | None = None,
+    progress: Progress | None = None,
+) -> list[ConfigResult]:
+    """Every configuration over the same queries (the first `limit` of the split)."""
+    progress = progress or (lambda stage, done, total: None)
+    queries = dataset.queries[:limit] if limit else dataset.queries
+    embedder.embed_query("warm up")  # load the model outside the latency figures
+    return [run_config(config, dataset, queries, built, embedder, progress) for config in configs]

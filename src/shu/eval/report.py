@@ -70,7 +70,7 @@ def bar_chart(data: dict[str, Any], path: Path) -> None:
         bars = axis.bar(positions, values, width, label=metric)
         axis.bar_label(bars, fmt="%.3f", fontsize=7, rotation=90, padding=2)
     axis.set_xticks(np.arange(len(configs)) + width * (len(CHART_METRICS) - 1) / 2, configs)
-    axis.set_ylim(0, 1.12)
+    axis.set_ylim(0, 1.25)
     axis.set_title(f"{data['dataset']} ({data['split']}, {data['queries']} queries)")
     axis.legend(loc="upper left", ncols=len(CHART_METRICS), fontsize=8)
     figure.tight_layout()

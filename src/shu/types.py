@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,6 +19,8 @@ class RetrievalParams(BaseModel):
     candidates: int = Field(20, ge=1, le=1000, description="top-N taken from each of BM25 and dense")
     tag_boost: float = Field(0.075, ge=0.0, le=0.5, description="score boost for tagged documents")
     rrf_k: int = Field(60, ge=1, description="Reciprocal Rank Fusion constant")
+    fusion: Literal["rrf", "convex"] = Field("rrf", description="how BM25 and dense lists are fused")
+    convex_alpha: float = Field(0.5, ge=0.0, le=1.0, description="BM25's weight in convex fusion")
 
 
 class PersonaConfig(BaseModel):

@@ -27,3 +27,15 @@ def test_small_k_favours_the_top_ranks() -> None:
 
 def test_empty_lists() -> None:
     assert reciprocal_rank_fusion([[], []]) == []
+
+
+def test_convex_fusion_by_hand() -> None:
+    from shu.retrieve.fusion import convex_fusion
+
+    bm25 = [("a", 10.0), ("b", 5.0)]
+    dense = [("b", 0.8), ("c", 0.4)]
+    fused = dict(convex_fusion([bm25, dense], [0.5, 0.5]))
+    # a: 0.5*1.0 + 0.5*(dense floor 0.5) ; b: 0.5*0.5 + 0.5*1.0 ; c: 0.5*(bm25 floor 0.5) + 0.5*0.5
+    assert fused == pytest.approx({"a": 0.75, "b": 0.75, "c": 0.5})
+    assert [item for item, _ in convex_fusion([bm25, dense], [0.9, 0.1])][:1] == ["a"]
+    assert convex_fusion([[], []], [0.5, 0.5]) == []

@@ -49,6 +49,12 @@ PRESETS: dict[str, EvalConfig] = {
             retriever="hybrid",
             retrieval=RetrievalParams(**_DEEP),
         ),
+        EvalConfig(
+            name="hybrid-convex",
+            description="BM25 top-100 + dense top-100, scores divided by each list's best, 0.5/0.5",
+            retriever="hybrid",
+            retrieval=RetrievalParams(**_DEEP, fusion="convex", convex_alpha=0.5),
+        ),
     )
 }
 

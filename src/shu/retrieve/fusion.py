@@ -10,3 +10,24 @@ def reciprocal_rank_fusion(ranked_lists: list[list[str]], k: int = 60) -> list[t
         for rank, item in enumerate(ranked, start=1):
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
     return sorted(scores.items(), key=lambda pair: pair[1], reverse=True)
+
+
+def convex_fusion(
+    scored_lists: list[list[tuple[str, float]]], weights: list[float]
+) -> list[tuple[str, float]]:
+    """Weighted sum of scores, each list divided by its best score. An item missing from a list
+    gets that list's lowest normalised score (it ranked below everything the list returned)."""
+    normalised: list[dict[str, float]] = []
+    for scored in scored_lists:
+        best = max((score for _, score in scored), default=0.0)
+        scale = best if best > 0 else 1.0
+        normalised.append({item: score / scale for item, score in scored})
+    floors = [min(values.values(), default=0.0) for values in normalised]
+    items = list(dict.fromkeys(item for scored in scored_lists for item, _ in scored))
+    fused = {
+        item: sum(
+            w * values.get(item, floor) for w, values, floor in zip(weights, normalised, floors, strict=True)
+        )
+        for item in items
+    }
+    return sorted(fused.items(), key=lambda pair: pair[1], reverse=True)

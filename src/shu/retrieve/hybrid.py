@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from shu.models.embed.base import Embedder
-from shu.retrieve.fusion import reciprocal_rank_fusion
+from shu.retrieve.fusion import convex_fusion, reciprocal_rank_fusion
 from shu.store.base import ScoredChunk, Store
 from shu.types import Document, Persona, RetrievalParams, SearchHit
 
@@ -31,9 +31,7 @@ class HybridSearcher:
         if limit is not None and limit > params.candidates:
             params = params.model_copy(update={"candidates": limit})
         ranked = self._retrieve(query, persona.slug, params)
-        fused = reciprocal_rank_fusion(
-            [[s.chunk_id for s in ranked.keyword], [s.chunk_id for s in ranked.dense]], k=params.rrf_k
-        )
+        fused = _fuse(ranked, params)
         hits = self._hits(fused, ranked, persona, params)
         return _cap_per_document(hits, params.max_chunks_per_doc)[: limit or params.max_chunks]
 
@@ -81,6 +79,17 @@ class HybridSearcher:
             )
         hits.sort(key=lambda hit: hit.score, reverse=True)
         return hits
+
+
+def _fuse(ranked: _Ranked, params: RetrievalParams) -> list[tuple[str, float]]:
+    if params.fusion == "convex":
+        return convex_fusion(
+            [[(s.chunk_id, s.score) for s in ranked.keyword], [(s.chunk_id, s.score) for s in ranked.dense]],
+            [params.convex_alpha, 1.0 - params.convex_alpha],
+        )
+    return reciprocal_rank_fusion(
+        [[s.chunk_id for s in ranked.keyword], [s.chunk_id for s in ranked.dense]], k=params.rrf_k
+    )
 
 
 def _carries_persona_tag(doc: Document, persona_tags: set[str]) -> bool:

@@ -228,6 +228,27 @@ def eval_(
     out.print(f"written to {folder}", highlight=False, markup=False)
 
 
+@app.command(name="bench-peers")
+def bench_peers(
+    dataset: Annotated[Path, typer.Argument(help="A BEIR-format folder.")],
+    split: Annotated[str, typer.Option(help="qrels split.")] = "test",
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N queries.")] = None,
+) -> None:
+    """Shu's search beside bm25s + Chroma on the same corpus, vectors and queries."""
+    from shu.eval.build import open_eval_store
+    from shu.eval.dataset import load_dataset
+    from shu.eval.peers import markdown, run_peers
+
+    with _kb() as kb:
+        loaded = load_dataset(dataset, split)
+        with _progress() as advance:
+            built = open_eval_store(loaded, kb.settings, kb.embedder, advance)
+        results = run_peers(loaded, built, kb.embedder, limit)
+        built.store.close()
+    queries = min(limit or len(loaded.queries), len(loaded.queries))
+    out.print(markdown(results, loaded, queries), highlight=False, markup=False)
+
+
 @app.command()
 def bench(
     documents: Annotated[int, typer.Option(help="Documents for the ingestion benchmark.")] = 300,

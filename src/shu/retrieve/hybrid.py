@@ -32,8 +32,7 @@ class HybridSearcher:
             params = params.model_copy(update={"candidates": limit})
         ranked = self._retrieve(query, persona.slug, params)
         fused = _fuse(ranked, params)
-        hits = self._hits(fused, ranked, persona, params)
-        return _cap_per_document(hits, params.max_chunks_per_doc)[: limit or params.max_chunks]
+        return self._hits(fused, ranked, persona, params, limit or params.max_chunks)
 
     def _retrieve(self, query: str, persona: str, params: RetrievalParams) -> _Ranked:
         # BM25 runs on a worker thread while the query is embedded and the vectors are scored:
@@ -49,35 +48,47 @@ class HybridSearcher:
         return _Ranked(keyword=keyword, dense=dense)
 
     def _hits(
-        self, fused: list[tuple[str, float]], ranked: _Ranked, persona: Persona, params: RetrievalParams
+        self,
+        fused: list[tuple[str, float]],
+        ranked: _Ranked,
+        persona: Persona,
+        params: RetrievalParams,
+        limit: int,
     ) -> list[SearchHit]:
-        chunks = self.store.get_chunks([chunk_id for chunk_id, _ in fused])
-        docs = self.store.get_documents(list({c.doc_id for c in chunks.values()}))
+        """Boost, order and cap on ids and scores alone; load the text of the survivors only."""
+        owners = self.store.chunk_documents([chunk_id for chunk_id, _ in fused])
+        docs = self.store.get_documents(list(set(owners.values())))
+        persona_tags = {tag.casefold() for tag in persona.config.tags}
+        boosted = {doc_id: _carries_persona_tag(doc, persona_tags) for doc_id, doc in docs.items()}
+        scored = [
+            (chunk_id, score * (1.0 + params.tag_boost) if boosted[owners[chunk_id]] else score)
+            for chunk_id, score in fused
+            if chunk_id in owners
+            and owners[chunk_id] in docs
+            and persona.slug in docs[owners[chunk_id]].personas
+        ]
+        scored.sort(key=lambda pair: pair[1], reverse=True)
+        kept = _cap_per_document(scored, owners, params.max_chunks_per_doc)[:limit]
+        chunks = self.store.get_chunks([chunk_id for chunk_id, _ in kept])
         keyword = {s.chunk_id: (rank, s.score) for rank, s in enumerate(ranked.keyword, start=1)}
         dense = {s.chunk_id: (rank, s.score) for rank, s in enumerate(ranked.dense, start=1)}
-        persona_tags = {tag.casefold() for tag in persona.config.tags}
         hits: list[SearchHit] = []
-        for chunk_id, score in fused:
-            chunk = chunks.get(chunk_id)
-            doc = docs.get(chunk.doc_id) if chunk else None
-            if chunk is None or doc is None or persona.slug not in doc.personas:
-                continue
-            boosted = _carries_persona_tag(doc, persona_tags)
+        for chunk_id, score in kept:
+            doc = docs[owners[chunk_id]]
             hits.append(
                 SearchHit(
-                    chunk=chunk,
+                    chunk=chunks[chunk_id],
                     doc_title=doc.title,
                     doc_source_url=doc.source_url,
                     doc_date=doc.date,
-                    score=score * (1.0 + params.tag_boost) if boosted else score,
+                    score=score,
                     bm25_rank=keyword.get(chunk_id, (None, None))[0],
                     bm25_score=keyword.get(chunk_id, (None, None))[1],
                     dense_rank=dense.get(chunk_id, (None, None))[0],
                     dense_score=dense.get(chunk_id, (None, None))[1],
-                    tag_boosted=boosted,
+                    tag_boosted=boosted[doc.id],
                 )
             )
-        hits.sort(key=lambda hit: hit.score, reverse=True)
         return hits
 
 
@@ -96,12 +107,14 @@ def _carries_persona_tag(doc: Document, persona_tags: set[str]) -> bool:
     return bool(persona_tags) and any(tag.casefold() in persona_tags for tag in doc.tags)
 
 
-def _cap_per_document(hits: list[SearchHit], per_doc: int) -> list[SearchHit]:
+def _cap_per_document(
+    scored: list[tuple[str, float]], owners: dict[str, str], per_doc: int
+) -> list[tuple[str, float]]:
     counts: dict[str, int] = {}
-    kept: list[SearchHit] = []
-    for hit in hits:
-        seen = counts.get(hit.chunk.doc_id, 0)
-        if seen < per_doc:
-            kept.append(hit)
-            counts[hit.chunk.doc_id] = seen + 1
+    kept: list[tuple[str, float]] = []
+    for chunk_id, score in scored:
+        doc_id = owners[chunk_id]
+        if counts.get(doc_id, 0) < per_doc:
+            kept.append((chunk_id, score))
+            counts[doc_id] = counts.get(doc_id, 0) + 1
     return kept

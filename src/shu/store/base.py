@@ -53,6 +53,10 @@ class Store(Protocol):
 
     def get_chunks(self, chunk_ids: list[str]) -> dict[str, Chunk]: ...
 
+    def chunk_documents(self, chunk_ids: list[str]) -> dict[str, str]:
+        """chunk id → id of the document it belongs to (unknown ids are left out)."""
+        ...
+
     def list_chunks(self, doc_id: str) -> list[Chunk]:
         """A document's chunks in reading order."""
         ...

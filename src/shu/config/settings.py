@@ -27,6 +27,23 @@ class EmbedderSettings(BaseModel):
     timeout_s: float = Field(60.0, gt=0)
 
 
+class LLMSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    provider: Literal["none", "openai", "anthropic"] = "none"
+    model: str | None = None
+    base_url: str | None = Field(
+        None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1"
+    )
+    api_key_env: str | None = Field(None, description="environment variable holding the key")
+    timeout_s: float = Field(60.0, gt=0)
+    max_retries: int = Field(3, ge=0, le=10)
+    concurrency: int = Field(4, ge=1, le=64)
+    price_in_per_mtok: float = Field(0.0, ge=0, description="USD per million prompt tokens")
+    price_out_per_mtok: float = Field(0.0, ge=0, description="USD per million completion tokens")
+    cache: bool = True
+
+
 class ChunkingSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -50,6 +67,7 @@ class Settings(BaseModel):
     home: Path = Path(".shu")
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
 
     @property

@@ -1,0 +1,177 @@
+"""What every LLM call goes through: cache, concurrency limit, retries with backoff, token and
+cost accounting, and structured output validated with pydantic (retried once, then refused)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from shu.errors import ShuError
+from shu.models.llm.base import LLM, ChatResult, LLMError, Message
+from shu.models.llm.cache import ResponseCache, cache_key
+
+T = TypeVar("T", bound=BaseModel)
+Check = Callable[[Any], list[str]]
+"""Extra validation: returns the problems found (empty when the value is acceptable)."""
+
+
+class StructuredOutputError(ShuError):
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("the model's output failed validation: " + "; ".join(problems))
+        self.problems = problems
+
+
+@dataclass
+class Accounting:
+    price_in_per_mtok: float = 0.0
+    price_out_per_mtok: float = 0.0
+    calls: int = 0
+    cached: int = 0
+    failures: int = 0
+    invalid: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def cost_usd(self) -> float:
+        return (
+            self.prompt_tokens * self.price_in_per_mtok + self.completion_tokens * self.price_out_per_mtok
+        ) / 1e6
+
+    def record(self, result: ChatResult, seconds: float) -> None:
+        with self._lock:
+            self.calls += 1
+            self.prompt_tokens += result.usage.prompt_tokens
+            self.completion_tokens += result.usage.completion_tokens
+            self.seconds += seconds
+
+    def count(self, what: str) -> None:
+        with self._lock:
+            setattr(self, what, getattr(self, what) + 1)
+
+
+@dataclass
+class Structured(Generic[T]):
+    value: T
+    attempts: int
+    result: ChatResult
+
+
+class LLMClient:
+    def __init__(
+        self,
+        provider: LLM,
+        cache: ResponseCache | None = None,
+        max_retries: int = 3,
+        backoff_s: float = 1.0,
+        concurrency: int = 4,
+        accounting: Accounting | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.provider = provider
+        self.cache = cache
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self.accounting = accounting or Accounting()
+        self._slots = threading.BoundedSemaphore(concurrency)
+        self._sleep = sleep
+
+    @property
+    def name(self) -> str:
+        return self.provider.name
+
+    def complete(self, prompt: str, max_tokens: int = 512, temperature: float = 0.0) -> ChatResult:
+        return self.chat([Message(role="user", content=prompt)], max_tokens, temperature)
+
+    def chat(
+        self,
+        messages: list[Message],
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        json_schema: dict[str, Any] | None = None,
+    ) -> ChatResult:
+        key = cache_key(
+            self.provider.name,
+            [m.model_dump() for m in messages],
+            {"max_tokens": max_tokens, "temperature": temperature, "schema": json_schema},
+        )
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            self.accounting.count("cached")
+            return hit
+        result = self._call_with_retries(messages, max_tokens, temperature, json_schema)
+        if self.cache is not None:
+            self.cache.put(key, result)
+        return result
+
+    def structured(
+        self,
+        messages: list[Message],
+        schema: type[T],
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        check: Check | None = None,
+        attempts: int = 2,
+    ) -> Structured[T]:
+        """JSON in the shape of `schema`, validated by pydantic and by `check`. An invalid answer
+        is asked for again once, with the problems named; then StructuredOutputError."""
+        json_schema = schema.model_json_schema()
+        conversation = list(messages)
+        problems: list[str] = []
+        for attempt in range(1, attempts + 1):
+            result = self.chat(conversation, max_tokens, temperature, json_schema)
+            value, problems = _parse(result.text, schema, check)
+            if value is not None:
+                return Structured(value=value, attempts=attempt, result=result)
+            self.accounting.count("invalid")
+            conversation = [
+                *messages,
+                Message(role="assistant", content=result.text[:2000]),
+                Message(
+                    role="user",
+                    content="That answer is invalid: "
+                    + "; ".join(problems)[:500]
+                    + ". Reply again with only the JSON object.",
+                ),
+            ]
+        raise StructuredOutputError(problems)
+
+    def _call_with_retries(
+        self, messages: list[Message], max_tokens: int, temperature: float, json_schema: dict[str, Any] | None
+    ) -> ChatResult:
+        for attempt in range(self.max_retries + 1):
+            try:
+                with self._slots:
+                    started = time.perf_counter()
+                    result = self.provider.chat(messages, max_tokens, temperature, json_schema)
+                self.accounting.record(result, time.perf_counter() - started)
+                return result
+            except LLMError as exc:
+                if not exc.retryable or attempt == self.max_retries:
+                    self.accounting.count("failures")
+                    raise
+                self._sleep(self.backoff_s * 2**attempt)
+        raise AssertionError("unreachable")
+
+
+def _parse(text: str, schema: type[T], check: Check | None) -> tuple[T | None, list[str]]:
+    start = text.find("{")
+    if start < 0:
+        return None, ["no JSON object in the answer"]
+    try:
+        data, _ = json.JSONDecoder().raw_decode(text[start:])
+    except json.JSONDecodeError as exc:
+        return None, [f"not valid JSON ({exc.msg})"]
+    try:
+        value = schema.model_validate(data)
+    except ValidationError as exc:
+        return None, [f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}" for e in exc.errors()[:5]]
+    problems = check(value) if check else []
+    return (None, problems) if problems else (value, [])

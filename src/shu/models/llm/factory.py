@@ -1,0 +1,37 @@
+"""The LLM named in settings, or None when none is configured."""
+
+from __future__ import annotations
+
+import os
+
+from shu.config.settings import LLMSettings
+from shu.errors import ConfigError
+from shu.models.llm.anthropic import AnthropicLLM
+from shu.models.llm.cache import ResponseCache
+from shu.models.llm.client import Accounting, LLMClient
+from shu.models.llm.openai_compat import OpenAICompatibleLLM
+
+
+def create_llm(settings: LLMSettings, cache: ResponseCache | None = None) -> LLMClient | None:
+    if settings.provider == "none":
+        return None
+    if not settings.model:
+        raise ConfigError(f"llm.provider={settings.provider} needs llm.model")
+    api_key = os.environ.get(settings.api_key_env) if settings.api_key_env else None
+    if settings.provider == "openai":
+        if not settings.base_url:
+            raise ConfigError("llm.provider=openai needs llm.base_url (e.g. http://127.0.0.1:8080/v1)")
+        provider = OpenAICompatibleLLM(settings.base_url, settings.model, api_key, settings.timeout_s)
+    else:
+        if not api_key:
+            raise ConfigError(f"llm.provider=anthropic needs the key in ${settings.api_key_env}")
+        provider = AnthropicLLM(
+            settings.model, api_key, settings.base_url or "https://api.anthropic.com/v1", settings.timeout_s
+        )
+    return LLMClient(
+        provider,
+        cache=cache,
+        max_retries=settings.max_retries,
+        concurrency=settings.concurrency,
+        accounting=Accounting(settings.price_in_per_mtok, settings.price_out_per_mtok),
+    )

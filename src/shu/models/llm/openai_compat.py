@@ -1,0 +1,86 @@
+"""OpenAI-compatible `/chat/completions` over httpx: OpenAI, Ollama, vLLM, LM Studio and
+`llama_cpp.server` all speak it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from shu.models.llm.base import ChatResult, LLMError, Message, Usage
+
+
+class OpenAICompatibleLLM:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        timeout_s: float = 60.0,
+        client: httpx.Client | None = None,
+    ) -> None:
+        self.model = model
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = client or httpx.Client(
+            base_url=base_url.rstrip("/") + "/", headers=headers, timeout=timeout_s
+        )
+
+    @property
+    def name(self) -> str:
+        return f"openai:{self.model}"
+
+    def chat(
+        self,
+        messages: list[Message],
+        max_tokens: int,
+        temperature: float,
+        json_schema: dict[str, Any] | None = None,
+    ) -> ChatResult:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [m.model_dump() for m in messages],
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+        }
+        if json_schema is not None:
+            # OpenAI's form; llama.cpp's server and vLLM accept it too.
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "answer", "schema": json_schema, "strict": True},
+            }
+        payload = _post(self._client, "chat/completions", body)
+        try:
+            choice = payload["choices"][0]
+            usage = payload.get("usage") or {}
+            return ChatResult(
+                text=choice["message"]["content"] or "",
+                model=str(payload.get("model") or self.model),
+                usage=Usage(
+                    prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                    completion_tokens=int(usage.get("completion_tokens") or 0),
+                ),
+                finish_reason=choice.get("finish_reason"),
+            )
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            raise LLMError(
+                f"{self.name}: unexpected response body ({exc.__class__.__name__}: {exc})"
+            ) from exc
+
+
+def _post(
+    client: httpx.Client, path: str, body: dict[str, Any], headers: dict[str, str] | None = None
+) -> Any:
+    try:
+        response = client.post(path, json=body, headers=headers)
+    except httpx.TimeoutException as exc:
+        raise LLMError(f"{client.base_url}{path}: timed out", retryable=True) from exc
+    except httpx.HTTPError as exc:
+        raise LLMError(f"{client.base_url}{path}: {exc.__class__.__name__}: {exc}", retryable=True) from exc
+    if response.status_code >= 400:
+        retryable = response.status_code in (408, 409, 429) or response.status_code >= 500
+        detail = response.text[:200].replace("\n", " ")
+        raise LLMError(f"{client.base_url}{path}: HTTP {response.status_code} {detail}", retryable=retryable)
+    try:
+        return response.json()
+    except ValueError as exc:
+        raise LLMError(f"{client.base_url}{path}: response is not JSON") from exc

@@ -121,3 +121,67 @@ def citation_key(doc_id: str, section_path: str) -> str:
     a heading would end the citation early, so they are written as parentheses."""
     section = section_path.replace("[", "(").replace("]", ")")
     return f"[^{doc_id}:{section}]"
+
+
+# -- ingestion-time intelligence (issue 4) ------------------------------------------------------
+
+
+class Provenance(BaseModel):
+    """Who made an artifact and how: `extractive` (no LLM) or `llm:<provider:model>`."""
+
+    method: str
+    prompt_version: str | None = None
+    quality: float | None = None
+    seconds: float = 0.0
+    tokens: int = 0
+
+
+class Entity(BaseModel):
+    name: str
+    kind: Literal["person", "organization", "email", "date", "amount", "concept", "place", "other"]
+
+
+class Participant(BaseModel):
+    name: str
+    role: Literal["author", "recipient", "subject", "mentioned", "decision_maker"]
+    email: str | None = None
+
+
+class TemporalScope(BaseModel):
+    start: str | None = None
+    end: str | None = None
+
+
+class CapabilityManifest(BaseModel):
+    answers_questions_about: list[str] = Field(default_factory=list)
+    provides_information_type: list[str] = Field(default_factory=list)
+    authority_level: Literal["authoritative", "informative", "informal", "unknown"] = "unknown"
+    completeness: Literal["complete", "partial", "fragment"] = "partial"
+    question_domains: list[str] = Field(default_factory=list)
+
+
+class DocumentProfile(BaseModel):
+    doc_id: str
+    synopsis: str
+    document_type: Literal["narrative", "transactional", "technical", "conversational", "reference", "other"]
+    entities: list[Entity] = Field(default_factory=list)
+    temporal_scope: TemporalScope = Field(default_factory=TemporalScope)
+    manifest: CapabilityManifest = Field(default_factory=CapabilityManifest)
+    participants: list[Participant] = Field(default_factory=list)
+    projects: list[str] = Field(default_factory=list)
+    provenance: Provenance
+
+
+class SynthesizedQuestion(BaseModel):
+    id: str
+    doc_id: str
+    text: str
+    provenance: Provenance
+
+
+class ChunkProfile(BaseModel):
+    chunk_id: str
+    summary: str
+    keywords: list[str] = Field(default_factory=list)
+    topics: list[str] = Field(default_factory=list)
+    provenance: Provenance

@@ -69,6 +69,7 @@ class Chunk(BaseModel):
     text: str
     index_text: str
     token_count: int
+    context: str = ""
 
 
 class SearchHit(BaseModel):
@@ -185,3 +186,11 @@ class ChunkProfile(BaseModel):
     keywords: list[str] = Field(default_factory=list)
     topics: list[str] = Field(default_factory=list)
     provenance: Provenance
+
+
+class Enrichment(BaseModel):
+    """Everything ingestion-time intelligence wrote about one document, stored with it."""
+
+    profile: DocumentProfile | None = None
+    questions: list[SynthesizedQuestion] = Field(default_factory=list)
+    chunk_profiles: list[ChunkProfile] = Field(default_factory=list)

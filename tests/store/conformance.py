@@ -8,7 +8,17 @@ import pytest
 
 from shu.errors import StoreError
 from shu.store.base import Store
-from shu.types import Chunk, Document, Persona, PersonaConfig
+from shu.types import (
+    Chunk,
+    ChunkProfile,
+    Document,
+    DocumentProfile,
+    Enrichment,
+    Persona,
+    PersonaConfig,
+    Provenance,
+    SynthesizedQuestion,
+)
 
 DIM = 8
 
@@ -200,3 +210,73 @@ class StoreConformance:
         stats = filled.stats()
         assert (stats.personas, stats.documents, stats.chunks, stats.vectors) == (2, 3, 4, 4)
         assert stats.embedder == "test-embedder" and stats.size_bytes > 0
+
+    # -- enrichment ---------------------------------------------------------------------------
+
+    def _enrich(self, store: Store, doc_id: str, personas: list[str], questions: list[str]) -> Enrichment:
+        provenance = Provenance(method="extractive")
+        enrichment = Enrichment(
+            profile=DocumentProfile(
+                doc_id=doc_id, synopsis=f"About {doc_id}.", document_type="technical", provenance=provenance
+            ),
+            questions=[
+                SynthesizedQuestion(id=f"{doc_id}?{i}", doc_id=doc_id, text=t, provenance=provenance)
+                for i, t in enumerate(questions)
+            ],
+            chunk_profiles=[
+                ChunkProfile(chunk_id=f"{doc_id}#0", summary="s", keywords=["k"], provenance=provenance)
+            ],
+        )
+        qvectors = (
+            vectors(*[unit(*([0.0] * i + [1.0])) for i in range(len(questions))]) if questions else None
+        )
+        store.replace_document(
+            document(doc_id, personas),
+            chunks(doc_id, ["text of " + doc_id]),
+            vectors(unit(1)),
+            "test-embedder",
+            enrichment,
+            qvectors,
+        )
+        return enrichment
+
+    def test_enrichment_is_stored_with_its_document(self, filled: Store) -> None:
+        enrichment = self._enrich(filled, "e1", ["alpha"], ["What does e1 cost?", "Who wrote e1?"])
+        assert filled.get_profile("e1") == enrichment.profile
+        assert [q.text for q in filled.list_questions("e1")] == ["What does e1 cost?", "Who wrote e1?"]
+        assert filled.get_chunk_profiles(["e1#0", "nope"])["e1#0"].keywords == ["k"]
+        stats = filled.enrichment_stats()
+        assert stats["profiles"] == {"extractive": 1} and stats["questions"] == {"extractive": 2}
+
+    def test_questions_are_searched_within_the_persona(self, filled: Store) -> None:
+        self._enrich(filled, "e1", ["alpha"], ["What does e1 cost?", "Who wrote e1?"])
+        self._enrich(filled, "e2", ["beta"], ["What does e2 cost?"])
+        found = filled.search_questions(unit(0, 1), "alpha", 5)
+        assert [(q.question_id, q.doc_id) for q in found][:1] == [("e1?1", "e1")]
+        assert {q.doc_id for q in filled.search_questions(unit(1), "beta", 5)} == {"e2"}
+
+    def test_replacing_or_deleting_a_document_drops_its_enrichment(self, filled: Store) -> None:
+        self._enrich(filled, "e1", ["alpha"], ["What does e1 cost?"])
+        filled.replace_document(
+            document("e1", ["alpha"]), chunks("e1", ["new"]), vectors(unit(1)), "test-embedder"
+        )
+        assert filled.get_profile("e1") is None and filled.list_questions("e1") == []
+        assert filled.search_questions(unit(1), "alpha", 5) == []
+        self._enrich(filled, "e1", ["alpha"], ["What does e1 cost?"])
+        filled.delete_document("e1")
+        assert filled.enrichment_stats()["questions"] == {}
+
+    def test_question_vectors_must_match_the_questions(self, filled: Store) -> None:
+        provenance = Provenance(method="extractive")
+        enrichment = Enrichment(
+            questions=[SynthesizedQuestion(id="x?0", doc_id="x", text="q", provenance=provenance)]
+        )
+        with pytest.raises(StoreError, match="questions"):
+            filled.replace_document(
+                document("x", ["alpha"]),
+                chunks("x", ["t"]),
+                vectors(unit(1)),
+                "test-embedder",
+                enrichment,
+                None,
+            )

@@ -11,12 +11,28 @@ from typing import Protocol
 
 import numpy as np
 
-from shu.types import Chunk, Document, Persona
+from shu.types import (
+    Chunk,
+    ChunkProfile,
+    Document,
+    DocumentProfile,
+    Enrichment,
+    Persona,
+    SynthesizedQuestion,
+)
 
 
 @dataclass(frozen=True)
 class ScoredChunk:
     chunk_id: str
+    score: float
+
+
+@dataclass(frozen=True)
+class ScoredQuestion:
+    question_id: str
+    doc_id: str
+    text: str
     score: float
 
 
@@ -44,9 +60,30 @@ class Store(Protocol):
     def list_documents(self, persona: str | None = None) -> list[Document]: ...
 
     def replace_document(
-        self, doc: Document, chunks: list[Chunk], vectors: np.ndarray, embedder: str
+        self,
+        doc: Document,
+        chunks: list[Chunk],
+        vectors: np.ndarray,
+        embedder: str,
+        enrichment: Enrichment | None = None,
+        question_vectors: np.ndarray | None = None,
     ) -> None:
-        """Insert or atomically replace a document with its chunks and their vectors."""
+        """Insert or atomically replace a document with its chunks, their vectors, and what
+        enrichment wrote about it (one question vector per synthesized question)."""
+        ...
+
+    def get_profile(self, doc_id: str) -> DocumentProfile | None: ...
+
+    def list_questions(self, doc_id: str) -> list[SynthesizedQuestion]: ...
+
+    def get_chunk_profiles(self, chunk_ids: list[str]) -> dict[str, ChunkProfile]: ...
+
+    def search_questions(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredQuestion]:
+        """Synthesized questions of the persona's documents, by cosine, best first."""
+        ...
+
+    def enrichment_stats(self) -> dict[str, dict[str, int]]:
+        """artifact → method → count, plus chunks with a context prefix."""
         ...
 
     def delete_document(self, doc_id: str) -> bool: ...

@@ -18,13 +18,23 @@ from pathlib import Path
 import numpy as np
 
 from shu.errors import StoreError
-from shu.store.base import ScoredChunk, StoreStats
+from shu.store.base import ScoredChunk, ScoredQuestion, StoreStats
 from shu.store.sqlite_schema import MIGRATIONS
 from shu.store.vectors import VectorIndex
 from shu.text import content_words
-from shu.types import Chunk, Document, Persona, PersonaConfig
+from shu.types import (
+    Chunk,
+    ChunkProfile,
+    Document,
+    DocumentProfile,
+    Enrichment,
+    Persona,
+    PersonaConfig,
+    Provenance,
+    SynthesizedQuestion,
+)
 
-_CHUNK_COLUMNS = "c.id, c.doc_id, c.ord, c.section_path, c.text, c.index_text, c.token_count"
+_CHUNK_COLUMNS = "c.id, c.doc_id, c.ord, c.section_path, c.text, c.index_text, c.token_count, c.context"
 
 
 class SQLiteStore:
@@ -42,6 +52,7 @@ class SQLiteStore:
         self._lock = threading.RLock()
         self._keyword_lock = threading.Lock()
         self._indexes: dict[str, VectorIndex] = {}
+        self._question_indexes: dict[str, tuple[VectorIndex, dict[str, str], dict[str, str]]] = {}
         self._documents: dict[str, Document] = {}
         self._seen_version = self._data_version()
 
@@ -143,10 +154,21 @@ class SQLiteStore:
         return [_document(row) for row in rows]
 
     def replace_document(
-        self, doc: Document, chunks: list[Chunk], vectors: np.ndarray, embedder: str
+        self,
+        doc: Document,
+        chunks: list[Chunk],
+        vectors: np.ndarray,
+        embedder: str,
+        enrichment: Enrichment | None = None,
+        question_vectors: np.ndarray | None = None,
     ) -> None:
         if len(chunks) != len(vectors):
             raise StoreError(f"{doc.id}: {len(chunks)} chunks but {len(vectors)} vectors")
+        questions = enrichment.questions if enrichment else []
+        if len(questions) != (0 if question_vectors is None else len(question_vectors)):
+            raise StoreError(
+                f"{doc.id}: {len(questions)} questions but a different number of question vectors"
+            )
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         with self._lock, self._write():
             self._check_embedder(embedder, vectors.shape[1] if len(vectors) else None)
@@ -161,8 +183,8 @@ class SQLiteStore:
             )
             for chunk, vector in zip(chunks, vectors, strict=True):
                 cursor = self._db.execute(
-                    "INSERT INTO chunks(id, doc_id, ord, section_path, text, index_text, token_count) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO chunks(id, doc_id, ord, section_path, text, index_text, token_count, "
+                    "context) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         chunk.id,
                         doc.id,
@@ -171,6 +193,7 @@ class SQLiteStore:
                         chunk.text,
                         chunk.index_text,
                         chunk.token_count,
+                        chunk.context,
                     ),
                 )
                 rowid = cursor.lastrowid
@@ -180,6 +203,118 @@ class SQLiteStore:
                 self._db.execute(
                     "INSERT INTO chunk_vectors(chunk_rowid, vector) VALUES (?, ?)", (rowid, vector.tobytes())
                 )
+            if enrichment is not None:
+                self._write_enrichment(doc.id, enrichment, question_vectors)
+
+    def _write_enrichment(
+        self, doc_id: str, enrichment: Enrichment, question_vectors: np.ndarray | None
+    ) -> None:
+        if enrichment.profile is not None:
+            provenance = enrichment.profile.provenance
+            self._db.execute(
+                "INSERT INTO document_profiles(doc_id, profile_json, method, prompt_version) "
+                "VALUES (?, ?, ?, ?)",
+                (doc_id, enrichment.profile.model_dump_json(), provenance.method, provenance.prompt_version),
+            )
+        if question_vectors is not None:
+            question_vectors = np.ascontiguousarray(question_vectors, dtype=np.float32)
+            for question, vector in zip(enrichment.questions, question_vectors, strict=True):
+                cursor = self._db.execute(
+                    "INSERT INTO questions(id, doc_id, text, method, prompt_version) VALUES (?, ?, ?, ?, ?)",
+                    (
+                        question.id,
+                        doc_id,
+                        question.text,
+                        question.provenance.method,
+                        question.provenance.prompt_version,
+                    ),
+                )
+                self._db.execute(
+                    "INSERT INTO question_vectors(question_rowid, vector) VALUES (?, ?)",
+                    (cursor.lastrowid, vector.tobytes()),
+                )
+        self._db.executemany(
+            "INSERT INTO chunk_profiles(chunk_id, profile_json, method, prompt_version) VALUES (?, ?, ?, ?)",
+            [
+                (p.chunk_id, p.model_dump_json(), p.provenance.method, p.provenance.prompt_version)
+                for p in enrichment.chunk_profiles
+            ],
+        )
+
+    def get_profile(self, doc_id: str) -> DocumentProfile | None:
+        row = self._db.execute(
+            "SELECT profile_json FROM document_profiles WHERE doc_id = ?", (doc_id,)
+        ).fetchone()
+        return DocumentProfile.model_validate_json(row[0]) if row else None
+
+    def list_questions(self, doc_id: str) -> list[SynthesizedQuestion]:
+        rows = self._db.execute(
+            "SELECT id, text, method, prompt_version FROM questions WHERE doc_id = ? ORDER BY rowid",
+            (doc_id,),
+        ).fetchall()
+        return [
+            SynthesizedQuestion(
+                id=r[0], doc_id=doc_id, text=r[1], provenance=Provenance(method=r[2], prompt_version=r[3])
+            )
+            for r in rows
+        ]
+
+    def get_chunk_profiles(self, chunk_ids: list[str]) -> dict[str, ChunkProfile]:
+        found: dict[str, ChunkProfile] = {}
+        for batch in _batches(list(dict.fromkeys(chunk_ids))):
+            marks = ",".join("?" * len(batch))
+            for chunk_id, blob in self._db.execute(
+                f"SELECT chunk_id, profile_json FROM chunk_profiles WHERE chunk_id IN ({marks})", batch
+            ):
+                found[chunk_id] = ChunkProfile.model_validate_json(blob)
+        return found
+
+    def search_questions(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredQuestion]:
+        index, owners, texts = self._question_index(persona)
+        return [
+            ScoredQuestion(question_id=qid, doc_id=owners[qid], text=texts[qid], score=score)
+            for qid, score in index.search(vector, limit)
+        ]
+
+    def _question_index(self, persona: str) -> tuple[VectorIndex, dict[str, str], dict[str, str]]:
+        with self._lock:
+            self._check_version()
+            cached = self._question_indexes.get(persona)
+            if cached is None:
+                rows = self._db.execute(
+                    "SELECT q.id, q.doc_id, q.text, v.vector FROM document_personas dp "
+                    "JOIN questions q ON q.doc_id = dp.doc_id "
+                    "JOIN question_vectors v ON v.question_rowid = q.rowid "
+                    "WHERE dp.persona = ? ORDER BY q.rowid",
+                    (persona,),
+                ).fetchall()
+                matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32)
+                index = VectorIndex(
+                    matrix.reshape(len(rows), -1) if rows else matrix.reshape(0, 0),
+                    [r[0] for r in rows],
+                    exact_limit=self.exact_vector_limit,
+                )
+                cached = (index, {r[0]: r[1] for r in rows}, {r[0]: r[2] for r in rows})
+                self._question_indexes[persona] = cached
+            return cached
+
+    def enrichment_stats(self) -> dict[str, dict[str, int]]:
+        stats: dict[str, dict[str, int]] = {}
+        for artifact, table in (
+            ("profiles", "document_profiles"),
+            ("questions", "questions"),
+            ("chunk_profiles", "chunk_profiles"),
+        ):
+            stats[artifact] = dict(
+                self._db.execute(f"SELECT method, count(*) FROM {table} GROUP BY method").fetchall()
+            )
+        stats["context_prefixes"] = {
+            "chunks with": self._db.execute("SELECT count(*) FROM chunks WHERE context != ''").fetchone()[0],
+            "chunks without": self._db.execute("SELECT count(*) FROM chunks WHERE context = ''").fetchone()[
+                0
+            ],
+        }
+        return stats
 
     def delete_document(self, doc_id: str) -> bool:
         with self._lock, self._write():
@@ -299,6 +434,7 @@ class SQLiteStore:
 
     def _forget(self) -> None:
         self._indexes.clear()
+        self._question_indexes.clear()
         self._documents.clear()
 
     def _data_version(self) -> int:
@@ -372,6 +508,7 @@ def _chunk(row: tuple) -> Chunk:  # type: ignore[type-arg]
         text=row[4],
         index_text=row[5],
         token_count=row[6],
+        context=row[7],
     )
 
 

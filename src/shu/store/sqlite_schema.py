@@ -55,4 +55,42 @@ MIGRATIONS: list[str] = [
         index_text, tokenize = 'porter unicode61 remove_diacritics 2'
     );
     """,
+    # 2: ingestion-time intelligence: profiles, synthesized questions, chunk profiles, relationships
+    """
+    CREATE TABLE document_profiles (
+        doc_id TEXT PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+        profile_json TEXT NOT NULL,
+        method TEXT NOT NULL,
+        prompt_version TEXT,
+        created_at TEXT NOT NULL DEFAULT (datetime('now'))
+    );
+    CREATE TABLE questions (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        text TEXT NOT NULL,
+        method TEXT NOT NULL,
+        prompt_version TEXT
+    );
+    CREATE INDEX questions_doc ON questions(doc_id);
+    CREATE TABLE question_vectors (
+        question_rowid INTEGER PRIMARY KEY REFERENCES questions(rowid) ON DELETE CASCADE,
+        vector BLOB NOT NULL
+    );
+    CREATE TABLE chunk_profiles (
+        chunk_id TEXT PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+        profile_json TEXT NOT NULL,
+        method TEXT NOT NULL,
+        prompt_version TEXT
+    );
+    CREATE TABLE relationships (
+        source_doc TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        target_doc TEXT NOT NULL,
+        type TEXT NOT NULL,
+        origin TEXT NOT NULL,
+        confidence REAL NOT NULL,
+        PRIMARY KEY (source_doc, target_doc, type)
+    );
+    ALTER TABLE chunks ADD COLUMN context TEXT NOT NULL DEFAULT ''
+    """,
 ]

@@ -44,6 +44,20 @@ class LLMSettings(BaseModel):
     cache: bool = True
 
 
+class EnrichSettings(BaseModel):
+    """Ingestion-time intelligence, artifact by artifact."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    profiles: bool = True
+    questions: bool = True
+    chunk_profiles: bool = True
+    context: bool = Field(
+        False, description="prefix each chunk's indexed text with its context (measured first)"
+    )
+
+
 class ChunkingSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -68,6 +82,7 @@ class Settings(BaseModel):
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    enrich: EnrichSettings = Field(default_factory=EnrichSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
 
     @property

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from shu.config.settings import Settings
+from shu.enrich.enricher import ENRICH_VERSION, enrich_document
 from shu.errors import ConfigError, ShuError, SkipDocument
 from shu.ingest.chunking import chunk_document
 from shu.ingest.documents import ParsedDocument, content_hash, parse_rag_file
@@ -21,7 +22,7 @@ from shu.ingest.report import FileOutcome, IngestReport
 from shu.ingest.urls import fetch_url_lists, prune_unlisted
 from shu.models.embed.base import Embedder
 from shu.store.base import Store
-from shu.types import Chunk, Document
+from shu.types import Chunk, Document, Enrichment
 
 Progress = Callable[[str, int, int], None]
 """progress(stage, done, total)"""
@@ -32,6 +33,7 @@ class _Pending:
     parsed: ParsedDocument
     chunks: list[Chunk]
     outcome: FileOutcome
+    enrichment: Enrichment
 
 
 @dataclass
@@ -51,7 +53,7 @@ class _Batch:
 
     @property
     def chunk_count(self) -> int:
-        return sum(len(p.chunks) for p in self.items)
+        return sum(len(p.chunks) + len(p.enrichment.questions) for p in self.items)
 
 
 class IngestJob:
@@ -198,12 +200,20 @@ class IngestJob:
                 self.store.delete_document(doc.id)
                 outcome.message += "; its earlier version was removed from the index"
             return None
-        return _Pending(parsed=parsed, chunks=chunks, outcome=outcome)
+        try:
+            enrichment, chunks = enrich_document(doc, parsed.body, chunks, self.settings.enrich)
+        except Exception as exc:  # enrichment is an extra: the document is still indexed without it
+            enrichment = Enrichment()
+            outcome.warnings.append(
+                f"enrichment failed ({exc.__class__.__name__}: {exc}); indexed without it"
+            )
+        return _Pending(parsed=parsed, chunks=chunks, outcome=outcome, enrichment=enrichment)
 
     def _flush(self, batch: _Batch) -> None:
         if not batch.items:
             return
         texts = [chunk.index_text for item in batch.items for chunk in item.chunks]
+        texts += [question.text for item in batch.items for question in item.enrichment.questions]
         try:
             vectors = self.embedder.embed_documents(texts)
         except ShuError as exc:
@@ -212,16 +222,24 @@ class IngestJob:
             batch.items.clear()
             return
         offset = 0
+        question_offset = sum(len(item.chunks) for item in batch.items)
         for item in batch.items:
-            count = len(item.chunks)
+            count, asked = len(item.chunks), len(item.enrichment.questions)
+            question_vectors = vectors[question_offset : question_offset + asked] if asked else None
             try:
                 self.store.replace_document(
-                    item.parsed.doc, item.chunks, vectors[offset : offset + count], self.embedder.name
+                    item.parsed.doc,
+                    item.chunks,
+                    vectors[offset : offset + count],
+                    self.embedder.name,
+                    item.enrichment,
+                    question_vectors,
                 )
                 item.outcome.status, item.outcome.chunks = "ingested", count
             except ShuError as exc:
                 item.outcome.message = str(exc)
             offset += count
+            question_offset += asked
         batch.items.clear()
 
     def _forget_emptied(self, path: str, run: _Run, outcome: FileOutcome) -> None:
@@ -261,6 +279,8 @@ class IngestJob:
                 "chunking": self.settings.chunking.model_dump(),
                 "embedder": self.embedder.name,
                 "index_text": 1,
+                "enrich": self.settings.enrich.model_dump(),
+                "enrich_methods": ENRICH_VERSION,
             },
             sort_keys=True,
         )

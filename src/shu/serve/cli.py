@@ -177,14 +177,20 @@ def stats() -> None:
     """Counts and size of the store."""
     with _kb() as kb:
         found = kb.store.stats()
+        enrichment = kb.store.enrichment_stats()
     data = found.__dict__
     if state.as_json:
-        _emit_json(data)
+        _emit_json(data | {"enrichment": enrichment})
         return
     table = Table("what", "value")
     for key, value in data.items():
         _row(table, key, str(value))
     out.print(table)
+    methods = Table("artifact", "made by", "count")
+    for artifact, counts in enrichment.items():
+        for method, count in counts.items():
+            _row(methods, artifact, method, str(count))
+    out.print(methods)
 
 
 @app.command(name="eval")

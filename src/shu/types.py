@@ -21,6 +21,9 @@ class RetrievalParams(BaseModel):
     rrf_k: int = Field(60, ge=1, description="Reciprocal Rank Fusion constant")
     fusion: Literal["rrf", "convex"] = Field("rrf", description="how BM25 and dense lists are fused")
     convex_alpha: float = Field(0.5, ge=0.0, le=1.0, description="BM25's weight in convex fusion")
+    question_weight: float = Field(
+        0.0, ge=0.0, le=5.0, description="weight of the synthesized-question surface (0 = not searched)"
+    )
 
 
 class PersonaConfig(BaseModel):

@@ -48,15 +48,20 @@ def test_unknown_configs_are_refused_and_default_always_runs() -> None:
 def test_every_preset_measures_and_personas_stay_apart(tmp_path: Path, embedder: CountingEmbedder) -> None:
     dataset = load_dataset(TINY)
     settings = load_settings(tmp_path / "home")
-    built = open_eval_store(dataset, settings, embedder)
-    results = {r.config.name: r for r in run_eval(dataset, list(PRESETS.values()), built, embedder)}
+    opened = []
+
+    def open_store(enrich):  # type: ignore[no-untyped-def]
+        opened.append(enrich)
+        return open_eval_store(dataset, settings, embedder, None, enrich)
+
+    results = {r.config.name: r for r in run_eval(dataset, list(PRESETS.values()), open_store, embedder)}
+    assert len(opened) == 3, "one store per way of indexing: plain, +questions, +context"
     assert results["bm25"].metrics["nDCG@10"] == 1.0
     assert results["hybrid"].metrics["Hits@10"] == 1.0
     geo_rows = {"r1", "r2", "r3a", "r3b"}
     for result in results.values():
         assert set(result.rankings["q1"]) <= geo_rows and not set(result.rankings["q4"]) & geo_rows
         assert len(result.latencies_ms) == 4
-    built.store.close()
 
 
 def test_a_second_run_reuses_the_store(tmp_path: Path, embedder: CountingEmbedder) -> None:

@@ -11,13 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from shu.config.settings import Settings
+from shu.config.settings import EnrichSettings, Settings
+from shu.enrich.enricher import ENRICH_VERSION, enrich_document
 from shu.eval.dataset import Dataset, EvalDocument
 from shu.ingest.chunking import index_text
 from shu.models.embed.base import Embedder
 from shu.store.sqlite import SQLiteStore
 from shu.text import count_tokens
-from shu.types import Chunk, Document, Persona, PersonaConfig
+from shu.types import Chunk, Document, Enrichment, Persona, PersonaConfig
 
 INDEX_VERSION = 1
 """Raise when what is indexed for a dataset row changes."""
@@ -34,13 +35,17 @@ class BuiltStore:
 
 
 def open_eval_store(
-    dataset: Dataset, settings: Settings, embedder: Embedder, progress: Progress | None = None
+    dataset: Dataset,
+    settings: Settings,
+    embedder: Embedder,
+    progress: Progress | None = None,
+    enrich: EnrichSettings | None = None,
 ) -> BuiltStore:
-    key = hashlib.sha256(
-        json.dumps(
-            [dataset.corpus_sha256, embedder.name, INDEX_VERSION, settings.embedder.max_tokens]
-        ).encode()
-    ).hexdigest()[:16]
+    enrich = enrich or EnrichSettings(enabled=False)
+    parts: list[object] = [dataset.corpus_sha256, embedder.name, INDEX_VERSION, settings.embedder.max_tokens]
+    if enrich.enabled:
+        parts += [enrich.model_dump(), ENRICH_VERSION]
+    key = hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
     folder = settings.home / "eval-cache" / f"{dataset.name}-{key}"
     marker = folder / "build.json"
     if marker.is_file():
@@ -50,7 +55,7 @@ def open_eval_store(
     folder.mkdir(parents=True)
     store = SQLiteStore(folder / "shu.db")
     started = time.perf_counter()
-    _ingest(dataset, store, embedder, progress or (lambda stage, done, total: None))
+    _ingest(dataset, store, embedder, enrich, progress or (lambda stage, done, total: None))
     seconds = time.perf_counter() - started
     marker.write_text(
         json.dumps(
@@ -65,28 +70,45 @@ def open_eval_store(
     return BuiltStore(store, folder, seconds, reused=False)
 
 
-def _ingest(dataset: Dataset, store: SQLiteStore, embedder: Embedder, progress: Progress) -> None:
+def _ingest(
+    dataset: Dataset, store: SQLiteStore, embedder: Embedder, enrich: EnrichSettings, progress: Progress
+) -> None:
     for slug in dataset.personas:
         config = PersonaConfig(slug=slug, display_name=slug)
         store.upsert_persona(Persona(slug=slug, display_name=slug, config=config))
-    batch: list[tuple[Document, list[Chunk]]] = []
+    batch: list[tuple[Document, list[Chunk], Enrichment]] = []
     done = 0
     for doc in dataset.documents:
-        batch.append((_document(dataset, doc), _chunks(doc)))
-        if sum(len(c) for _, c in batch) >= 256:
+        document, chunks = _document(dataset, doc), _chunks(doc)
+        body = "\n\n".join(c.text for c in doc.chunks)
+        enrichment, chunks = enrich_document(document, body, chunks, enrich)
+        batch.append((document, chunks, enrichment))
+        if sum(len(c) + len(e.questions) for _, c, e in batch) >= 256:
             done += _write(batch, store, embedder)
-            progress("embed corpus", done, dataset.chunk_count)
+            progress("index corpus", done, dataset.chunk_count)
     done += _write(batch, store, embedder)
-    progress("embed corpus", done, dataset.chunk_count)
+    progress("index corpus", done, dataset.chunk_count)
 
 
-def _write(batch: list[tuple[Document, list[Chunk]]], store: SQLiteStore, embedder: Embedder) -> int:
-    texts = [chunk.index_text for _, chunks in batch for chunk in chunks]
-    vectors = embedder.embed_documents(texts)
-    offset = 0
-    for doc, chunks in batch:
-        store.replace_document(doc, chunks, vectors[offset : offset + len(chunks)], embedder.name)
+def _write(
+    batch: list[tuple[Document, list[Chunk], Enrichment]], store: SQLiteStore, embedder: Embedder
+) -> int:
+    texts = [chunk.index_text for _, chunks, _ in batch for chunk in chunks]
+    questions = [q.text for _, _, enrichment in batch for q in enrichment.questions]
+    vectors = embedder.embed_documents(texts + questions)
+    offset, question_offset = 0, len(texts)
+    for doc, chunks, enrichment in batch:
+        asked = len(enrichment.questions)
+        store.replace_document(
+            doc,
+            chunks,
+            vectors[offset : offset + len(chunks)],
+            embedder.name,
+            enrichment,
+            vectors[question_offset : question_offset + asked] if asked else None,
+        )
         offset += len(chunks)
+        question_offset += asked
     batch.clear()
     return len(texts)
 

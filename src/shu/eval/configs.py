@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from shu.config.settings import EnrichSettings
 from shu.errors import ShuError
 from shu.types import RetrievalParams
 
@@ -19,9 +20,12 @@ class EvalConfig(BaseModel):
     description: str
     retriever: Literal["bm25", "dense", "hybrid"]
     retrieval: RetrievalParams = Field(default_factory=RetrievalParams)
+    enrich: EnrichSettings = Field(default_factory=lambda: EnrichSettings(enabled=False))
+    """How the corpus is indexed for this configuration (configs that agree share one store)."""
 
 
 _DEEP = {"candidates": DEPTH, "max_chunks": DEPTH, "max_chunks_per_doc": DEPTH}
+_ONLY = {"enabled": True, "profiles": False, "questions": False, "chunk_profiles": False, "context": False}
 
 PRESETS: dict[str, EvalConfig] = {
     config.name: config
@@ -54,6 +58,20 @@ PRESETS: dict[str, EvalConfig] = {
             description="BM25 top-100 + dense top-100, scores divided by each list's best, 0.5/0.5",
             retriever="hybrid",
             retrieval=RetrievalParams(**_DEEP, fusion="convex", convex_alpha=0.5),
+        ),
+        EvalConfig(
+            name="+questions",
+            description="hybrid + the synthesized-question surface (template questions, extractive), RRF",
+            retriever="hybrid",
+            retrieval=RetrievalParams(**_DEEP, question_weight=1.0),
+            enrich=EnrichSettings(**_ONLY | {"questions": True}),
+        ),
+        EvalConfig(
+            name="+context",
+            description="hybrid over chunks indexed with an extractive context prefix, RRF",
+            retriever="hybrid",
+            retrieval=RetrievalParams(**_DEEP),
+            enrich=EnrichSettings(**_ONLY | {"context": True}),
         ),
     )
 }

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from shu.config.settings import EnrichSettings
 from shu.eval.build import BuiltStore
 from shu.eval.configs import DEPTH, EvalConfig
 from shu.eval.dataset import Dataset, EvalQuery
@@ -82,13 +83,25 @@ def _retriever(
 def run_eval(
     dataset: Dataset,
     configs: list[EvalConfig],
-    built: BuiltStore,
+    open_store: Callable[[EnrichSettings], BuiltStore],
     embedder: Embedder,
     limit: int | None = None,
     progress: Progress | None = None,
 ) -> list[ConfigResult]:
-    """Every configuration over the same queries (the first `limit` of the split)."""
+    """Every configuration over the same queries (the first `limit` of the split). Configs
+    that index the corpus the same way share one (cached) store."""
     progress = progress or (lambda stage, done, total: None)
     queries = dataset.queries[:limit] if limit else dataset.queries
     embedder.embed_query("warm up")  # load the model outside the latency figures
-    return [run_config(config, dataset, queries, built, embedder, progress) for config in configs]
+    stores: dict[str, BuiltStore] = {}
+    results = []
+    try:
+        for config in configs:
+            key = config.enrich.model_dump_json()
+            if key not in stores:
+                stores[key] = open_store(config.enrich)
+            results.append(run_config(config, dataset, queries, stores[key], embedder, progress))
+    finally:
+        for built in stores.values():
+            built.store.close()
+    return results

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 
-def reciprocal_rank_fusion(ranked_lists: list[list[str]], k: int = 60) -> list[tuple[str, float]]:
-    """Fuse ranked id lists (best first, rank 1 = first). Ties keep first-seen order."""
+def reciprocal_rank_fusion(
+    ranked_lists: list[list[str]], k: int = 60, weights: list[float] | None = None
+) -> list[tuple[str, float]]:
+    """Fuse ranked id lists (best first, rank 1 = first), each optionally weighted.
+    Ties keep first-seen order."""
     scores: dict[str, float] = {}
-    for ranked in ranked_lists:
+    for ranked, weight in zip(ranked_lists, weights or [1.0] * len(ranked_lists), strict=True):
         for rank, item in enumerate(ranked, start=1):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda pair: pair[1], reverse=True)
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from shu.models.embed.base import Embedder
 from shu.retrieve.fusion import convex_fusion, reciprocal_rank_fusion
@@ -17,6 +19,7 @@ _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="shu-keyword")
 class _Ranked:
     keyword: list[ScoredChunk]
     dense: list[ScoredChunk]
+    questions: list[ScoredChunk] = field(default_factory=list)
 
 
 class HybridSearcher:
@@ -45,7 +48,31 @@ class HybridSearcher:
             if s.score >= params.vector_threshold
         ]
         keyword = [s for s in keyword_future.result() if s.score >= params.bm25_min_score]
-        return _Ranked(keyword=keyword, dense=dense)
+        questions = (
+            self._question_hits(vector, persona, params, keyword + dense) if params.question_weight else []
+        )
+        return _Ranked(keyword=keyword, dense=dense, questions=questions)
+
+    def _question_hits(
+        self, vector: np.ndarray, persona: str, params: RetrievalParams, candidates: list[ScoredChunk]
+    ) -> list[ScoredChunk]:
+        """Documents whose synthesized questions match the query, each standing for its chunk
+        that ranked best in the other lists (else its first chunk)."""
+        matched = self.store.search_questions(vector, persona, params.candidates * 3)
+        best_per_doc: dict[str, float] = {}
+        for question in matched:
+            best_per_doc.setdefault(question.doc_id, question.score)
+        owners = self.store.chunk_documents([c.chunk_id for c in candidates])
+        representative: dict[str, str] = {}
+        for candidate in candidates:
+            representative.setdefault(owners.get(candidate.chunk_id, ""), candidate.chunk_id)
+        missing = [d for d in best_per_doc if d not in representative]
+        representative |= self.store.first_chunks(missing)
+        return [
+            ScoredChunk(chunk_id=representative[doc_id], score=score)
+            for doc_id, score in list(best_per_doc.items())[: params.candidates]
+            if doc_id in representative
+        ]
 
     def _hits(
         self,
@@ -93,13 +120,15 @@ class HybridSearcher:
 
 
 def _fuse(ranked: _Ranked, params: RetrievalParams) -> list[tuple[str, float]]:
+    lists = [ranked.keyword, ranked.dense]
+    weights = [params.convex_alpha, 1.0 - params.convex_alpha] if params.fusion == "convex" else [1.0, 1.0]
+    if ranked.questions:
+        lists.append(ranked.questions)
+        weights.append(params.question_weight * (0.5 if params.fusion == "convex" else 1.0))
     if params.fusion == "convex":
-        return convex_fusion(
-            [[(s.chunk_id, s.score) for s in ranked.keyword], [(s.chunk_id, s.score) for s in ranked.dense]],
-            [params.convex_alpha, 1.0 - params.convex_alpha],
-        )
+        return convex_fusion([[(s.chunk_id, s.score) for s in scored] for scored in lists], weights)
     return reciprocal_rank_fusion(
-        [[s.chunk_id for s in ranked.keyword], [s.chunk_id for s in ranked.dense]], k=params.rrf_k
+        [[s.chunk_id for s in scored] for scored in lists], k=params.rrf_k, weights=weights
     )
 
 

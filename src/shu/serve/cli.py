@@ -219,11 +219,16 @@ def eval_(
         chosen = resolve(configs)
         loaded = load_dataset(dataset, split)
         with _progress() as advance:
-            built = open_eval_store(loaded, kb.settings, kb.embedder, advance)
-            results = run_eval(loaded, chosen, built, kb.embedder, limit, advance)
-        built.store.close()
+            results = run_eval(
+                loaded,
+                chosen,
+                lambda enrich: open_eval_store(loaded, kb.settings, kb.embedder, advance, enrich),
+                kb.embedder,
+                limit,
+                advance,
+            )
         data = results_json(loaded, len(results[0].per_query), results)
-        folder = output or built.folder / "results"
+        folder = output or kb.settings.home / "eval-cache" / f"{loaded.name}-results"
         write_outputs(data, results, loaded, folder, per_query)
     if state.as_json:
         _emit_json(data)

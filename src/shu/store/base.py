@@ -94,6 +94,10 @@ class Store(Protocol):
         """chunk id → id of the document it belongs to (unknown ids are left out)."""
         ...
 
+    def first_chunks(self, doc_ids: list[str]) -> dict[str, str]:
+        """doc id → id of its first chunk."""
+        ...
+
     def list_chunks(self, doc_id: str) -> list[Chunk]:
         """A document's chunks in reading order."""
         ...

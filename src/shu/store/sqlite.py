@@ -381,6 +381,16 @@ class SQLiteStore:
             )
         return found
 
+    def first_chunks(self, doc_ids: list[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for batch in _batches(list(dict.fromkeys(doc_ids))):
+            marks = ",".join("?" * len(batch))
+            rows = self._db.execute(
+                f"SELECT doc_id, id FROM chunks WHERE doc_id IN ({marks}) AND ord = 0", batch
+            ).fetchall()
+            found.update(rows)
+        return found
+
     def list_chunks(self, doc_id: str) -> list[Chunk]:
         rows = self._db.execute(
             f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE c.doc_id = ? ORDER BY c.ord", (doc_id,)

@@ -191,9 +191,32 @@ class ChunkProfile(BaseModel):
     provenance: Provenance
 
 
+RELATIONSHIP_TYPES = (
+    "explains",
+    "decision_for",
+    "derived_from",
+    "supersedes",
+    "replies_to",
+    "references",
+    "part_of",
+    "related_to",
+)
+
+
+class Relationship(BaseModel):
+    """A typed, directed link between documents; the target may not be ingested (yet)."""
+
+    source: str
+    target: str
+    type: str
+    origin: Literal["frontmatter", "link", "thread", "llm"]
+    confidence: float = Field(ge=0.0, le=1.0)
+
+
 class Enrichment(BaseModel):
     """Everything ingestion-time intelligence wrote about one document, stored with it."""
 
+    relationships: list[Relationship] = Field(default_factory=list)
     profile: DocumentProfile | None = None
     questions: list[SynthesizedQuestion] = Field(default_factory=list)
     chunk_profiles: list[ChunkProfile] = Field(default_factory=list)

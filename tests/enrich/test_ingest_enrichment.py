@@ -65,3 +65,23 @@ def test_enrichment_can_be_switched_off(
     assert kb.store.get_profile("guide") is None and kb.store.list_questions("guide") == []
     assert kb.store.list_chunks("guide")
     kb.close()
+
+
+def test_relationships_are_stored_from_frontmatter_and_links(
+    tmp_path: Path, make_persona: PersonaMaker, embedder: CountingEmbedder
+) -> None:
+    decision = doc(
+        "decision",
+        "Decision",
+        "# Decision\n\nWe chose Okta; see [the guide](guide.md).",
+        relations={"decision_for": ["guide"]},
+    )
+    kb = open_kb(tmp_path / "home", embedder=embedder)
+    kb.ingest(make_persona("lumen", rag={"guide.md": GUIDE, "decision.md": decision}))
+    found = [(r.source, r.target, r.type, r.origin) for r in kb.store.list_relationships(["decision"])]
+    assert found == [
+        ("decision", "guide", "decision_for", "frontmatter"),
+        ("decision", "guide", "references", "link"),
+    ]
+    assert kb.store.enrichment_stats()["relationships"] == {"frontmatter": 1, "link": 1}
+    kb.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from shu.config.settings import EnrichSettings
 from shu.enrich.extractive import chunk_profile, context_prefix, profile_document
+from shu.enrich.relationships import document_relationships
 from shu.types import Chunk, Document, Enrichment
 
 ENRICH_VERSION = 1
@@ -20,6 +21,7 @@ def enrich_document(
     extracted = profile_document(doc, body)
     phrases = extracted.profile.manifest.answers_questions_about
     enrichment = Enrichment(
+        relationships=document_relationships(doc, body),
         profile=extracted.profile if settings.profiles else None,
         questions=extracted.questions if settings.questions else [],
         chunk_profiles=[chunk_profile(c, phrases) for c in chunks] if settings.chunk_profiles else [],

@@ -18,6 +18,7 @@ from shu.types import (
     DocumentProfile,
     Enrichment,
     Persona,
+    Relationship,
     SynthesizedQuestion,
 )
 
@@ -73,6 +74,10 @@ class Store(Protocol):
         ...
 
     def get_profile(self, doc_id: str) -> DocumentProfile | None: ...
+
+    def list_relationships(self, doc_ids: list[str]) -> list[Relationship]:
+        """Outgoing relationships of these documents, most confident first."""
+        ...
 
     def list_questions(self, doc_id: str) -> list[SynthesizedQuestion]: ...
 

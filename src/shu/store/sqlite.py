@@ -31,6 +31,7 @@ from shu.types import (
     Persona,
     PersonaConfig,
     Provenance,
+    Relationship,
     SynthesizedQuestion,
 )
 
@@ -234,12 +235,31 @@ class SQLiteStore:
                     (cursor.lastrowid, vector.tobytes()),
                 )
         self._db.executemany(
+            "INSERT INTO relationships(source_doc, target_doc, type, origin, confidence) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [(doc_id, r.target, r.type, r.origin, r.confidence) for r in enrichment.relationships],
+        )
+        self._db.executemany(
             "INSERT INTO chunk_profiles(chunk_id, profile_json, method, prompt_version) VALUES (?, ?, ?, ?)",
             [
                 (p.chunk_id, p.model_dump_json(), p.provenance.method, p.provenance.prompt_version)
                 for p in enrichment.chunk_profiles
             ],
         )
+
+    def list_relationships(self, doc_ids: list[str]) -> list[Relationship]:
+        found: list[Relationship] = []
+        for batch in _batches(list(dict.fromkeys(doc_ids))):
+            marks = ",".join("?" * len(batch))
+            rows = self._db.execute(
+                "SELECT source_doc, target_doc, type, origin, confidence FROM relationships "
+                f"WHERE source_doc IN ({marks}) ORDER BY source_doc, confidence DESC, target_doc",
+                batch,
+            ).fetchall()
+            found += [
+                Relationship(source=r[0], target=r[1], type=r[2], origin=r[3], confidence=r[4]) for r in rows
+            ]
+        return found
 
     def get_profile(self, doc_id: str) -> DocumentProfile | None:
         row = self._db.execute(
@@ -300,14 +320,14 @@ class SQLiteStore:
 
     def enrichment_stats(self) -> dict[str, dict[str, int]]:
         stats: dict[str, dict[str, int]] = {}
-        for artifact, table in (
-            ("profiles", "document_profiles"),
-            ("questions", "questions"),
-            ("chunk_profiles", "chunk_profiles"),
+        for artifact, table, made_by in (
+            ("relationships", "relationships", "origin"),
+            ("profiles", "document_profiles", "method"),
+            ("questions", "questions", "method"),
+            ("chunk_profiles", "chunk_profiles", "method"),
         ):
-            stats[artifact] = dict(
-                self._db.execute(f"SELECT method, count(*) FROM {table} GROUP BY method").fetchall()
-            )
+            rows = self._db.execute(f"SELECT {made_by}, count(*) FROM {table} GROUP BY {made_by}").fetchall()
+            stats[artifact] = dict(rows)
         stats["context_prefixes"] = {
             "chunks with": self._db.execute("SELECT count(*) FROM chunks WHERE context != ''").fetchone()[0],
             "chunks without": self._db.execute("SELECT count(*) FROM chunks WHERE context = ''").fetchone()[

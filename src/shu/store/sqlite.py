@@ -308,12 +308,7 @@ class SQLiteStore:
                     "WHERE dp.persona = ? ORDER BY q.rowid",
                     (persona,),
                 ).fetchall()
-                matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32)
-                index = VectorIndex(
-                    matrix.reshape(len(rows), -1) if rows else matrix.reshape(0, 0),
-                    [r[0] for r in rows],
-                    exact_limit=self.exact_vector_limit,
-                )
+                index = self._vector_index([r[0] for r in rows], [r[3] for r in rows])
                 cached = (index, {r[0]: r[1] for r in rows}, {r[0]: r[2] for r in rows})
                 self._question_indexes[persona] = cached
             return cached
@@ -447,14 +442,14 @@ class SQLiteStore:
                     "JOIN chunk_vectors v ON v.chunk_rowid = c.rowid WHERE dp.persona = ? ORDER BY c.rowid",
                     (persona,),
                 ).fetchall()
-                matrix = np.frombuffer(b"".join(row[1] for row in rows), dtype=np.float32)
-                index = VectorIndex(
-                    matrix.reshape(len(rows), -1) if rows else matrix.reshape(0, 0),
-                    [r[0] for r in rows],
-                    exact_limit=self.exact_vector_limit,
-                )
+                index = self._vector_index([r[0] for r in rows], [r[1] for r in rows])
                 self._indexes[persona] = index
             return index
+
+    def _vector_index(self, ids: list[str], blobs: list[bytes]) -> VectorIndex:
+        matrix = np.frombuffer(b"".join(blobs), dtype=np.float32)
+        shaped = matrix.reshape(len(ids), -1) if ids else matrix.reshape(0, 0)
+        return VectorIndex(shaped, ids, exact_limit=self.exact_vector_limit)
 
     def _check_version(self) -> None:
         version = self._data_version()

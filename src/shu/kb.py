@@ -14,10 +14,13 @@ from pathlib import Path
 
 from shu.answer.extractive import ExtractiveAnswerer
 from shu.config.settings import Settings, load_settings
+from shu.enrich.llm import LLMEnricher
 from shu.errors import ShuError, UnknownPersonaError
 from shu.ingest.job import IngestJob, Progress
 from shu.ingest.report import IngestReport
 from shu.models.embed import Embedder, create_embedder
+from shu.models.llm.cache import ResponseCache
+from shu.models.llm.factory import create_llm
 from shu.retrieve.hybrid import HybridSearcher
 from shu.store import Store, open_store
 from shu.types import Answer, Document, Persona, SearchHit
@@ -36,8 +39,19 @@ class KnowledgeBase:
     def embedder(self) -> Embedder:
         return create_embedder(self.settings.embedder)
 
+    @cached_property
+    def llm(self) -> LLMEnricher | None:
+        """The configured LLM for enrichment, or None (then every artifact is made extractively)."""
+        llm_settings = self.settings.llm
+        if llm_settings.provider == "none":
+            return None
+        cache = ResponseCache(self.settings.home / "llm-cache.db") if llm_settings.cache else None
+        client = create_llm(llm_settings, cache)
+        return LLMEnricher(client) if client else None
+
     def ingest(self, path: Path | str, prune: bool = False, progress: Progress | None = None) -> IngestReport:
-        return IngestJob(self.settings, self.store, self.embedder, progress).run(Path(path), prune=prune)
+        job = IngestJob(self.settings, self.store, self.embedder, progress, llm=self.llm)
+        return job.run(Path(path), prune=prune)
 
     def persona(self, slug: str) -> Persona:
         persona = self.store.get_persona(slug)

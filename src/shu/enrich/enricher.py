@@ -1,11 +1,13 @@
-"""Enrich one document: the artifacts the settings switch on, by the non-LLM methods.
-Chunks come back with their context prefix when `context` is on (then the prefix is part of the
-text that is embedded and keyword-indexed; the chunk's own text is unchanged)."""
+"""Enrich one document: the artifacts the settings switch on, by the LLM when one is configured
+and its output passes validation, else by the non-LLM methods. Chunks come back with their
+context prefix when `context` is on (then the prefix is part of the text that is embedded and
+keyword-indexed; the chunk's own text is unchanged)."""
 
 from __future__ import annotations
 
 from shu.config.settings import EnrichSettings
 from shu.enrich.extractive import chunk_profile, context_prefix, profile_document
+from shu.enrich.llm import LLMEnricher
 from shu.enrich.relationships import document_relationships
 from shu.types import Chunk, Document, Enrichment
 
@@ -14,20 +16,31 @@ ENRICH_VERSION = 1
 
 
 def enrich_document(
-    doc: Document, body: str, chunks: list[Chunk], settings: EnrichSettings
+    doc: Document,
+    body: str,
+    chunks: list[Chunk],
+    settings: EnrichSettings,
+    llm: LLMEnricher | None = None,
 ) -> tuple[Enrichment, list[Chunk]]:
     if not settings.enabled:
         return Enrichment(), chunks
     extracted = profile_document(doc, body)
-    phrases = extracted.profile.manifest.answers_questions_about
-    enrichment = Enrichment(
-        relationships=document_relationships(doc, body),
-        profile=extracted.profile if settings.profiles else None,
-        questions=extracted.questions if settings.questions else [],
-        chunk_profiles=[chunk_profile(c, phrases) for c in chunks] if settings.chunk_profiles else [],
-    )
+    profile = (llm.profile(doc, body) if llm and settings.profiles else None) or extracted.profile
+    enrichment = Enrichment(relationships=document_relationships(doc, body))
+    if settings.profiles:
+        enrichment.profile = profile
+    if settings.questions:
+        enrichment.questions = (llm.questions(doc, body) if llm else None) or extracted.questions
+    if settings.chunk_profiles:
+        phrases = extracted.profile.manifest.answers_questions_about
+        enrichment.chunk_profiles = [
+            (llm.chunk_profile(doc, c) if llm else None) or chunk_profile(c, phrases) for c in chunks
+        ]
     if settings.context:
-        chunks = [with_context(c, context_prefix(doc, extracted.profile, c)) for c in chunks]
+        chunks = [
+            with_context(c, (llm.context(body, c) if llm else None) or context_prefix(doc, profile, c))
+            for c in chunks
+        ]
     return enrichment, chunks
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from shu.config.settings import Settings
 from shu.enrich.enricher import ENRICH_VERSION, enrich_document
+from shu.enrich.llm import LLMEnricher
 from shu.errors import ConfigError, ShuError, SkipDocument
 from shu.ingest.chunking import chunk_document
 from shu.ingest.documents import ParsedDocument, content_hash, parse_rag_file
@@ -58,11 +59,17 @@ class _Batch:
 
 class IngestJob:
     def __init__(
-        self, settings: Settings, store: Store, embedder: Embedder, progress: Progress | None = None
+        self,
+        settings: Settings,
+        store: Store,
+        embedder: Embedder,
+        progress: Progress | None = None,
+        llm: LLMEnricher | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder
+        self.llm = llm
         self.progress = progress or (lambda stage, done, total: None)
         self.max_bytes = int(settings.ingest.max_file_mb * 1_000_000)
 
@@ -201,7 +208,7 @@ class IngestJob:
                 outcome.message += "; its earlier version was removed from the index"
             return None
         try:
-            enrichment, chunks = enrich_document(doc, parsed.body, chunks, self.settings.enrich)
+            enrichment, chunks = enrich_document(doc, parsed.body, chunks, self.settings.enrich, self.llm)
         except Exception as exc:  # enrichment is an extra: the document is still indexed without it
             enrichment = Enrichment()
             outcome.warnings.append(
@@ -281,6 +288,7 @@ class IngestJob:
                 "index_text": 1,
                 "enrich": self.settings.enrich.model_dump(),
                 "enrich_methods": ENRICH_VERSION,
+                "llm": self.llm.fingerprint if self.llm else None,
             },
             sort_keys=True,
         )

@@ -1,0 +1,191 @@
+"""The LLM methods: each artifact asked for as bounded JSON, validated against its source, asked
+once more if invalid, and otherwise left to the extractive method (`None` here, counted)."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from shu.enrich import validate
+from shu.enrich.prompts import load_prompt
+from shu.errors import ShuError
+from shu.models.llm.client import LLMClient, Structured
+from shu.types import (
+    CapabilityManifest,
+    Chunk,
+    ChunkProfile,
+    Document,
+    DocumentProfile,
+    Entity,
+    Participant,
+    Provenance,
+    SynthesizedQuestion,
+    TemporalScope,
+)
+
+MAX_DOCUMENT_CHARS = 12_000
+
+
+class _EntityOut(BaseModel):
+    name: str = Field(max_length=120)
+    kind: Literal["person", "organization", "email", "date", "amount", "concept", "place", "other"]
+
+
+class _ParticipantOut(BaseModel):
+    name: str = Field(max_length=120)
+    role: Literal["author", "recipient", "subject", "mentioned", "decision_maker"]
+
+
+class ProfileOut(BaseModel):
+    synopsis: str = Field(max_length=800)
+    document_type: Literal["narrative", "transactional", "technical", "conversational", "reference", "other"]
+    entities: list[_EntityOut] = Field(default_factory=list, max_length=20)
+    start_date: str | None = Field(None, max_length=10)
+    end_date: str | None = Field(None, max_length=10)
+    answers_questions_about: list[str] = Field(default_factory=list, max_length=8)
+    provides_information_type: list[str] = Field(default_factory=list, max_length=6)
+    authority_level: Literal["authoritative", "informative", "informal", "unknown"] = "unknown"
+    completeness: Literal["complete", "partial", "fragment"] = "partial"
+    question_domains: list[str] = Field(default_factory=list, max_length=8)
+    participants: list[_ParticipantOut] = Field(default_factory=list, max_length=10)
+    projects: list[str] = Field(default_factory=list, max_length=5)
+
+
+class QuestionsOut(BaseModel):
+    questions: list[str] = Field(min_length=5, max_length=20)
+
+
+class ChunkProfileOut(BaseModel):
+    summary: str = Field(max_length=400)
+    keywords: list[str] = Field(default_factory=list, max_length=10)
+    topics: list[str] = Field(default_factory=list, max_length=5)
+
+
+class ContextOut(BaseModel):
+    context: str = Field(max_length=900)
+
+
+class LLMEnricher:
+    def __init__(self, client: LLMClient) -> None:
+        self.client = client
+        self.failures: Counter[str] = Counter()
+        self.successes: Counter[str] = Counter()
+
+    @property
+    def fingerprint(self) -> str:
+        versions = [load_prompt(n).version for n in ("profile", "questions", "chunk_profile", "context")]
+        return f"{self.client.name}|{'|'.join(versions)}"
+
+    def profile(self, doc: Document, body: str) -> DocumentProfile | None:
+        prompt = load_prompt("profile")
+        text = body[:MAX_DOCUMENT_CHARS]
+        messages = prompt.messages(title=doc.title, type=doc.type or "", date=doc.date or "", document=text)
+
+        def build(out: ProfileOut, provenance: Provenance) -> DocumentProfile:
+            return DocumentProfile(
+                doc_id=doc.id,
+                synopsis=out.synopsis,
+                document_type=out.document_type,
+                entities=[Entity(name=e.name, kind=e.kind) for e in out.entities],
+                temporal_scope=TemporalScope(start=out.start_date, end=out.end_date),
+                manifest=CapabilityManifest(
+                    answers_questions_about=out.answers_questions_about,
+                    provides_information_type=out.provides_information_type,
+                    authority_level=out.authority_level,
+                    completeness=out.completeness,
+                    question_domains=out.question_domains,
+                ),
+                participants=[Participant(name=p.name, role=p.role) for p in out.participants],
+                projects=out.projects,
+                provenance=provenance,
+            )
+
+        return self._ask(
+            "profile",
+            messages,
+            ProfileOut,
+            prompt.version,
+            build,
+            lambda value: validate.check_profile(value, text),
+        )
+
+    def questions(self, doc: Document, body: str) -> list[SynthesizedQuestion] | None:
+        prompt = load_prompt("questions")
+        text = body[:MAX_DOCUMENT_CHARS]
+
+        def build(out: QuestionsOut, provenance: Provenance) -> list[SynthesizedQuestion]:
+            return [
+                SynthesizedQuestion(id=f"{doc.id}?{i}", doc_id=doc.id, text=q.strip(), provenance=provenance)
+                for i, q in enumerate(out.questions)
+            ]
+
+        return self._ask(
+            "questions",
+            prompt.messages(title=doc.title, document=text),
+            QuestionsOut,
+            prompt.version,
+            build,
+            lambda value: validate.check_questions(value, text),
+        )
+
+    def chunk_profile(self, doc: Document, chunk: Chunk) -> ChunkProfile | None:
+        prompt = load_prompt("chunk_profile")
+        messages = prompt.messages(title=doc.title, section=chunk.section_path, passage=chunk.text)
+
+        def build(out: ChunkProfileOut, provenance: Provenance) -> ChunkProfile:
+            return ChunkProfile(
+                chunk_id=chunk.id,
+                summary=out.summary,
+                keywords=out.keywords,
+                topics=out.topics,
+                provenance=provenance,
+            )
+
+        return self._ask(
+            "chunk_profile",
+            messages,
+            ChunkProfileOut,
+            prompt.version,
+            build,
+            lambda value: validate.check_chunk_profile(value, chunk.text),
+        )
+
+    def context(self, body: str, chunk: Chunk) -> str | None:
+        prompt = load_prompt("context")
+        text = body[:MAX_DOCUMENT_CHARS]
+        messages = prompt.messages(document=text, passage=chunk.text)
+        return self._ask(
+            "context",
+            messages,
+            ContextOut,
+            prompt.version,
+            lambda out, _: out.context.strip(),
+            lambda value: validate.check_context(value, text),
+        )
+
+    def _ask(self, kind, messages, schema, version, build, check):  # type: ignore[no-untyped-def]
+        """Ask, convert, validate (the client asks again once); None means: use the fallback."""
+        started = time.perf_counter()
+        provenance = Provenance(method=f"llm:{self.client.name}", prompt_version=version)
+
+        def checked(out: BaseModel) -> list[str]:
+            return check(build(out, provenance))
+
+        try:
+            answer: Structured = self.client.structured(messages, schema, max_tokens=700, check=checked)
+        except ShuError as exc:
+            self.failures[f"{kind}: {exc.__class__.__name__}"] += 1
+            return None
+        usage = answer.result.usage
+        final = provenance.model_copy(
+            update={
+                "seconds": round(time.perf_counter() - started, 3),
+                "tokens": usage.prompt_tokens + usage.completion_tokens,
+                "quality": 1.0 if answer.attempts == 1 else 0.5,
+            }
+        )
+        self.successes[kind] += 1
+        return build(answer.value, final)

@@ -16,7 +16,7 @@ from shu.answer.extractive import ExtractiveAnswerer
 from shu.config.settings import Settings, load_settings
 from shu.enrich.llm import LLMEnricher
 from shu.errors import ShuError, UnknownPersonaError
-from shu.ingest.job import IngestJob, Progress
+from shu.ingest.job import IngestJob, Progress, Redo
 from shu.ingest.report import IngestReport
 from shu.models.embed import Embedder, create_embedder
 from shu.models.llm.cache import ResponseCache
@@ -49,9 +49,11 @@ class KnowledgeBase:
         client = create_llm(llm_settings, cache)
         return LLMEnricher(client) if client else None
 
-    def ingest(self, path: Path | str, prune: bool = False, progress: Progress | None = None) -> IngestReport:
+    def ingest(
+        self, path: Path | str, prune: bool = False, progress: Progress | None = None, redo: Redo = "changed"
+    ) -> IngestReport:
         job = IngestJob(self.settings, self.store, self.embedder, progress, llm=self.llm)
-        return job.run(Path(path), prune=prune)
+        return job.run(Path(path), prune=prune, redo=redo)
 
     def persona(self, slug: str) -> Persona:
         persona = self.store.get_persona(slug)

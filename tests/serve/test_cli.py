@@ -112,3 +112,16 @@ def test_brackets_in_document_text_are_printed_not_parsed(home: Path, make_perso
     assert code == 0 and "[red]" in output
     code, output = shu(home, "ask", "Where does configuration live?", "--persona", "ops")
     assert code == 0 and "[^paths:Paths (/etc) > Usage (red)]" in output
+
+
+def test_enrich_and_reindex_commands(home: Path, make_persona: PersonaMaker) -> None:
+    folder = make_persona("lumen", rag={"pricing.md": PRICING})
+    assert shu(home, "ingest", str(folder))[0] == 0
+    code, output = shu(home, "--json", "enrich", str(folder))
+    assert code == 0 and json.loads(output)["outcomes"][0]["status"] == "unchanged"
+    code, output = shu(home, "--json", "enrich", str(folder), "--force")
+    assert code == 0 and json.loads(output)["outcomes"][0]["status"] == "ingested"
+    code, output = shu(home, "--json", "reindex", str(folder), "--context")
+    assert code == 0 and json.loads(output)["outcomes"][0]["status"] == "ingested"
+    stats = json.loads(shu(home, "--json", "stats")[1])
+    assert stats["enrichment"]["context_prefixes"]["chunks with"] == stats["chunks"]

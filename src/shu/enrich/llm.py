@@ -74,6 +74,20 @@ class LLMEnricher:
         self.failures: Counter[str] = Counter()
         self.successes: Counter[str] = Counter()
 
+    def summary(self) -> dict[str, object]:
+        accounting = self.client.accounting
+        return {
+            "model": self.client.name,
+            "made": dict(self.successes),
+            "fell_back": dict(self.failures),
+            "calls": accounting.calls,
+            "cached": accounting.cached,
+            "invalid_answers": accounting.invalid,
+            "prompt_tokens": accounting.prompt_tokens,
+            "completion_tokens": accounting.completion_tokens,
+            "cost_usd": round(accounting.cost_usd, 4),
+        }
+
     @property
     def fingerprint(self) -> str:
         versions = [load_prompt(n).version for n in ("profile", "questions", "chunk_profile", "context")]

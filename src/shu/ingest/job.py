@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from shu.config.settings import Settings
 from shu.enrich.enricher import ENRICH_VERSION, enrich_document
@@ -26,6 +27,7 @@ from shu.store.base import Store
 from shu.types import Chunk, Document, Enrichment
 
 Progress = Callable[[str, int, int], None]
+Redo = Literal["changed", "all", "fallbacks"]
 """progress(stage, done, total)"""
 
 
@@ -73,8 +75,11 @@ class IngestJob:
         self.progress = progress or (lambda stage, done, total: None)
         self.max_bytes = int(settings.ingest.max_file_mb * 1_000_000)
 
-    def run(self, root: Path, prune: bool = False) -> IngestReport:
+    def run(self, root: Path, prune: bool = False, redo: Redo = "changed") -> IngestReport:
+        """`redo`: "changed" (default) processes new and changed documents; "all" every document;
+        "fallbacks" also those whose profile was made extractively while an LLM is configured."""
         started = time.perf_counter()
+        self.redo = redo
         report = IngestReport()
         folders = self._load_personas(root, report)
         for folder in folders:
@@ -87,6 +92,8 @@ class IngestJob:
                 report.add(outcome)
         self._ingest_rag(folders, report, prune)
         report.seconds = time.perf_counter() - started
+        if self.llm is not None:
+            report.llm = self.llm.summary()
         return report
 
     def _load_personas(self, root: Path, report: IngestReport) -> list[PersonaFolder]:
@@ -190,7 +197,7 @@ class IngestJob:
         doc = parsed.doc
         doc.content_hash = content_hash(parsed, self._fingerprint())
         stored = self.store.get_document(doc.id)
-        if stored is not None and stored.content_hash == doc.content_hash:
+        if stored is not None and stored.content_hash == doc.content_hash and not self._redo(doc.id):
             outcome.status = "unchanged"
             return None
         chunking = self.settings.chunking
@@ -215,6 +222,14 @@ class IngestJob:
                 f"enrichment failed ({exc.__class__.__name__}: {exc}); indexed without it"
             )
         return _Pending(parsed=parsed, chunks=chunks, outcome=outcome, enrichment=enrichment)
+
+    def _redo(self, doc_id: str) -> bool:
+        if self.redo == "all":
+            return True
+        if self.redo == "fallbacks" and self.llm is not None:
+            profile = self.store.get_profile(doc_id)
+            return profile is None or not profile.provenance.method.startswith("llm:")
+        return False
 
     def _flush(self, batch: _Batch) -> None:
         if not batch.items:

@@ -27,6 +27,8 @@ class IngestReport(BaseModel):
     personas: list[str] = Field(default_factory=list)
     outcomes: list[FileOutcome] = Field(default_factory=list)
     seconds: float = 0.0
+    llm: dict[str, object] | None = None
+    """LLM use during the run: artifacts made, fallbacks by kind, calls, tokens, cost."""
 
     def add(self, outcome: FileOutcome) -> FileOutcome:
         self.outcomes.append(outcome)

@@ -91,6 +91,41 @@ def ingest(
     """Convert RAW-DOCS to RAG Markdown and index RAG documents (incremental)."""
     with _kb() as kb, _progress() as advance:
         report = kb.ingest(path, prune=prune, progress=advance)
+    _finish(report)
+
+
+@app.command()
+def enrich(
+    path: Annotated[Path, typer.Argument(help="A persona folder, or a folder of persona folders.")],
+    force: Annotated[bool, typer.Option("--force", help="Enrich every document again.")] = False,
+    only_missing: Annotated[
+        bool,
+        typer.Option("--only-missing", help="Only documents whose LLM artifacts fell back or are missing."),
+    ] = False,
+) -> None:
+    """Run ingestion-time intelligence (profiles, questions, chunk profiles, context) again.
+    Each document is committed on its own: an interrupted run resumes where it stopped."""
+    redo = "all" if force else "fallbacks" if only_missing else "changed"
+    with _kb() as kb, _progress() as advance:
+        report = kb.ingest(path, progress=advance, redo=redo)  # type: ignore[arg-type]
+    _finish(report)
+
+
+@app.command()
+def reindex(
+    path: Annotated[Path, typer.Argument(help="A persona folder, or a folder of persona folders.")],
+    context: Annotated[
+        bool, typer.Option("--context/--no-context", help="Index chunks with context prefixes.")
+    ] = True,
+) -> None:
+    """Re-index every document with context prefixes switched on (or off)."""
+    state.overrides.append(f"enrich.context={'true' if context else 'false'}")
+    with _kb() as kb, _progress() as advance:
+        report = kb.ingest(path, progress=advance, redo="all")
+    _finish(report)
+
+
+def _finish(report: IngestReport) -> None:
     if state.as_json:
         _emit_json(report.model_dump())
     else:
@@ -317,6 +352,8 @@ def _print_report(report: IngestReport) -> None:
         if report.chunks_written and report.seconds
         else ""
     )
+    if report.llm:
+        out.print(f"LLM: {escape(json.dumps(report.llm))}", highlight=False)
     out.print(
         f"[bold]{escape(report.summary())}[/] — personas: {', '.join(report.personas) or 'none'}; "
         f"{report.chunks_written} chunks written in {report.seconds:.1f}s{rate}",

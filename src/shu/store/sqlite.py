@@ -323,11 +323,22 @@ class SQLiteStore:
         ):
             rows = self._db.execute(f"SELECT {made_by}, count(*) FROM {table} GROUP BY {made_by}").fetchall()
             stats[artifact] = dict(rows)
+        with_context, average_words = self._db.execute(
+            "SELECT count(*), avg(length(context) - length(replace(context, ' ', '')) + 1) "
+            "FROM chunks WHERE context != ''"
+        ).fetchone()
+        total_chunks, documents, profiled = self._db.execute(
+            "SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM documents), "
+            "(SELECT count(*) FROM document_profiles)"
+        ).fetchone()
         stats["context_prefixes"] = {
-            "chunks with": self._db.execute("SELECT count(*) FROM chunks WHERE context != ''").fetchone()[0],
-            "chunks without": self._db.execute("SELECT count(*) FROM chunks WHERE context = ''").fetchone()[
-                0
-            ],
+            "chunks with": with_context,
+            "chunks without": total_chunks - with_context,
+            "average words": round(average_words or 0),
+        }
+        stats["coverage_percent"] = {
+            "documents with a profile": round(100 * profiled / documents) if documents else 0,
+            "chunks with a context prefix": round(100 * with_context / total_chunks) if total_chunks else 0,
         }
         return stats
 

@@ -176,3 +176,11 @@ def test_scripted_model_replays_a_recording(tmp_path: Path) -> None:
     assert [llm.complete("a").text, llm.complete("b").text] == ["one", "two"]
     with pytest.raises(LLMError, match="only 2 replies"):
         llm.complete("c")
+
+
+def test_json_object_mode_for_llama_cpp_servers() -> None:
+    script = Script(replies=[openai_reply(json.dumps({"synopsis": "Long enough synopsis.", "entities": []}))])
+    with serve(script) as url:
+        LLMClient(OpenAICompatibleLLM(url, "m", json_mode="json_object")).structured(USER, Synopsis)
+    assert script.requests[0]["response_format"]["type"] == "json_object"
+    assert script.requests[0]["response_format"]["schema"]["required"] == ["synopsis", "entities"]

@@ -39,6 +39,9 @@ class LLMSettings(BaseModel):
     timeout_s: float = Field(60.0, gt=0)
     max_retries: int = Field(3, ge=0, le=10)
     concurrency: int = Field(4, ge=1, le=64)
+    json_mode: Literal["json_schema", "json_object"] = Field(
+        "json_schema", description="json_schema: OpenAI, vLLM; json_object: llama-cpp-python's server"
+    )
     price_in_per_mtok: float = Field(0.0, ge=0, description="USD per million prompt tokens")
     price_out_per_mtok: float = Field(0.0, ge=0, description="USD per million completion tokens")
     cache: bool = True

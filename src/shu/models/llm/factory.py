@@ -21,7 +21,9 @@ def create_llm(settings: LLMSettings, cache: ResponseCache | None = None) -> LLM
     if settings.provider == "openai":
         if not settings.base_url:
             raise ConfigError("llm.provider=openai needs llm.base_url (e.g. http://127.0.0.1:8080/v1)")
-        provider = OpenAICompatibleLLM(settings.base_url, settings.model, api_key, settings.timeout_s)
+        provider = OpenAICompatibleLLM(
+            settings.base_url, settings.model, api_key, settings.timeout_s, json_mode=settings.json_mode
+        )
     else:
         if not api_key:
             raise ConfigError(f"llm.provider=anthropic needs the key in ${settings.api_key_env}")

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
@@ -18,8 +18,10 @@ class OpenAICompatibleLLM:
         api_key: str | None = None,
         timeout_s: float = 60.0,
         client: httpx.Client | None = None,
+        json_mode: Literal["json_schema", "json_object"] = "json_schema",
     ) -> None:
         self.model = model
+        self.json_mode = json_mode
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = client or httpx.Client(
             base_url=base_url.rstrip("/") + "/", headers=headers, timeout=timeout_s
@@ -42,12 +44,13 @@ class OpenAICompatibleLLM:
             "max_tokens": max_tokens,
             "temperature": temperature,
         }
-        if json_schema is not None:
-            # OpenAI's form; llama.cpp's server and vLLM accept it too.
+        if json_schema is not None and self.json_mode == "json_schema":  # OpenAI, vLLM
             body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": "answer", "schema": json_schema, "strict": True},
             }
+        elif json_schema is not None:  # llama-cpp-python's server: a JSON object constrained by the schema
+            body["response_format"] = {"type": "json_object", "schema": json_schema}
         payload = _post(self._client, "chat/completions", body)
         try:
             choice = payload["choices"][0]

@@ -132,3 +132,32 @@ def test_ingest_uses_the_llm_once_per_document(
     report = IngestJob(kb.settings, kb.store, embedder, llm=llm).run(folder)
     assert report.counts()["unchanged"] == 1 and len(fake.calls) == calls
     kb.close()
+
+
+def test_documents_are_enriched_in_parallel_when_an_llm_is_configured(
+    tmp_path: Path, make_persona: PersonaMaker, embedder: CountingEmbedder
+) -> None:
+    import threading
+    import time
+
+    lock = threading.Lock()
+    state = {"now": 0, "most": 0}
+
+    def slow_reply(messages: list[Message], schema: dict | None) -> str:  # type: ignore[type-arg]
+        with lock:
+            state["now"] += 1
+            state["most"] = max(state["most"], state["now"])
+        time.sleep(0.05)
+        with lock:
+            state["now"] -= 1
+        kind = kind_of(messages)
+        return json.dumps(passage_profile(messages) if kind == "chunk" else GOOD[kind])
+
+    docs = {f"d{i}.md": doc(f"d{i}", "API Limits", BODY, type="guide") for i in range(6)}
+    kb = open_kb(tmp_path / "home", ["llm.concurrency=3"], embedder=embedder)
+    llm = LLMEnricher(LLMClient(ScriptedLLM(slow_reply), concurrency=3))
+    report = IngestJob(kb.settings, kb.store, embedder, llm=llm).run(make_persona("lumen", rag=docs))
+    assert report.counts()["ingested"] == 6
+    assert [d.id for d in kb.documents()] == [f"d{i}" for i in range(6)]
+    assert 2 <= state["most"] <= 3, "several documents in flight, never more than the limit"
+    kb.close()

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -131,8 +132,7 @@ class IngestJob:
         for folder, path in files:
             self._parse(folder, path, run, report)
         batch = _Batch()
-        for done, (parsed, outcome) in enumerate(run.claimed.values(), start=1):
-            pending = self._prepare(parsed, outcome)
+        for done, pending in enumerate(self._prepared(list(run.claimed.values())), start=1):
             if pending is not None:
                 batch.items.append(pending)
             if batch.chunk_count >= self.settings.ingest.embed_batch_chunks:
@@ -191,6 +191,15 @@ class IngestJob:
         if stored is None or stored.path == path or stored.path in run.run_paths:
             return None
         return stored.path if Path(stored.path).exists() else None
+
+    def _prepared(self, claimed: list[tuple[ParsedDocument, FileOutcome]]) -> Iterator[_Pending | None]:
+        """Chunk and enrich each document, in order. With an LLM, documents are enriched by
+        parallel workers (the calls wait on the network; the client bounds them)."""
+        if self.llm is None or len(claimed) < 2:
+            yield from (self._prepare(parsed, outcome) for parsed, outcome in claimed)
+            return
+        with ThreadPoolExecutor(self.settings.llm.concurrency, thread_name_prefix="shu-enrich") as pool:
+            yield from pool.map(lambda item: self._prepare(*item), claimed)
 
     def _prepare(self, parsed: ParsedDocument, outcome: FileOutcome) -> _Pending | None:
         """Second pass: skip what is unchanged, chunk what is new or changed."""

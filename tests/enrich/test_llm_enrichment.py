@@ -131,6 +131,9 @@ def test_ingest_uses_the_llm_once_per_document(
     calls = len(fake.calls)
     report = IngestJob(kb.settings, kb.store, embedder, llm=llm).run(folder)
     assert report.counts()["unchanged"] == 1 and len(fake.calls) == calls
+    totals = kb.store.llm_totals()
+    assert totals["runs"] == 1 and totals["calls"] == calls and totals["fell_back"] == {}
+    assert totals["prompt_tokens"] > 0
     kb.close()
 
 

@@ -88,6 +88,21 @@ class LLMEnricher:
             "cost_usd": round(accounting.cost_usd, 4),
         }
 
+    def summary_since(self, before: dict[str, object]) -> dict[str, object]:
+        """What happened since `before` (an earlier `summary()`): one run's share."""
+        now = self.summary()
+        delta: dict[str, object] = {"model": now["model"]}
+        for key, value in now.items():
+            if isinstance(value, dict):
+                earlier = before.get(key, {})
+                assert isinstance(earlier, dict)
+                delta[key] = {k: v - earlier.get(k, 0) for k, v in value.items() if v - earlier.get(k, 0)}
+            elif isinstance(value, int | float):
+                earlier_value = before.get(key, 0)
+                assert isinstance(earlier_value, int | float)
+                delta[key] = round(value - earlier_value, 4)
+        return delta
+
     @property
     def fingerprint(self) -> str:
         versions = [load_prompt(n).version for n in ("profile", "questions", "chunk_profile", "context")]

@@ -81,6 +81,7 @@ class IngestJob:
         "fallbacks" also those whose profile was made extractively while an LLM is configured."""
         started = time.perf_counter()
         self.redo = redo
+        llm_before = self.llm.summary() if self.llm else {}
         report = IngestReport()
         folders = self._load_personas(root, report)
         for folder in folders:
@@ -94,7 +95,9 @@ class IngestJob:
         self._ingest_rag(folders, report, prune)
         report.seconds = time.perf_counter() - started
         if self.llm is not None:
-            report.llm = self.llm.summary()
+            report.llm = self.llm.summary_since(llm_before)
+            if report.llm["calls"] or report.llm["cached"]:
+                self.store.record_llm_run(report.llm)
         return report
 
     def _load_personas(self, root: Path, report: IngestReport) -> list[PersonaFolder]:

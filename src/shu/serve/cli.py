@@ -213,9 +213,10 @@ def stats() -> None:
     with _kb() as kb:
         found = kb.store.stats()
         enrichment = kb.store.enrichment_stats()
+        llm = kb.store.llm_totals()
     data = found.__dict__
     if state.as_json:
-        _emit_json(data | {"enrichment": enrichment})
+        _emit_json(data | {"enrichment": enrichment, "llm": llm})
         return
     table = Table("what", "value")
     for key, value in data.items():
@@ -226,6 +227,8 @@ def stats() -> None:
         for method, count in counts.items():
             _row(methods, artifact, method, str(count))
     out.print(methods)
+    if llm["runs"]:
+        out.print(f"LLM use over {llm['runs']} runs: {escape(json.dumps(llm))}", highlight=False)
 
 
 @app.command(name="eval")

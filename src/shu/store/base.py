@@ -87,6 +87,14 @@ class Store(Protocol):
         """Synthesized questions of the persona's documents, by cosine, best first."""
         ...
 
+    def record_llm_run(self, summary: dict[str, object]) -> None:
+        """Keep one run's LLM use (calls, tokens, cost, fallbacks by kind) for `shu stats`."""
+        ...
+
+    def llm_totals(self) -> dict[str, object]:
+        """Sums over every recorded run."""
+        ...
+
     def enrichment_stats(self) -> dict[str, dict[str, int]]:
         """artifact → method → count, plus chunks with a context prefix."""
         ...

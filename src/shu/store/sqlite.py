@@ -313,6 +313,30 @@ class SQLiteStore:
                 self._question_indexes[persona] = cached
             return cached
 
+    def record_llm_run(self, summary: dict[str, object]) -> None:
+        with self._lock, self._write():
+            self._db.execute("INSERT INTO llm_runs(summary_json) VALUES (?)", (json.dumps(summary),))
+
+    def llm_totals(self) -> dict[str, object]:
+        totals: dict[str, float] = {}
+        fell_back: dict[str, int] = {}
+        runs = 0
+        for (blob,) in self._db.execute("SELECT summary_json FROM llm_runs"):
+            summary = json.loads(blob)
+            runs += 1
+            for key in (
+                "calls",
+                "cached",
+                "invalid_answers",
+                "prompt_tokens",
+                "completion_tokens",
+                "cost_usd",
+            ):
+                totals[key] = totals.get(key, 0) + float(summary.get(key, 0))
+            for kind, count in summary.get("fell_back", {}).items():
+                fell_back[kind] = fell_back.get(kind, 0) + int(count)
+        return {"runs": runs, **{k: round(v, 4) for k, v in totals.items()}, "fell_back": fell_back}
+
     def enrichment_stats(self) -> dict[str, dict[str, int]]:
         stats: dict[str, dict[str, int]] = {}
         for artifact, table, made_by in (

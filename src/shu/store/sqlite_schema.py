@@ -93,4 +93,12 @@ MIGRATIONS: list[str] = [
     );
     ALTER TABLE chunks ADD COLUMN context TEXT NOT NULL DEFAULT ''
     """,
+    # 3: what LLM enrichment cost, run by run
+    """
+    CREATE TABLE llm_runs (
+        rowid INTEGER PRIMARY KEY,
+        finished_at TEXT NOT NULL DEFAULT (datetime('now')),
+        summary_json TEXT NOT NULL
+    )
+    """,
 ]

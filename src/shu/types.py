@@ -24,6 +24,12 @@ class RetrievalParams(BaseModel):
     question_weight: float = Field(
         0.0, ge=0.0, le=5.0, description="weight of the synthesized-question surface (0 = not searched)"
     )
+    synopsis_weight: float = Field(
+        0.0, ge=0.0, le=5.0, description="weight of the document-synopsis surface (0 = not searched)"
+    )
+    manifest_weight: float = Field(
+        0.0, ge=0.0, le=5.0, description="weight of the capability-manifest surface (0 = not searched)"
+    )
 
 
 class PersonaConfig(BaseModel):
@@ -203,6 +209,14 @@ RELATIONSHIP_TYPES = (
 )
 
 
+class DocumentRef(BaseModel):
+    """A document as another document's enrichment sees it: a possible relationship target."""
+
+    id: str
+    title: str
+    personas: list[str] = Field(default_factory=list)
+
+
 class Relationship(BaseModel):
     """A typed, directed link between documents; the target may not be ingested (yet)."""
 
@@ -211,6 +225,8 @@ class Relationship(BaseModel):
     type: str
     origin: Literal["frontmatter", "link", "thread", "llm"]
     confidence: float = Field(ge=0.0, le=1.0)
+    evidence: str = ""
+    """The source's own words the relationship rests on (LLM proposals quote them)."""
 
 
 class Enrichment(BaseModel):

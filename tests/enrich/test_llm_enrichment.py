@@ -15,7 +15,7 @@ from shu.kb import open_kb
 from shu.models.llm.base import Message
 from shu.models.llm.client import LLMClient
 from shu.models.llm.scripted import ScriptedLLM
-from shu.types import Document
+from shu.types import Document, DocumentRef, Relationship
 from tests.conftest import CountingEmbedder, PersonaMaker, doc
 
 BODY = (
@@ -48,6 +48,7 @@ GOOD = {
         "keywords": ["1,200", "HTTP 429"],
         "topics": ["rate limits"],
     },
+    "relationships": {"relationships": []},
     "context": {
         "context": "This passage of the API Limits guide from Lumen Analytics explains the Pro plan limit "
         "of API requests per minute per workspace and the HTTP 429 answer with a Retry-After header."
@@ -63,6 +64,8 @@ def kind_of(messages: list[Message]) -> str:
         return "questions"
     if "summarise one passage" in system:
         return "chunk"
+    if "relates to other documents" in system:
+        return "relationships"
     return "context"
 
 
@@ -163,4 +166,123 @@ def test_documents_are_enriched_in_parallel_when_an_llm_is_configured(
     assert report.counts()["ingested"] == 6
     assert [d.id for d in kb.documents()] == [f"d{i}" for i in range(6)]
     assert 2 <= state["most"] <= 3, "several documents in flight, never more than the limit"
+    kb.close()
+
+
+CATALOGUE = [
+    DocumentRef(id="pricing", title="Pricing plans", personas=["x"]),
+    DocumentRef(id="sso", title="Single sign-on setup", personas=["x"]),
+    DocumentRef(id="other-plans", title="Pricing plans", personas=["elsewhere"]),
+    DocumentRef(id="limits", title="API Limits", personas=["x"]),
+]
+
+
+def test_llm_proposed_relationships_are_kept_with_their_quote() -> None:
+    replies = {
+        **GOOD,
+        "relationships": {
+            "relationships": [
+                {
+                    "target": "pricing",
+                    "type": "references",
+                    "quote": "The Pro plan of Lumen",
+                    "confidence": 0.95,
+                },
+                # already declared in the frontmatter: not stored twice
+                {"target": "pricing", "type": "explains", "quote": "Pro plan", "confidence": 0.5},
+            ]
+        },
+    }
+    fake = scripted(replies)
+    declared = DOC.model_copy(update={"meta": {"relations": {"explains": ["pricing"]}}})
+    chunks = chunk_document("limits", DOC.title, BODY, 180, 0)
+    enrichment, _ = enrich_document(
+        declared, BODY, chunks, EnrichSettings(), LLMEnricher(LLMClient(fake)), CATALOGUE
+    )
+    by_origin = {(r.origin, r.type): r for r in enrichment.relationships}
+    assert set(by_origin) == {("frontmatter", "explains"), ("llm", "references")}
+    proposed = by_origin[("llm", "references")]
+    assert (proposed.target, proposed.confidence, proposed.evidence) == (
+        "pricing",
+        0.8,
+        "The Pro plan of Lumen",
+    )
+    asked = next(m for m in fake.calls if kind_of(m) == "relationships")[1].content
+    listed = asked.split("<candidates>", 1)[1]
+    assert "- pricing: Pricing plans" in listed
+    assert "other-plans" not in listed and "- limits:" not in listed, (
+        "other personas and itself are not offered"
+    )
+
+
+def test_invented_targets_and_quotes_never_reach_the_index() -> None:
+    replies = {
+        **GOOD,
+        "relationships": {
+            "relationships": [
+                {"target": "atlantis", "type": "explains", "quote": "The Pro plan", "confidence": 0.9},
+                {"target": "sso", "type": "references", "quote": "SAML is required", "confidence": 0.9},
+            ]
+        },
+    }
+    fake = scripted(replies)
+    llm = LLMEnricher(LLMClient(fake))
+    enrichment, _ = enrich_document(
+        DOC, BODY, chunk_document("limits", DOC.title, BODY, 180, 0), EnrichSettings(), llm, CATALOGUE
+    )
+    assert [r for r in enrichment.relationships if r.origin == "llm"] == []
+    assert llm.failures["relationships: StructuredOutputError"] == 1
+    assert sum(kind_of(m) == "relationships" for m in fake.calls) == 2, "asked again once"
+
+
+def test_relationships_proposals_can_be_switched_off() -> None:
+    fake = scripted(GOOD)
+    settings = EnrichSettings(llm_relationships=False)
+    enrich_document(
+        DOC,
+        BODY,
+        chunk_document("limits", DOC.title, BODY, 180, 0),
+        settings,
+        LLMEnricher(LLMClient(fake)),
+        CATALOGUE,
+    )
+    assert not any(kind_of(m) == "relationships" for m in fake.calls)
+
+
+def test_ingest_offers_the_knowledge_base_as_candidates_and_stores_proposals(
+    tmp_path: Path, make_persona: PersonaMaker, embedder: CountingEmbedder
+) -> None:
+    def reply(messages: list[Message], schema: dict | None) -> str:  # type: ignore[type-arg]
+        kind = kind_of(messages)
+        if kind == "relationships":
+            offered = (
+                "- pricing: Plans and pricing" in messages[1].content
+                and "Lumen Analytics allows" in messages[1].content.split("<candidates>")[0]
+            )
+            found = [{"target": "pricing", "type": "references", "quote": "Pro plan", "confidence": 0.7}]
+            return json.dumps({"relationships": found if offered else []})
+        return json.dumps(passage_profile(messages) if kind == "chunk" else GOOD[kind])
+
+    kb = open_kb(tmp_path / "home", embedder=embedder)
+    pricing = (
+        "# Pricing\n\nThe Pro plan costs 49 dollars per month. The Team plan costs 99 dollars per month."
+    )
+    folder = make_persona(
+        "lumen",
+        rag={
+            "limits.md": doc("limits", "API Limits", BODY),
+            "pricing.md": doc("pricing", "Plans and pricing", pricing),
+        },
+    )
+    IngestJob(kb.settings, kb.store, embedder, llm=LLMEnricher(LLMClient(ScriptedLLM(reply)))).run(folder)
+    assert kb.store.list_relationships(["limits"]) == [
+        Relationship(
+            source="limits",
+            target="pricing",
+            type="references",
+            origin="llm",
+            confidence=0.7,
+            evidence="Pro plan",
+        )
+    ]
     kb.close()

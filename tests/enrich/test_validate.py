@@ -6,11 +6,12 @@ from shu.enrich.validate import (
     check_context,
     check_profile,
     check_questions,
+    check_relationships,
     english,
     grounded,
     no_prompt_echo,
 )
-from shu.types import ChunkProfile, DocumentProfile, Entity, Provenance, SynthesizedQuestion
+from shu.types import ChunkProfile, DocumentProfile, Entity, Provenance, Relationship, SynthesizedQuestion
 
 SOURCE = (
     "The Pro plan of Lumen Analytics allows 1,200 API requests per minute per workspace. "
@@ -87,3 +88,25 @@ def test_context_prefix_bounds() -> None:
         "the Pro plan allows per workspace and what happens over the limit."
     )
     assert check_context(prefix, SOURCE) == []
+
+
+def test_relationship_proposals_must_quote_the_document_and_name_a_candidate() -> None:
+    source = "The migration plan replaces the legacy billing service.\nIt follows the March decision."
+    ok = Relationship(
+        source="a",
+        target="b",
+        type="derived_from",
+        origin="llm",
+        confidence=0.5,
+        evidence="follows the  March decision",
+    )
+    assert check_relationships([ok], source, {"b"}) == []
+    bad = [
+        ok.model_copy(update={"target": "zzz"}),
+        ok.model_copy(update={"evidence": "the board approved it"}),
+        ok.model_copy(update={"type": "replies_to"}),
+        ok.model_copy(update={"evidence": "March"}),
+    ]
+    problems = [check_relationships([r], source, {"b"}) for r in bad]
+    assert all(len(p) == 1 for p in problems), problems
+    assert check_relationships([ok, ok], source, {"b"})[0].startswith("duplicate")

@@ -88,3 +88,48 @@ def test_an_unknown_persona_is_a_clear_error(two_personas: KnowledgeBase) -> Non
 def test_invalid_queries_are_refused(two_personas: KnowledgeBase, query: str) -> None:
     with pytest.raises(Exception, match="question is"):
         two_personas.search(query, persona="alpha")
+
+
+@pytest.mark.parametrize(
+    ("weights", "surfaces"),
+    [
+        ({"synopsis_weight": 1.0}, ["synopsis"]),
+        ({"question_weight": 1.0, "manifest_weight": 2.0}, ["questions", "manifest"]),
+    ],
+)
+def test_document_surfaces_add_their_rrf_share_to_the_documents_best_chunk(
+    two_personas: KnowledgeBase, weights: dict[str, float], surfaces: list[str]
+) -> None:
+    from shu.retrieve.hybrid import HybridSearcher
+
+    persona = two_personas.persona("alpha")
+    params = persona.config.retrieval.model_copy(
+        update={"max_chunks_per_doc": 20, "tag_boost": 0.0, **weights}
+    )
+    query = "single sign-on with Okta"
+    hits = HybridSearcher(two_personas.store, two_personas.embedder).search(query, persona, params, limit=20)
+    vector = two_personas.embedder.embed_query(query)
+    ranks: dict[str, list[tuple[int, float]]] = {}
+    for surface in surfaces:
+        if surface == "questions":
+            found = list(
+                dict.fromkeys(q.doc_id for q in two_personas.store.search_questions(vector, "alpha", 60))
+            )
+        else:
+            found = [d.doc_id for d in two_personas.store.search_profiles(vector, "alpha", surface, 20)]
+        assert found, f"the {surface} surface is filled at ingestion"
+        weight = {
+            "questions": weights.get("question_weight", 0),
+            "synopsis": weights.get("synopsis_weight", 0),
+            "manifest": weights.get("manifest_weight", 0),
+        }[surface]
+        for rank, doc_id in enumerate(found, start=1):
+            ranks.setdefault(doc_id, []).append((rank, weight))
+    best_of_doc: set[str] = set()
+    for hit in hits:
+        expected = sum(1 / (60 + r) for r in (hit.bm25_rank, hit.dense_rank) if r is not None)
+        if hit.chunk.doc_id not in best_of_doc:  # the document's surfaces count for its best chunk
+            expected += sum(w / (60 + r) for r, w in ranks.get(hit.chunk.doc_id, []))
+            best_of_doc.add(hit.chunk.doc_id)
+        assert hit.score == pytest.approx(expected)
+    assert {h.chunk.doc_id for h in hits} == {"pricing", "sso", "alerts"}

@@ -280,3 +280,36 @@ class StoreConformance:
                 enrichment,
                 None,
             )
+
+    def test_profile_surfaces_are_searched_within_the_persona(self, filled: Store) -> None:
+        for doc_id, personas, synopsis in (
+            ("p1", ["alpha"], unit(0, 1)),
+            ("p2", ["alpha", "beta"], unit(0, 0, 1)),
+        ):
+            filled.replace_document(
+                document(doc_id, personas),
+                chunks(doc_id, ["text of " + doc_id]),
+                vectors(unit(1)),
+                "test-embedder",
+                Enrichment(),
+                None,
+                {"synopsis": synopsis, "manifest": unit(1)},
+            )
+        found = filled.search_profiles(unit(0, 1), "alpha", "synopsis", 5)
+        assert [d.doc_id for d in found] == ["p1", "p2"] and found[0].score == pytest.approx(1.0)
+        assert [d.doc_id for d in filled.search_profiles(unit(0, 1), "beta", "synopsis", 5)] == ["p2"]
+        assert len(filled.search_profiles(unit(1), "alpha", "manifest", 5)) == 2
+        filled.delete_document("p1")
+        assert [d.doc_id for d in filled.search_profiles(unit(0, 1), "alpha", "synopsis", 5)] == ["p2"]
+
+    def test_unknown_profile_surfaces_are_refused(self, filled: Store) -> None:
+        with pytest.raises(StoreError, match="surface"):
+            filled.replace_document(
+                document("x", ["alpha"]),
+                chunks("x", ["t"]),
+                vectors(unit(1)),
+                "test-embedder",
+                None,
+                None,
+                {"mood": unit(1)},
+            )

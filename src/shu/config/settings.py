@@ -59,6 +59,9 @@ class EnrichSettings(BaseModel):
     context: bool = Field(
         False, description="prefix each chunk's indexed text with its context (measured first)"
     )
+    llm_relationships: bool = Field(
+        True, description="with an LLM: propose typed relationships to other documents, quote-checked"
+    )
 
 
 class ChunkingSettings(BaseModel):

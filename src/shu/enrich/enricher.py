@@ -8,10 +8,10 @@ from __future__ import annotations
 from shu.config.settings import EnrichSettings
 from shu.enrich.extractive import chunk_profile, context_prefix, profile_document
 from shu.enrich.llm import LLMEnricher
-from shu.enrich.relationships import document_relationships
-from shu.types import Chunk, Document, Enrichment
+from shu.enrich.relationships import document_relationships, relationship_candidates
+from shu.types import Chunk, Document, DocumentRef, Enrichment
 
-ENRICH_VERSION = 1
+ENRICH_VERSION = 2
 """Raise when a method's output changes, so that documents are enriched again."""
 
 
@@ -21,12 +21,18 @@ def enrich_document(
     chunks: list[Chunk],
     settings: EnrichSettings,
     llm: LLMEnricher | None = None,
+    catalogue: list[DocumentRef] | None = None,
 ) -> tuple[Enrichment, list[Chunk]]:
+    """`catalogue`: the knowledge base's documents, which an LLM may relate this one to."""
     if not settings.enabled:
         return Enrichment(), chunks
     extracted = profile_document(doc, body)
     profile = (llm.profile(doc, body) if llm and settings.profiles else None) or extracted.profile
     enrichment = Enrichment(relationships=document_relationships(doc, body))
+    if llm and settings.llm_relationships and catalogue:
+        proposed = llm.relationships(doc, body, relationship_candidates(doc, body, catalogue)) or []
+        declared = {(r.target, r.type) for r in enrichment.relationships}
+        enrichment.relationships += [r for r in proposed if (r.target, r.type) not in declared]
     if settings.profiles:
         enrichment.profile = profile
     if settings.questions:

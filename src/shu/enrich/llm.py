@@ -19,14 +19,17 @@ from shu.types import (
     ChunkProfile,
     Document,
     DocumentProfile,
+    DocumentRef,
     Entity,
     Participant,
     Provenance,
+    Relationship,
     SynthesizedQuestion,
     TemporalScope,
 )
 
 MAX_DOCUMENT_CHARS = 12_000
+LLM_RELATIONSHIP_CONFIDENCE = 0.8
 
 
 class _EntityOut(BaseModel):
@@ -68,6 +71,19 @@ class ContextOut(BaseModel):
     context: str = Field(max_length=900)
 
 
+class _RelationshipOut(BaseModel):
+    target: str = Field(max_length=200)
+    type: Literal[
+        "explains", "decision_for", "derived_from", "supersedes", "references", "part_of", "related_to"
+    ]
+    quote: str = Field(max_length=400)
+    confidence: float = Field(ge=0.0, le=1.0)
+
+
+class RelationshipsOut(BaseModel):
+    relationships: list[_RelationshipOut] = Field(default_factory=list, max_length=5)
+
+
 class LLMEnricher:
     def __init__(self, client: LLMClient) -> None:
         self.client = client
@@ -105,7 +121,8 @@ class LLMEnricher:
 
     @property
     def fingerprint(self) -> str:
-        versions = [load_prompt(n).version for n in ("profile", "questions", "chunk_profile", "context")]
+        names = ("profile", "questions", "chunk_profile", "context", "relationships")
+        versions = [load_prompt(n).version for n in names]
         return f"{self.client.name}|{'|'.join(versions)}"
 
     def profile(self, doc: Document, body: str) -> DocumentProfile | None:
@@ -193,6 +210,40 @@ class LLMEnricher:
             prompt.version,
             lambda out, _: out.context.strip(),
             lambda value: validate.check_context(value, text),
+        )
+
+    def relationships(
+        self, doc: Document, body: str, candidates: list[DocumentRef]
+    ) -> list[Relationship] | None:
+        """Relationships to `candidates` (documents of the same personas) that the document
+        shows, each resting on a quote from it. Proposals are capped below declared links'
+        confidence (`LLM_RELATIONSHIP_CONFIDENCE`)."""
+        if not candidates:
+            return []
+        prompt = load_prompt("relationships")
+        text = body[:MAX_DOCUMENT_CHARS]
+        listed = "\n".join(f"- {c.id}: {c.title}" for c in candidates)
+
+        def build(out: RelationshipsOut, provenance: Provenance) -> list[Relationship]:
+            return [
+                Relationship(
+                    source=doc.id,
+                    target=r.target.strip(),
+                    type=r.type,
+                    origin="llm",
+                    confidence=round(min(r.confidence, LLM_RELATIONSHIP_CONFIDENCE), 3),
+                    evidence=r.quote.strip(),
+                )
+                for r in out.relationships
+            ]
+
+        return self._ask(
+            "relationships",
+            prompt.messages(title=doc.title, document=text, candidates=listed),
+            RelationshipsOut,
+            prompt.version,
+            build,
+            lambda value: validate.check_relationships(value, text, {c.id for c in candidates}),
         )
 
     def _ask(self, kind, messages, schema, version, build, check):  # type: ignore[no-untyped-def]

@@ -7,8 +7,8 @@ import re
 from pathlib import PurePosixPath
 from typing import Any
 
-from shu.text import slugify
-from shu.types import RELATIONSHIP_TYPES, Document, Relationship
+from shu.text import content_words, slugify, stem
+from shu.types import RELATIONSHIP_TYPES, Document, DocumentRef, Relationship
 
 _LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _REPLY_SUBJECT = re.compile(r"^(?:re|aw|sv|fw|fwd)\s*:\s*", re.I)
@@ -85,3 +85,21 @@ def reply_subject(title: str) -> str | None:
     """`Re: Budget` → `Budget` (the thread a reply belongs to), else None."""
     stripped = _REPLY_SUBJECT.sub("", title)
     return stripped if stripped != title else None
+
+
+def relationship_candidates(
+    doc: Document, body: str, catalogue: list[DocumentRef], limit: int = 15
+) -> list[DocumentRef]:
+    """The documents of the same personas whose titles the text echoes most (by shared stemmed
+    title words), at most `limit`: what an LLM is asked to relate the document to."""
+    present = {stem(w) for w in content_words(body)}
+    personas = set(doc.personas)
+    scored = []
+    for ref in catalogue:
+        if ref.id == doc.id or not personas & set(ref.personas):
+            continue
+        title_words = {stem(w) for w in content_words(ref.title)}
+        shared = len(title_words & present) / len(title_words) if title_words else 0.0
+        if shared > 0:
+            scored.append((-shared, ref.id, ref))
+    return [ref for *_, ref in sorted(scored)[:limit]]

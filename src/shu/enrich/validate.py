@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from shu.text import STOPWORDS, content_words, stem
-from shu.types import ChunkProfile, DocumentProfile, SynthesizedQuestion
+from shu.types import RELATIONSHIP_TYPES, ChunkProfile, DocumentProfile, Relationship, SynthesizedQuestion
 
 _PROMPT_ECHO = re.compile(
     r"(you are an? |as an ai|language model|here is the|here's the"
@@ -98,3 +98,22 @@ def check_chunk_profile(profile: ChunkProfile, chunk_text: str) -> list[str]:
 def check_context(prefix: str, document_text: str) -> list[str]:
     problems = length(prefix, 15, 120, "context prefix") + grounded(prefix, document_text, 0.6)
     return problems + no_prompt_echo(prefix) + english(prefix)
+
+
+def check_relationships(relationships: list[Relationship], source: str, candidates: set[str]) -> list[str]:
+    """Each target is a listed candidate, each type known, each quote copied from the source."""
+    problems: list[str] = []
+    flat = " ".join(source.split()).casefold()
+    seen: set[tuple[str, str]] = set()
+    for r in relationships:
+        if r.target not in candidates:
+            problems.append(f"target {r.target!r} is not one of the listed documents")
+        if r.type not in RELATIONSHIP_TYPES or r.type == "replies_to":
+            problems.append(f"unknown relationship type {r.type!r}")
+        quote = " ".join(r.evidence.split()).casefold().strip(" .\"'")
+        if len(quote.split()) < 2 or quote not in flat:
+            problems.append(f"quote {r.evidence!r} is not copied from the document")
+        if (r.target, r.type) in seen:
+            problems.append(f"duplicate relationship {r.type} → {r.target}")
+        seen.add((r.target, r.type))
+    return problems

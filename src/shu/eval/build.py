@@ -15,6 +15,7 @@ from shu.config.settings import EnrichSettings, Settings
 from shu.enrich.enricher import ENRICH_VERSION, enrich_document
 from shu.eval.dataset import Dataset, EvalDocument
 from shu.ingest.chunking import index_text
+from shu.ingest.vectors import embed_batch
 from shu.models.embed.base import Embedder
 from shu.store.sqlite import SQLiteStore
 from shu.text import count_tokens
@@ -93,24 +94,14 @@ def _ingest(
 def _write(
     batch: list[tuple[Document, list[Chunk], Enrichment]], store: SQLiteStore, embedder: Embedder
 ) -> int:
-    texts = [chunk.index_text for _, chunks, _ in batch for chunk in chunks]
-    questions = [q.text for _, _, enrichment in batch for q in enrichment.questions]
-    vectors = embedder.embed_documents(texts + questions)
-    offset, question_offset = 0, len(texts)
-    for doc, chunks, enrichment in batch:
-        asked = len(enrichment.questions)
+    vectors = embed_batch(embedder, [(chunks, enrichment) for _, chunks, enrichment in batch])
+    for (doc, chunks, enrichment), found in zip(batch, vectors, strict=True):
         store.replace_document(
-            doc,
-            chunks,
-            vectors[offset : offset + len(chunks)],
-            embedder.name,
-            enrichment,
-            vectors[question_offset : question_offset + asked] if asked else None,
+            doc, chunks, found.chunks, embedder.name, enrichment, found.questions, found.profile
         )
-        offset += len(chunks)
-        question_offset += asked
+    written = sum(len(chunks) for _, chunks, _ in batch)
     batch.clear()
-    return len(texts)
+    return written
 
 
 def _document(dataset: Dataset, doc: EvalDocument) -> Document:

@@ -67,6 +67,27 @@ PRESETS: dict[str, EvalConfig] = {
             enrich=EnrichSettings(**_ONLY | {"questions": True}),
         ),
         EvalConfig(
+            name="+profiles",
+            description="hybrid + synopsis and capability-manifest surfaces (extractive profiles), RRF",
+            retriever="hybrid",
+            retrieval=RetrievalParams(**_DEEP, synopsis_weight=1.0, manifest_weight=1.0),
+            enrich=EnrichSettings(**_ONLY | {"profiles": True}),
+        ),
+        EvalConfig(
+            name="+synopsis",
+            description="hybrid + the synopsis surface alone (extractive profiles), RRF",
+            retriever="hybrid",
+            retrieval=RetrievalParams(**_DEEP, synopsis_weight=1.0),
+            enrich=EnrichSettings(**_ONLY | {"profiles": True}),
+        ),
+        EvalConfig(
+            name="+manifest",
+            description="hybrid + the capability-manifest surface alone (extractive profiles), RRF",
+            retriever="hybrid",
+            retrieval=RetrievalParams(**_DEEP, manifest_weight=1.0),
+            enrich=EnrichSettings(**_ONLY | {"profiles": True}),
+        ),
+        EvalConfig(
             name="+context",
             description="hybrid over chunks indexed with an extractive context prefix, RRF",
             retriever="hybrid",

@@ -23,9 +23,10 @@ from shu.ingest.personas import PersonaFolder, find_persona_folders, load_person
 from shu.ingest.raw import convert_raw_folder, prune_orphans
 from shu.ingest.report import FileOutcome, IngestReport
 from shu.ingest.urls import fetch_url_lists, prune_unlisted
+from shu.ingest.vectors import embed_batch
 from shu.models.embed.base import Embedder
 from shu.store.base import Store
-from shu.types import Chunk, Document, Enrichment
+from shu.types import Chunk, Document, DocumentRef, Enrichment
 
 Progress = Callable[[str, int, int], None]
 Redo = Literal["changed", "all", "fallbacks"]
@@ -57,7 +58,7 @@ class _Batch:
 
     @property
     def chunk_count(self) -> int:
-        return sum(len(p.chunks) + len(p.enrichment.questions) for p in self.items)
+        return sum(len(p.chunks) + len(p.enrichment.questions) + 2 for p in self.items)
 
 
 class IngestJob:
@@ -73,6 +74,7 @@ class IngestJob:
         self.store = store
         self.embedder = embedder
         self.llm = llm
+        self.catalogue: list[DocumentRef] = []
         self.progress = progress or (lambda stage, done, total: None)
         self.max_bytes = int(settings.ingest.max_file_mb * 1_000_000)
 
@@ -134,6 +136,7 @@ class IngestJob:
         )
         for folder, path in files:
             self._parse(folder, path, run, report)
+        self.catalogue = self._catalogue(run) if self.llm is not None else []
         batch = _Batch()
         for done, pending in enumerate(self._prepared(list(run.claimed.values())), start=1):
             if pending is not None:
@@ -227,13 +230,26 @@ class IngestJob:
                 outcome.message += "; its earlier version was removed from the index"
             return None
         try:
-            enrichment, chunks = enrich_document(doc, parsed.body, chunks, self.settings.enrich, self.llm)
+            enrichment, chunks = enrich_document(
+                doc, parsed.body, chunks, self.settings.enrich, self.llm, self.catalogue
+            )
         except Exception as exc:  # enrichment is an extra: the document is still indexed without it
             enrichment = Enrichment()
             outcome.warnings.append(
                 f"enrichment failed ({exc.__class__.__name__}: {exc}); indexed without it"
             )
         return _Pending(parsed=parsed, chunks=chunks, outcome=outcome, enrichment=enrichment)
+
+    def _catalogue(self, run: _Run) -> list[DocumentRef]:
+        """Every document this run and the store know: what LLM-proposed relationships may target."""
+        refs = {
+            d.id: DocumentRef(id=d.id, title=d.title, personas=d.personas)
+            for d in self.store.list_documents()
+        }
+        for parsed, _ in run.claimed.values():
+            doc = parsed.doc
+            refs[doc.id] = DocumentRef(id=doc.id, title=doc.title, personas=doc.personas)
+        return list(refs.values())
 
     def _redo(self, doc_id: str) -> bool:
         if self.redo == "all":
@@ -246,34 +262,27 @@ class IngestJob:
     def _flush(self, batch: _Batch) -> None:
         if not batch.items:
             return
-        texts = [chunk.index_text for item in batch.items for chunk in item.chunks]
-        texts += [question.text for item in batch.items for question in item.enrichment.questions]
         try:
-            vectors = self.embedder.embed_documents(texts)
+            vectors = embed_batch(self.embedder, [(item.chunks, item.enrichment) for item in batch.items])
         except ShuError as exc:
             for item in batch.items:
                 item.outcome.message = f"embedding failed: {exc}"
             batch.items.clear()
             return
-        offset = 0
-        question_offset = sum(len(item.chunks) for item in batch.items)
-        for item in batch.items:
-            count, asked = len(item.chunks), len(item.enrichment.questions)
-            question_vectors = vectors[question_offset : question_offset + asked] if asked else None
+        for item, found in zip(batch.items, vectors, strict=True):
             try:
                 self.store.replace_document(
                     item.parsed.doc,
                     item.chunks,
-                    vectors[offset : offset + count],
+                    found.chunks,
                     self.embedder.name,
                     item.enrichment,
-                    question_vectors,
+                    found.questions,
+                    found.profile,
                 )
-                item.outcome.status, item.outcome.chunks = "ingested", count
+                item.outcome.status, item.outcome.chunks = "ingested", len(item.chunks)
             except ShuError as exc:
                 item.outcome.message = str(exc)
-            offset += count
-            question_offset += asked
         batch.items.clear()
 
     def _forget_emptied(self, path: str, run: _Run, outcome: FileOutcome) -> None:

@@ -9,7 +9,7 @@ import numpy as np
 
 from shu.models.embed.base import Embedder
 from shu.retrieve.fusion import convex_fusion, reciprocal_rank_fusion
-from shu.store.base import ScoredChunk, Store
+from shu.store.base import PROFILE_SURFACES, ScoredChunk, ScoredDocument, Store
 from shu.types import Document, Persona, RetrievalParams, SearchHit
 
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="shu-keyword")
@@ -19,7 +19,8 @@ _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="shu-keyword")
 class _Ranked:
     keyword: list[ScoredChunk]
     dense: list[ScoredChunk]
-    questions: list[ScoredChunk] = field(default_factory=list)
+    documents: dict[str, list[ScoredChunk]] = field(default_factory=dict)
+    """Document-level surfaces (questions, synopsis, manifest), each document standing for a chunk."""
 
 
 class HybridSearcher:
@@ -48,31 +49,44 @@ class HybridSearcher:
             if s.score >= params.vector_threshold
         ]
         keyword = [s for s in keyword_future.result() if s.score >= params.bm25_min_score]
-        questions = (
-            self._question_hits(vector, persona, params, keyword + dense) if params.question_weight else []
-        )
-        return _Ranked(keyword=keyword, dense=dense, questions=questions)
+        documents = self._document_surfaces(vector, persona, params)
+        if documents:
+            chunk_of = self._representatives(documents, keyword + dense)
+            documents = {
+                name: [
+                    ScoredChunk(chunk_id=chunk_of[d.doc_id], score=d.score)
+                    for d in found
+                    if d.doc_id in chunk_of
+                ]
+                for name, found in documents.items()
+            }
+        return _Ranked(keyword=keyword, dense=dense, documents=documents)
 
-    def _question_hits(
-        self, vector: np.ndarray, persona: str, params: RetrievalParams, candidates: list[ScoredChunk]
-    ) -> list[ScoredChunk]:
-        """Documents whose synthesized questions match the query, each standing for its chunk
-        that ranked best in the other lists (else its first chunk)."""
-        matched = self.store.search_questions(vector, persona, params.candidates * 3)
-        best_per_doc: dict[str, float] = {}
-        for question in matched:
-            best_per_doc.setdefault(question.doc_id, question.score)
+    def _document_surfaces(
+        self, vector: np.ndarray, persona: str, params: RetrievalParams
+    ) -> dict[str, list[ScoredDocument]]:
+        """The document-level surfaces with a weight, each a ranked list of documents."""
+        found: dict[str, list[ScoredDocument]] = {}
+        if params.question_weight:
+            best: dict[str, float] = {}
+            for question in self.store.search_questions(vector, persona, params.candidates * 3):
+                best.setdefault(question.doc_id, question.score)
+            found["questions"] = [ScoredDocument(d, score) for d, score in best.items()][: params.candidates]
+        for surface in PROFILE_SURFACES:
+            if surface_weight(params, surface):
+                found[surface] = self.store.search_profiles(vector, persona, surface, params.candidates)
+        return found
+
+    def _representatives(
+        self, documents: dict[str, list[ScoredDocument]], candidates: list[ScoredChunk]
+    ) -> dict[str, str]:
+        """doc id → the chunk that stands for it: its best in the chunk lists, else its first."""
         owners = self.store.chunk_documents([c.chunk_id for c in candidates])
-        representative: dict[str, str] = {}
+        chunk_of: dict[str, str] = {}
         for candidate in candidates:
-            representative.setdefault(owners.get(candidate.chunk_id, ""), candidate.chunk_id)
-        missing = [d for d in best_per_doc if d not in representative]
-        representative |= self.store.first_chunks(missing)
-        return [
-            ScoredChunk(chunk_id=representative[doc_id], score=score)
-            for doc_id, score in list(best_per_doc.items())[: params.candidates]
-            if doc_id in representative
-        ]
+            chunk_of.setdefault(owners.get(candidate.chunk_id, ""), candidate.chunk_id)
+        wanted = {d.doc_id for found in documents.values() for d in found}
+        return chunk_of | self.store.first_chunks(sorted(wanted - chunk_of.keys()))
 
     def _hits(
         self,
@@ -122,14 +136,23 @@ class HybridSearcher:
 def _fuse(ranked: _Ranked, params: RetrievalParams) -> list[tuple[str, float]]:
     lists = [ranked.keyword, ranked.dense]
     weights = [params.convex_alpha, 1.0 - params.convex_alpha] if params.fusion == "convex" else [1.0, 1.0]
-    if ranked.questions:
-        lists.append(ranked.questions)
-        weights.append(params.question_weight * (0.5 if params.fusion == "convex" else 1.0))
+    for surface, scored in ranked.documents.items():
+        lists.append(scored)
+        weights.append(surface_weight(params, surface) * (0.5 if params.fusion == "convex" else 1.0))
     if params.fusion == "convex":
         return convex_fusion([[(s.chunk_id, s.score) for s in scored] for scored in lists], weights)
     return reciprocal_rank_fusion(
         [[s.chunk_id for s in scored] for scored in lists], k=params.rrf_k, weights=weights
     )
+
+
+def surface_weight(params: RetrievalParams, surface: str) -> float:
+    weights = {
+        "questions": params.question_weight,
+        "synopsis": params.synopsis_weight,
+        "manifest": params.manifest_weight,
+    }
+    return weights[surface]
 
 
 def _carries_persona_tag(doc: Document, persona_tags: set[str]) -> bool:

@@ -38,6 +38,16 @@ class ScoredQuestion:
 
 
 @dataclass(frozen=True)
+class ScoredDocument:
+    doc_id: str
+    score: float
+
+
+PROFILE_SURFACES = ("synopsis", "manifest")
+"""Document-level surfaces embedded from a profile (`Store.search_profiles`)."""
+
+
+@dataclass(frozen=True)
 class StoreStats:
     personas: int
     documents: int
@@ -68,9 +78,11 @@ class Store(Protocol):
         embedder: str,
         enrichment: Enrichment | None = None,
         question_vectors: np.ndarray | None = None,
+        profile_vectors: dict[str, np.ndarray] | None = None,
     ) -> None:
         """Insert or atomically replace a document with its chunks, their vectors, and what
-        enrichment wrote about it (one question vector per synthesized question)."""
+        enrichment wrote about it (one question vector per synthesized question; one vector per
+        profile surface, keyed by a name in `PROFILE_SURFACES`)."""
         ...
 
     def get_profile(self, doc_id: str) -> DocumentProfile | None: ...
@@ -85,6 +97,12 @@ class Store(Protocol):
 
     def search_questions(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredQuestion]:
         """Synthesized questions of the persona's documents, by cosine, best first."""
+        ...
+
+    def search_profiles(
+        self, vector: np.ndarray, persona: str, surface: str, limit: int
+    ) -> list[ScoredDocument]:
+        """The persona's documents by the cosine of one profile surface's vector, best first."""
         ...
 
     def record_llm_run(self, summary: dict[str, object]) -> None:

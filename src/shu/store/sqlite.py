@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from shu.errors import StoreError
-from shu.store.base import ScoredChunk, ScoredQuestion, StoreStats
+from shu.store.base import PROFILE_SURFACES, ScoredChunk, ScoredDocument, ScoredQuestion, StoreStats
 from shu.store.sqlite_schema import MIGRATIONS
 from shu.store.vectors import VectorIndex
 from shu.text import content_words
@@ -54,6 +54,7 @@ class SQLiteStore:
         self._keyword_lock = threading.Lock()
         self._indexes: dict[str, VectorIndex] = {}
         self._question_indexes: dict[str, tuple[VectorIndex, dict[str, str], dict[str, str]]] = {}
+        self._profile_indexes: dict[tuple[str, str], VectorIndex] = {}
         self._documents: dict[str, Document] = {}
         self._seen_version = self._data_version()
 
@@ -162,7 +163,11 @@ class SQLiteStore:
         embedder: str,
         enrichment: Enrichment | None = None,
         question_vectors: np.ndarray | None = None,
+        profile_vectors: dict[str, np.ndarray] | None = None,
     ) -> None:
+        unknown = set(profile_vectors or {}) - set(PROFILE_SURFACES)
+        if unknown:
+            raise StoreError(f"{doc.id}: unknown profile surface(s) {', '.join(sorted(unknown))}")
         if len(chunks) != len(vectors):
             raise StoreError(f"{doc.id}: {len(chunks)} chunks but {len(vectors)} vectors")
         questions = enrichment.questions if enrichment else []
@@ -206,6 +211,13 @@ class SQLiteStore:
                 )
             if enrichment is not None:
                 self._write_enrichment(doc.id, enrichment, question_vectors)
+            self._db.executemany(
+                "INSERT INTO profile_vectors(doc_id, surface, vector) VALUES (?, ?, ?)",
+                [
+                    (doc.id, surface, np.ascontiguousarray(vector, dtype=np.float32).tobytes())
+                    for surface, vector in (profile_vectors or {}).items()
+                ],
+            )
 
     def _write_enrichment(
         self, doc_id: str, enrichment: Enrichment, question_vectors: np.ndarray | None
@@ -235,9 +247,12 @@ class SQLiteStore:
                     (cursor.lastrowid, vector.tobytes()),
                 )
         self._db.executemany(
-            "INSERT INTO relationships(source_doc, target_doc, type, origin, confidence) "
-            "VALUES (?, ?, ?, ?, ?)",
-            [(doc_id, r.target, r.type, r.origin, r.confidence) for r in enrichment.relationships],
+            "INSERT INTO relationships(source_doc, target_doc, type, origin, confidence, evidence) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (doc_id, r.target, r.type, r.origin, r.confidence, r.evidence)
+                for r in enrichment.relationships
+            ],
         )
         self._db.executemany(
             "INSERT INTO chunk_profiles(chunk_id, profile_json, method, prompt_version) VALUES (?, ?, ?, ?)",
@@ -252,12 +267,13 @@ class SQLiteStore:
         for batch in _batches(list(dict.fromkeys(doc_ids))):
             marks = ",".join("?" * len(batch))
             rows = self._db.execute(
-                "SELECT source_doc, target_doc, type, origin, confidence FROM relationships "
+                "SELECT source_doc, target_doc, type, origin, confidence, evidence FROM relationships "
                 f"WHERE source_doc IN ({marks}) ORDER BY source_doc, confidence DESC, target_doc",
                 batch,
             ).fetchall()
             found += [
-                Relationship(source=r[0], target=r[1], type=r[2], origin=r[3], confidence=r[4]) for r in rows
+                Relationship(source=r[0], target=r[1], type=r[2], origin=r[3], confidence=r[4], evidence=r[5])
+                for r in rows
             ]
         return found
 
@@ -295,6 +311,23 @@ class SQLiteStore:
             ScoredQuestion(question_id=qid, doc_id=owners[qid], text=texts[qid], score=score)
             for qid, score in index.search(vector, limit)
         ]
+
+    def search_profiles(
+        self, vector: np.ndarray, persona: str, surface: str, limit: int
+    ) -> list[ScoredDocument]:
+        with self._lock:
+            self._check_version()
+            index = self._profile_indexes.get((persona, surface))
+            if index is None:
+                rows = self._db.execute(
+                    "SELECT p.doc_id, p.vector FROM document_personas dp "
+                    "JOIN profile_vectors p ON p.doc_id = dp.doc_id "
+                    "WHERE dp.persona = ? AND p.surface = ? ORDER BY p.rowid",
+                    (persona, surface),
+                ).fetchall()
+                index = self._vector_index([r[0] for r in rows], [r[1] for r in rows])
+                self._profile_indexes[(persona, surface)] = index
+        return [ScoredDocument(doc_id=doc_id, score=score) for doc_id, score in index.search(vector, limit)]
 
     def _question_index(self, persona: str) -> tuple[VectorIndex, dict[str, str], dict[str, str]]:
         with self._lock:
@@ -495,6 +528,7 @@ class SQLiteStore:
     def _forget(self) -> None:
         self._indexes.clear()
         self._question_indexes.clear()
+        self._profile_indexes.clear()
         self._documents.clear()
 
     def _data_version(self) -> int:

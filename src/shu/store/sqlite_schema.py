@@ -101,4 +101,17 @@ MIGRATIONS: list[str] = [
         summary_json TEXT NOT NULL
     )
     """,
+    # 4: why two documents are related (the quote an LLM-proposed relationship rests on)
+    """
+    ALTER TABLE relationships ADD COLUMN evidence TEXT NOT NULL DEFAULT ''
+    """,
+    # 5: document-level surfaces searched by meaning: a profile's synopsis and capability manifest
+    """
+    CREATE TABLE profile_vectors (
+        doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        surface TEXT NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY (doc_id, surface)
+    )
+    """,
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
+from shu.answer.document import document_answer
 from shu.answer.extractive import ExtractiveAnswerer
 from shu.config.settings import Settings, load_settings
 from shu.enrich.llm import LLMEnricher
@@ -21,9 +22,11 @@ from shu.ingest.report import IngestReport
 from shu.models.embed import Embedder, create_embedder
 from shu.models.llm.cache import ResponseCache
 from shu.models.llm.factory import create_llm
-from shu.retrieve.hybrid import HybridSearcher
+from shu.models.rerank.base import Reranker
+from shu.models.rerank.factory import create_reranker
+from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store import Store, open_store
-from shu.types import Answer, Document, Persona, SearchHit
+from shu.types import Answer, Document, Persona, RetrievalResult, SearchHit
 
 MAX_QUERY_CHARS = 4000
 
@@ -69,16 +72,29 @@ class KnowledgeBase:
             self.persona(persona)
         return self.store.list_documents(persona)
 
-    def search(self, query: str, persona: str, limit: int | None = None) -> list[SearchHit]:
+    @cached_property
+    def reranker(self) -> Reranker | None:
+        return create_reranker(self.settings.retrieval.rerank, self.llm.client if self.llm else None)
+
+    @cached_property
+    def pipeline(self) -> RetrievalPipeline:
+        client = self.llm.client if self.llm else None
+        return RetrievalPipeline(self.store, self.embedder, self.settings.retrieval, client, self.reranker)
+
+    def retrieve(self, question: str, persona: str, limit: int | None = None) -> RetrievalResult:
+        """The query pipeline with its whole trace: plan, surfaces, fusion, expansion, context."""
         found = self.persona(persona)
-        query = _checked_query(query)
-        return HybridSearcher(self.store, self.embedder).search(query, found, limit=limit)
+        return self.pipeline.run(_checked_query(question), found, limit=limit)
+
+    def search(self, query: str, persona: str, limit: int | None = None) -> list[SearchHit]:
+        return self.retrieve(query, persona, limit).hits
 
     def ask(self, question: str, persona: str) -> Answer:
         found = self.persona(persona)
-        question = _checked_query(question)
-        hits = HybridSearcher(self.store, self.embedder).search(question, found)
-        return ExtractiveAnswerer(self.embedder).answer(question, found, hits)
+        result = self.pipeline.run(_checked_query(question), found)
+        if result.context.mode == "full_document" and result.context.documents:
+            return document_answer(result.question, found.slug, result.context.documents[0])
+        return ExtractiveAnswerer(self.embedder).answer(result.question, found, result.hits)
 
     def close(self) -> None:
         self.store.close()

@@ -30,6 +30,16 @@ class RetrievalParams(BaseModel):
     manifest_weight: float = Field(
         0.0, ge=0.0, le=5.0, description="weight of the capability-manifest surface (0 = not searched)"
     )
+    title_weight: float = Field(1.0, ge=0.0, le=5.0, description="weight of title matches")
+    relational_weight: float = Field(
+        1.0, ge=0.0, le=5.0, description="weight of documents naming the people/projects asked about"
+    )
+    temporal_weight: float = Field(
+        0.5, ge=0.0, le=5.0, description="weight of documents dated within the time asked about"
+    )
+    expansion_weight: float = Field(
+        0.5, ge=0.0, le=2.0, description="a related document's score as a share of its seed's"
+    )
 
 
 class PersonaConfig(BaseModel):
@@ -40,6 +50,9 @@ class PersonaConfig(BaseModel):
     slug: str
     display_name: str
     tags: list[str] = Field(default_factory=list)
+    aliases: dict[str, str] = Field(
+        default_factory=dict, description="abbreviations spelled out in searches, e.g. SSO → single sign-on"
+    )
     retrieval: RetrievalParams = Field(default_factory=RetrievalParams)
 
 
@@ -94,6 +107,11 @@ class SearchHit(BaseModel):
     bm25_score: float | None = None
     dense_score: float | None = None
     tag_boosted: bool = False
+    surfaces: dict[str, int] = Field(default_factory=dict)
+    """Rank of this chunk (or its document) in each surface that found it."""
+    expanded_via: str | None = None
+    """`seed-doc relation` when relationship expansion added this document."""
+    rerank_score: float | None = None
 
     @property
     def citation_key(self) -> str:
@@ -236,3 +254,125 @@ class Enrichment(BaseModel):
     profile: DocumentProfile | None = None
     questions: list[SynthesizedQuestion] = Field(default_factory=list)
     chunk_profiles: list[ChunkProfile] = Field(default_factory=list)
+
+
+QUERY_TYPES = (
+    "factual",
+    "interpretive",
+    "relational",
+    "temporal",
+    "structural",
+    "document_lookup",
+    "multi_step",
+)
+QueryType = Literal[
+    "factual", "interpretive", "relational", "temporal", "structural", "document_lookup", "multi_step"
+]
+AnswerStyle = Literal["full_document", "synthesize", "list_sources"]
+
+
+class QueryPlan(BaseModel):
+    """What the planner understood of a question (stage 1)."""
+
+    query_type: QueryType = "factual"
+    entities: list[str] = Field(default_factory=list)
+    temporal_scope: TemporalScope = Field(default_factory=TemporalScope)
+    implied_document_type: str | None = None
+    answer_style: AnswerStyle = "synthesize"
+    complexity: Literal["simple", "moderate", "complex"] = "simple"
+    title_hints: list[str] = Field(default_factory=list)
+    """Words naming a document the question asks for ("show me my biography" → biography)."""
+    confidence: float = Field(0.5, ge=0.0, le=1.0)
+    method: str = "rules"
+
+
+class SearchQueries(BaseModel):
+    """The question rewritten for search (stage 2); generation always sees `original`."""
+
+    original: str
+    rewritten: str
+    variations: list[str] = Field(default_factory=list)
+    hypothetical_answer: str | None = None
+    method: str = "rules"
+
+
+class Expansion(BaseModel):
+    doc_id: str
+    via: str
+    """The seed document whose outgoing relationship added this one."""
+    relation: str
+    confidence: float
+
+
+class RetrievalPlan(BaseModel):
+    """ADR-005: seed documents, the documents one outgoing relationship away, the limits."""
+
+    seeds: list[str] = Field(default_factory=list)
+    expanded: list[Expansion] = Field(default_factory=list)
+    relation_types: list[str] | None = None
+    max_depth: Literal[1] = 1
+
+
+class ContextSection(BaseModel):
+    section_path: str
+    text: str
+    chunk_ids: list[str]
+
+    @property
+    def citation_key(self) -> str:
+        return citation_key(self.chunk_ids[0].split("#", 1)[0], self.section_path) if self.chunk_ids else ""
+
+
+class ContextDocument(BaseModel):
+    doc_id: str
+    title: str
+    date: str | None = None
+    source: str | None = None
+    score: float
+    full: bool = False
+    """The whole document (a lookup, or escalated), not only its best chunks."""
+    sections: list[ContextSection] = Field(default_factory=list)
+
+
+class AssembledContext(BaseModel):
+    """What the answer step reads (stage 5): documents in score order, each with metadata."""
+
+    documents: list[ContextDocument] = Field(default_factory=list)
+    tokens: int = 0
+    budget: int = 16_000
+    mode: Literal["chunks", "full_document"] = "chunks"
+    escalated: list[str] = Field(default_factory=list)
+
+    def render(self) -> str:
+        parts = []
+        for doc in self.documents:
+            header = [f"## {doc.title} [{doc.doc_id}]", f"score: {doc.score:.4f}"]
+            header += [f"date: {doc.date}"] if doc.date else []
+            header += [f"source: {doc.source}"] if doc.source else []
+            header += ["whole document"] if doc.full else []
+            body = "\n\n".join(f"### {s.section_path} {s.citation_key}\n{s.text}" for s in doc.sections)
+            parts.append(" · ".join(header[:1]) + "\n" + " · ".join(header[1:]) + "\n\n" + body)
+        return "\n\n".join(parts)
+
+
+class SurfaceHit(BaseModel):
+    chunk_id: str
+    score: float
+
+
+class RetrievalResult(BaseModel):
+    """Everything the query pipeline did for one question: the trace and the result."""
+
+    question: str
+    persona: str
+    plan: QueryPlan
+    queries: SearchQueries
+    retrieval_plan: RetrievalPlan
+    surfaces: dict[str, list[SurfaceHit]] = Field(default_factory=dict)
+    """Each surface's hits with raw scores (top 20 kept in the trace)."""
+    fused: list[SurfaceHit] = Field(default_factory=list)
+    hits: list[SearchHit] = Field(default_factory=list)
+    context: AssembledContext = Field(default_factory=AssembledContext)
+    reranker: str | None = None
+    notes: list[str] = Field(default_factory=list)
+    timings_ms: dict[str, float] = Field(default_factory=dict)

@@ -81,6 +81,37 @@ class IngestSettings(BaseModel):
     )
 
 
+class RerankSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    method: Literal["none", "cross-encoder", "llm"] = "none"
+    model_path: Path | None = Field(None, description="folder with model.onnx + tokenizer.json")
+    depth: int = Field(30, ge=1, le=500, description="how many fused candidates are reranked")
+    batch_size: int = Field(16, ge=1, le=256)
+
+
+class RetrievalSettings(BaseModel):
+    """The query pipeline's stages; each can be switched off. Surface weights live in each
+    persona's `retrieval` config."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    plan: bool = Field(True, description="classify the question (rules; an LLM when configured)")
+    multiquery: bool = Field(False, description="search rule/LLM variations of the question too")
+    hyde: bool = Field(True, description="with an LLM: embed a hypothetical answer too")
+    expand: bool = Field(True, description="one hop along outgoing relationships from the seeds")
+    relation_types: list[str] | None = Field(None, description="only expand along these types")
+    expand_seeds: int = Field(5, ge=1, le=50, description="top documents whose relationships are followed")
+    max_expansions: int = Field(10, ge=0, le=100)
+    decisive_question: float = Field(
+        0.9, ge=0.0, le=1.0, description="a question match this close ends the search early"
+    )
+    rerank: RerankSettings = Field(default_factory=RerankSettings)
+    context_tokens: int = Field(16_000, ge=256, le=1_000_000, description="assembled context budget")
+    full_document: bool = Field(True, description="document lookups return the whole document")
+    escalate: bool = Field(True, description="load a whole document its summary matches but chunks do not")
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -90,6 +121,7 @@ class Settings(BaseModel):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     enrich: EnrichSettings = Field(default_factory=EnrichSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
 
     @property
     def db_path(self) -> Path:

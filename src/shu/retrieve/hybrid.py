@@ -1,9 +1,10 @@
-"""Hybrid search (spec 004 §7.2): BM25 top-N + dense top-N → RRF → tag boost → per-document cap."""
+"""Hybrid search (spec 004 §7.2): BM25 top-N + dense top-N → RRF → tag boost → per-document cap,
+plus the document-level surfaces a persona weights (synthesized questions, synopses, capability
+manifests). The pieces (`surfaces`, `fuse`, `hits`) are what the query pipeline composes."""
 
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -13,14 +14,10 @@ from shu.store.base import PROFILE_SURFACES, ScoredChunk, ScoredDocument, Store
 from shu.types import Document, Persona, RetrievalParams, SearchHit
 
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="shu-keyword")
-
-
-@dataclass
-class _Ranked:
-    keyword: list[ScoredChunk]
-    dense: list[ScoredChunk]
-    documents: dict[str, list[ScoredChunk]] = field(default_factory=dict)
-    """Document-level surfaces (questions, synopsis, manifest), each document standing for a chunk."""
+CHUNK_SURFACES = ("keyword", "dense")
+Surfaces = dict[str, list[ScoredChunk]]
+"""surface name → ranked chunks, best first; a document-level surface lists each document's
+representative chunk (its best in the chunk lists, else its first)."""
 
 
 class HybridSearcher:
@@ -31,41 +28,31 @@ class HybridSearcher:
     def search(
         self, query: str, persona: Persona, params: RetrievalParams | None = None, limit: int | None = None
     ) -> list[SearchHit]:
-        params = params or persona.config.retrieval
-        if limit is not None and limit > params.candidates:
-            params = params.model_copy(update={"candidates": limit})
-        ranked = self._retrieve(query, persona.slug, params)
-        fused = _fuse(ranked, params)
-        return self._hits(fused, ranked, persona, params, limit or params.max_chunks)
+        params = widened(params or persona.config.retrieval, limit)
+        found = self.surfaces(query, persona.slug, params)
+        return self.hits(fuse(found, params), found, persona, params, limit or params.max_chunks)
 
-    def _retrieve(self, query: str, persona: str, params: RetrievalParams) -> _Ranked:
+    def surfaces(
+        self, query: str, persona: str, params: RetrievalParams, vector: np.ndarray | None = None
+    ) -> Surfaces:
         # BM25 runs on a worker thread while the query is embedded and the vectors are scored:
         # both sides spend their time outside the GIL (SQLite, onnxruntime, BLAS).
         keyword_future = _POOL.submit(self.store.search_keyword, query, persona, params.candidates)
-        vector = self.embedder.embed_query(query)
+        vector = self.embedder.embed_query(query) if vector is None else vector
         dense = [
             s
             for s in self.store.search_vector(vector, persona, params.candidates)
             if s.score >= params.vector_threshold
         ]
         keyword = [s for s in keyword_future.result() if s.score >= params.bm25_min_score]
-        documents = self._document_surfaces(vector, persona, params)
-        if documents:
-            chunk_of = self._representatives(documents, keyword + dense)
-            documents = {
-                name: [
-                    ScoredChunk(chunk_id=chunk_of[d.doc_id], score=d.score)
-                    for d in found
-                    if d.doc_id in chunk_of
-                ]
-                for name, found in documents.items()
-            }
-        return _Ranked(keyword=keyword, dense=dense, documents=documents)
+        found: Surfaces = {"keyword": keyword, "dense": dense}
+        documents = self.document_surfaces(vector, persona, params)
+        return found | self.represent(documents, keyword + dense)
 
-    def _document_surfaces(
+    def document_surfaces(
         self, vector: np.ndarray, persona: str, params: RetrievalParams
     ) -> dict[str, list[ScoredDocument]]:
-        """The document-level surfaces with a weight, each a ranked list of documents."""
+        """The embedded document-level surfaces with a weight, each a ranked list of documents."""
         found: dict[str, list[ScoredDocument]] = {}
         if params.question_weight:
             best: dict[str, float] = {}
@@ -77,24 +64,38 @@ class HybridSearcher:
                 found[surface] = self.store.search_profiles(vector, persona, surface, params.candidates)
         return found
 
-    def _representatives(
+    def represent(
         self, documents: dict[str, list[ScoredDocument]], candidates: list[ScoredChunk]
-    ) -> dict[str, str]:
-        """doc id → the chunk that stands for it: its best in the chunk lists, else its first."""
+    ) -> Surfaces:
+        """Each document-level list as chunks (see `representatives`)."""
+        wanted = [d.doc_id for found in documents.values() for d in found]
+        chunk_of = self.representatives(wanted, candidates) if wanted else {}
+        return {
+            name: [
+                ScoredChunk(chunk_id=chunk_of[d.doc_id], score=d.score) for d in found if d.doc_id in chunk_of
+            ]
+            for name, found in documents.items()
+        }
+
+    def representatives(self, doc_ids: list[str], candidates: list[ScoredChunk]) -> dict[str, str]:
+        """doc id → the chunk that stands for it: its best among the candidates, else its first."""
         owners = self.store.chunk_documents([c.chunk_id for c in candidates])
         chunk_of: dict[str, str] = {}
         for candidate in candidates:
             chunk_of.setdefault(owners.get(candidate.chunk_id, ""), candidate.chunk_id)
-        wanted = {d.doc_id for found in documents.values() for d in found}
-        return chunk_of | self.store.first_chunks(sorted(wanted - chunk_of.keys()))
+        wanted = set(doc_ids)
+        return {d: c for d, c in chunk_of.items() if d in wanted} | self.store.first_chunks(
+            sorted(wanted - chunk_of.keys())
+        )
 
-    def _hits(
+    def hits(
         self,
         fused: list[tuple[str, float]],
-        ranked: _Ranked,
+        found: Surfaces,
         persona: Persona,
         params: RetrievalParams,
         limit: int,
+        expanded_via: dict[str, str] | None = None,
     ) -> list[SearchHit]:
         """Boost, order and cap on ids and scores alone; load the text of the survivors only."""
         owners = self.store.chunk_documents([chunk_id for chunk_id, _ in fused])
@@ -111,11 +112,15 @@ class HybridSearcher:
         scored.sort(key=lambda pair: pair[1], reverse=True)
         kept = _cap_per_document(scored, owners, params.max_chunks_per_doc)[:limit]
         chunks = self.store.get_chunks([chunk_id for chunk_id, _ in kept])
-        keyword = {s.chunk_id: (rank, s.score) for rank, s in enumerate(ranked.keyword, start=1)}
-        dense = {s.chunk_id: (rank, s.score) for rank, s in enumerate(ranked.dense, start=1)}
+        ranks = {
+            name: {s.chunk_id: (rank, s.score) for rank, s in enumerate(listed, start=1)}
+            for name, listed in found.items()
+        }
         hits: list[SearchHit] = []
         for chunk_id, score in kept:
             doc = docs[owners[chunk_id]]
+            keyword = ranks.get("keyword", {}).get(chunk_id, (None, None))
+            dense = ranks.get("dense", {}).get(chunk_id, (None, None))
             hits.append(
                 SearchHit(
                     chunk=chunks[chunk_id],
@@ -123,36 +128,55 @@ class HybridSearcher:
                     doc_source_url=doc.source_url,
                     doc_date=doc.date,
                     score=score,
-                    bm25_rank=keyword.get(chunk_id, (None, None))[0],
-                    bm25_score=keyword.get(chunk_id, (None, None))[1],
-                    dense_rank=dense.get(chunk_id, (None, None))[0],
-                    dense_score=dense.get(chunk_id, (None, None))[1],
+                    bm25_rank=keyword[0],
+                    bm25_score=keyword[1],
+                    dense_rank=dense[0],
+                    dense_score=dense[1],
                     tag_boosted=boosted[doc.id],
+                    surfaces={
+                        name: ranked[chunk_id][0] for name, ranked in ranks.items() if chunk_id in ranked
+                    },
+                    expanded_via=(expanded_via or {}).get(chunk_id),
                 )
             )
         return hits
 
 
-def _fuse(ranked: _Ranked, params: RetrievalParams) -> list[tuple[str, float]]:
-    lists = [ranked.keyword, ranked.dense]
-    weights = [params.convex_alpha, 1.0 - params.convex_alpha] if params.fusion == "convex" else [1.0, 1.0]
-    for surface, scored in ranked.documents.items():
-        lists.append(scored)
-        weights.append(surface_weight(params, surface) * (0.5 if params.fusion == "convex" else 1.0))
-    if params.fusion == "convex":
-        return convex_fusion([[(s.chunk_id, s.score) for s in scored] for scored in lists], weights)
+def widened(params: RetrievalParams, limit: int | None) -> RetrievalParams:
+    """Asking for more results than `candidates` takes more candidates from each list."""
+    if limit is not None and limit > params.candidates:
+        return params.model_copy(update={"candidates": limit})
+    return params
+
+
+def fuse(found: Surfaces, params: RetrievalParams) -> list[tuple[str, float]]:
+    """Weighted RRF (or convex fusion) across surfaces; chunk surfaces weigh 1 (or α / 1-α)."""
+    names = [name for name, listed in found.items() if listed and surface_weight(params, name)]
+    convex = params.fusion == "convex"
+    weights = [
+        surface_weight(params, name) * (0.5 if convex and name not in CHUNK_SURFACES else 1.0)
+        for name in names
+    ]
+    if convex:
+        return convex_fusion([[(s.chunk_id, s.score) for s in found[name]] for name in names], weights)
     return reciprocal_rank_fusion(
-        [[s.chunk_id for s in scored] for scored in lists], k=params.rrf_k, weights=weights
+        [[s.chunk_id for s in found[name]] for name in names], k=params.rrf_k, weights=weights
     )
 
 
 def surface_weight(params: RetrievalParams, surface: str) -> float:
+    convex = params.fusion == "convex"
     weights = {
+        "keyword": params.convex_alpha if convex else 1.0,
+        "dense": 1.0 - params.convex_alpha if convex else 1.0,
         "questions": params.question_weight,
         "synopsis": params.synopsis_weight,
         "manifest": params.manifest_weight,
+        "titles": params.title_weight,
+        "relational": params.relational_weight,
+        "temporal": params.temporal_weight,
     }
-    return weights[surface]
+    return weights.get(surface, 1.0)
 
 
 def _carries_persona_tag(doc: Document, persona_tags: set[str]) -> bool:

@@ -11,6 +11,7 @@ from typing import Protocol
 
 import numpy as np
 
+from shu.store.document_index import DocumentIndex
 from shu.types import (
     Chunk,
     ChunkProfile,
@@ -103,6 +104,10 @@ class Store(Protocol):
         self, vector: np.ndarray, persona: str, surface: str, limit: int
     ) -> list[ScoredDocument]:
         """The persona's documents by the cosine of one profile surface's vector, best first."""
+        ...
+
+    def document_index(self, persona: str) -> DocumentIndex:
+        """Titles, names (relational index) and dates of the persona's documents."""
         ...
 
     def record_llm_run(self, summary: dict[str, object]) -> None:

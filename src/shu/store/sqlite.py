@@ -19,6 +19,7 @@ import numpy as np
 
 from shu.errors import StoreError
 from shu.store.base import PROFILE_SURFACES, ScoredChunk, ScoredDocument, ScoredQuestion, StoreStats
+from shu.store.document_index import DocumentIndex
 from shu.store.sqlite_schema import MIGRATIONS
 from shu.store.vectors import VectorIndex
 from shu.text import content_words
@@ -55,6 +56,7 @@ class SQLiteStore:
         self._indexes: dict[str, VectorIndex] = {}
         self._question_indexes: dict[str, tuple[VectorIndex, dict[str, str], dict[str, str]]] = {}
         self._profile_indexes: dict[tuple[str, str], VectorIndex] = {}
+        self._document_indexes: dict[str, DocumentIndex] = {}
         self._documents: dict[str, Document] = {}
         self._seen_version = self._data_version()
 
@@ -329,6 +331,29 @@ class SQLiteStore:
                 self._profile_indexes[(persona, surface)] = index
         return [ScoredDocument(doc_id=doc_id, score=score) for doc_id, score in index.search(vector, limit)]
 
+    def document_index(self, persona: str) -> DocumentIndex:
+        with self._lock:
+            self._check_version()
+            index = self._document_indexes.get(persona)
+            if index is None:
+                rows = self._db.execute(
+                    f"SELECT {_DOC_COLUMNS}, p.profile_json FROM documents d "
+                    "JOIN document_personas dp ON dp.doc_id = d.id AND dp.persona = ? "
+                    "LEFT JOIN document_profiles p ON p.doc_id = d.id ORDER BY d.id",
+                    (persona,),
+                ).fetchall()
+                index = DocumentIndex.build(
+                    [
+                        (
+                            _document(row[:-1]),
+                            DocumentProfile.model_validate_json(row[-1]) if row[-1] else None,
+                        )
+                        for row in rows
+                    ]
+                )
+                self._document_indexes[persona] = index
+            return index
+
     def _question_index(self, persona: str) -> tuple[VectorIndex, dict[str, str], dict[str, str]]:
         with self._lock:
             self._check_version()
@@ -529,6 +554,7 @@ class SQLiteStore:
         self._indexes.clear()
         self._question_indexes.clear()
         self._profile_indexes.clear()
+        self._document_indexes.clear()
         self._documents.clear()
 
     def _data_version(self) -> int:

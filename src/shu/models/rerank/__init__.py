@@ -1,0 +1,1 @@
+"""Rerankers: score (question, passage) pairs; higher is more relevant."""

@@ -1,0 +1,288 @@
+"""The query pipeline (spec 001 stages 1–5, spec 000 §4, ADR-005): plan → transform → search
+every surface → fuse → expand one hop along relationships → boost and cap → rerank → assemble.
+Each stage can be switched off in `RetrievalSettings`; with every stage off it is plain hybrid
+search. The result carries the whole trace."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from shu.config.settings import RetrievalSettings
+from shu.errors import ShuError
+from shu.models.embed.base import Embedder
+from shu.models.llm.client import LLMClient
+from shu.models.rerank.base import Reranker
+from shu.retrieve.assemble import AssemblyRequest, assemble
+from shu.retrieve.classify import classify
+from shu.retrieve.expand import plan_candidates
+from shu.retrieve.fusion import reciprocal_rank_fusion
+from shu.retrieve.hybrid import HybridSearcher, Surfaces, fuse, widened
+from shu.retrieve.planner import LLMPlanner
+from shu.retrieve.transform import LLMTransformer, rule_queries
+from shu.store.base import ScoredChunk, ScoredDocument, Store
+from shu.store.document_index import DocumentIndex
+from shu.types import (
+    Persona,
+    QueryPlan,
+    RetrievalParams,
+    RetrievalPlan,
+    RetrievalResult,
+    SearchHit,
+    SearchQueries,
+    SurfaceHit,
+)
+
+_TRACE_DEPTH = 20
+_ESCALATE_TOP = 3
+_ESCALATE_CHUNK_RANK = 5
+
+
+class RetrievalPipeline:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        settings: RetrievalSettings | None = None,
+        llm: LLMClient | None = None,
+        reranker: Reranker | None = None,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings or RetrievalSettings()
+        self.searcher = HybridSearcher(store, embedder)
+        self.planner = LLMPlanner(llm) if llm is not None else None
+        self.transformer = LLMTransformer(llm, hyde=self.settings.hyde) if llm is not None else None
+        self.reranker = reranker
+
+    def run(
+        self, question: str, persona: Persona, params: RetrievalParams | None = None, limit: int | None = None
+    ) -> RetrievalResult:
+        params = widened(params or persona.config.retrieval, limit)
+        limit = limit or params.max_chunks
+        timings: dict[str, float] = {}
+        notes: list[str] = []
+        index = self.store.document_index(persona.slug)
+        with _timed(timings, "plan"):
+            plan = self._plan(question, index)
+        with _timed(timings, "transform"):
+            queries = self._transform(question, plan, persona)
+        with _timed(timings, "search"):
+            vector = self.embedder.embed_query(queries.rewritten)
+            found = self.searcher.surfaces(queries.rewritten, persona.slug, params, vector)
+            decisive = _decisive(found, self.settings.decisive_question) if params.question_weight else None
+            if decisive:
+                notes.append(f"question surface decisive ({decisive}): variations and expansion skipped")
+            else:
+                found = self._more_queries(found, queries, persona.slug, params)
+            if self.settings.plan:
+                found |= self._plan_surfaces(question, plan, index, found, params)
+        with _timed(timings, "fuse"):
+            fused = fuse(found, params)
+        with _timed(timings, "expand"):
+            retrieval_plan, fused, expanded_via = self._expand(fused, found, params, skip=bool(decisive))
+        depth = max(limit, self.settings.rerank.depth if self.reranker else 0)
+        hits = self.searcher.hits(fused, found, persona, params, depth, expanded_via)
+        with _timed(timings, "rerank"):
+            hits = self._rerank(queries.rewritten, hits, notes)[:limit]
+        with _timed(timings, "assemble"):
+            context = assemble(self.store, self._assembly(plan, found, hits, notes))
+        return RetrievalResult(
+            question=question,
+            persona=persona.slug,
+            plan=plan,
+            queries=queries,
+            retrieval_plan=retrieval_plan,
+            surfaces={
+                name: [
+                    SurfaceHit(chunk_id=s.chunk_id, score=round(s.score, 6)) for s in listed[:_TRACE_DEPTH]
+                ]
+                for name, listed in found.items()
+            },
+            fused=[SurfaceHit(chunk_id=c, score=round(s, 6)) for c, s in fused[:_TRACE_DEPTH]],
+            hits=hits,
+            context=context,
+            reranker=self.reranker.name if self.reranker else None,
+            notes=notes,
+            timings_ms=timings,
+        )
+
+    # -- stages ----------------------------------------------------------------------------
+
+    def _plan(self, question: str, index: DocumentIndex) -> QueryPlan:
+        if not self.settings.plan:
+            return QueryPlan(method="off")
+        if self.planner is not None:
+            return self.planner.plan(question, index.known_names())
+        return classify(question, index.known_names())
+
+    def _transform(self, question: str, plan: QueryPlan, persona: Persona) -> SearchQueries:
+        aliases = persona.config.aliases
+        if self.transformer is not None and (self.settings.multiquery or self.settings.hyde):
+            return self.transformer.queries(question, plan, aliases)
+        queries = rule_queries(question, plan, aliases)
+        return queries if self.settings.multiquery else queries.model_copy(update={"variations": []})
+
+    def _more_queries(
+        self, found: Surfaces, queries: SearchQueries, persona: str, params: RetrievalParams
+    ) -> Surfaces:
+        """Variations and the hypothetical answer search the chunk surfaces too; each surface's
+        lists are fused by RRF (within the surface) before the surfaces are fused."""
+        texts = queries.variations if self.settings.multiquery else []
+        if not texts and not queries.hypothetical_answer:
+            return found
+        chunk_only = params.model_copy(
+            update={"question_weight": 0, "synopsis_weight": 0, "manifest_weight": 0}
+        )
+        keyword_lists, dense_lists = [found["keyword"]], [found["dense"]]
+        for text in texts:
+            more = self.searcher.surfaces(text, persona, chunk_only)
+            keyword_lists.append(more["keyword"])
+            dense_lists.append(more["dense"])
+        if queries.hypothetical_answer:
+            vector = self.embedder.embed_query(queries.hypothetical_answer)
+            dense_lists.append(self.store.search_vector(vector, persona, params.candidates))
+        return found | {
+            "keyword": _rrf_within(keyword_lists, params),
+            "dense": _rrf_within(dense_lists, params),
+        }
+
+    def _plan_surfaces(
+        self, question: str, plan: QueryPlan, index: DocumentIndex, found: Surfaces, params: RetrievalParams
+    ) -> Surfaces:
+        """Title matches, the relational index (names the question mentions) and dates."""
+        depth = params.candidates
+        documents: dict[str, list[ScoredDocument]] = {}
+        titles = index.search_titles(" ".join([question, *plan.title_hints]), depth)
+        if titles:
+            documents["titles"] = [ScoredDocument(h.doc_id, h.score) for h in titles]
+        if plan.entities:
+            named = index.search_names(plan.entities, depth)
+            if named:
+                documents["relational"] = [ScoredDocument(h.doc_id, h.score) for h in named]
+        scope = plan.temporal_scope
+        if scope.start or scope.end:
+            dated = index.search_dates(scope.start, scope.end, depth)
+            if dated:
+                documents["temporal"] = [ScoredDocument(h.doc_id, h.score) for h in dated]
+        return self.searcher.represent(documents, found["keyword"] + found["dense"]) if documents else {}
+
+    def _expand(
+        self, fused: list[tuple[str, float]], found: Surfaces, params: RetrievalParams, skip: bool
+    ) -> tuple[RetrievalPlan, list[tuple[str, float]], dict[str, str]]:
+        """Seeds are the best documents of the fused list; each document one outgoing relationship
+        away joins with a share of its seed's score (`expansion_weight` × confidence)."""
+        owners = self.store.chunk_documents([c for c, _ in fused[: params.candidates * 2]])
+        seed_scores: dict[str, float] = {}
+        for chunk_id, score in fused:
+            doc_id = owners.get(chunk_id)
+            if doc_id is not None and doc_id not in seed_scores:
+                seed_scores[doc_id] = score
+            if len(seed_scores) >= self.settings.expand_seeds:
+                break
+        if (
+            skip
+            or not self.settings.expand
+            or not params.expansion_weight
+            or not self.settings.max_expansions
+        ):
+            return RetrievalPlan(seeds=list(seed_scores)), fused, {}
+        plan = plan_candidates(
+            list(seed_scores),
+            self.store.list_relationships,
+            self.settings.relation_types,
+            self.settings.max_expansions,
+            known=lambda ids: set(self.store.get_documents(ids)),
+        )
+        if not plan.expanded:
+            return plan, fused, {}
+        chunk_of = self.searcher.representatives(
+            [e.doc_id for e in plan.expanded], found["keyword"] + found["dense"]
+        )
+        scores = dict(fused)
+        via: dict[str, str] = {}
+        for expansion in plan.expanded:
+            chunk_id = chunk_of.get(expansion.doc_id)
+            score = params.expansion_weight * seed_scores[expansion.via] * expansion.confidence
+            if chunk_id is not None and score > scores.get(chunk_id, 0.0):
+                scores[chunk_id] = score
+                via[chunk_id] = f"{expansion.via} {expansion.relation}"
+        return plan, sorted(scores.items(), key=lambda pair: pair[1], reverse=True), via
+
+    def _rerank(self, query: str, hits: list[SearchHit], notes: list[str]) -> list[SearchHit]:
+        """Every candidate up to the depth is scored (in batches), then sorted; the rest follow."""
+        if self.reranker is None or not hits:
+            return hits
+        depth = self.settings.rerank.depth
+        head, tail = hits[:depth], hits[depth:]
+        try:
+            scores = self.reranker.score(query, [f"{h.doc_title}\n{h.chunk.text}" for h in head])
+        except ShuError as exc:
+            notes.append(f"rerank failed ({exc.__class__.__name__}): fused order kept")
+            return hits
+        ranked = sorted(zip(head, scores, strict=True), key=lambda pair: -pair[1])
+        return [hit.model_copy(update={"rerank_score": score}) for hit, score in ranked] + tail
+
+    def _assembly(
+        self, plan: QueryPlan, found: Surfaces, hits: list[SearchHit], notes: list[str]
+    ) -> AssemblyRequest:
+        whole: list[str] = []
+        mode = "chunks"
+        owners = self.store.chunk_documents(
+            [
+                s.chunk_id
+                for name in ("titles", "questions", "synopsis")
+                for s in found.get(name, [])[:_ESCALATE_TOP]
+            ]
+        )
+        if self.settings.full_document and plan.answer_style == "full_document" and found.get("titles"):
+            target = owners.get(found["titles"][0].chunk_id)
+            if target:
+                whole.append(target)
+                mode = "full_document"
+                notes.append(f"document lookup: {target} returned whole")
+        escalated: list[str] = []
+        if self.settings.escalate:
+            top_chunks = {h.chunk.doc_id for h in hits[:_ESCALATE_CHUNK_RANK]}
+            for name in ("questions", "synopsis"):
+                for scored in found.get(name, [])[:_ESCALATE_TOP]:
+                    doc_id = owners.get(scored.chunk_id)
+                    if (
+                        doc_id
+                        and doc_id not in top_chunks
+                        and doc_id not in whole
+                        and doc_id not in escalated
+                    ):
+                        escalated.append(doc_id)
+            if escalated:
+                notes.append(f"escalated to whole documents: {', '.join(escalated)}")
+        return AssemblyRequest(
+            hits=hits,
+            budget=self.settings.context_tokens,
+            whole=whole + escalated,
+            mode=mode,
+            escalated=tuple(escalated),
+        )
+
+
+def _rrf_within(lists: list[list[ScoredChunk]], params: RetrievalParams) -> list[ScoredChunk]:
+    fused = reciprocal_rank_fusion([[s.chunk_id for s in listed] for listed in lists], k=params.rrf_k)
+    return [ScoredChunk(chunk_id=c, score=s) for c, s in fused[: params.candidates]]
+
+
+def _decisive(found: Surfaces, threshold: float) -> str | None:
+    """The question surface is decisive when its best match clears the threshold well ahead of
+    the next document's."""
+    questions = found.get("questions", [])
+    if not questions or questions[0].score < threshold:
+        return None
+    runner_up = questions[1].score if len(questions) > 1 else 0.0
+    return questions[0].chunk_id if questions[0].score - runner_up >= 0.05 else None
+
+
+@contextmanager
+def _timed(timings: dict[str, float], stage: str) -> Iterator[None]:
+    started = time.perf_counter()
+    yield
+    timings[stage] = round((time.perf_counter() - started) * 1000, 3)

@@ -1,0 +1,122 @@
+"""Document-level lookups every store answers the same way, from rows it already keeps: titles
+(for "show me …" questions), names in profiles (the relational index: entities, participants,
+authors) and dates (the temporal surface). Built once per persona and kept until the store
+changes; a backend only supplies the rows."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from shu.text import content_words, stem
+from shu.types import Document, DocumentProfile
+
+ROLE_WEIGHTS = {"author": 1.0, "decision_maker": 1.0, "subject": 0.9, "recipient": 0.8, "mentioned": 0.5}
+ENTITY_WEIGHT = 0.6
+_NAMED_KINDS = {"person", "organization", "email", "place"}
+
+
+@dataclass(frozen=True)
+class DocumentHit:
+    doc_id: str
+    score: float
+
+
+@dataclass
+class DocumentIndex:
+    titles: dict[str, frozenset[str]] = field(default_factory=dict)
+    names: dict[str, dict[str, float]] = field(default_factory=dict)
+    """casefolded name → doc id → weight of the role the name plays there"""
+    spans: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """doc id → (first, last) ISO date the document is about"""
+
+    @classmethod
+    def build(cls, rows: list[tuple[Document, DocumentProfile | None]]) -> DocumentIndex:
+        index = cls()
+        names: dict[str, dict[str, float]] = defaultdict(dict)
+        for doc, profile in rows:
+            index.titles[doc.id] = frozenset(stem(w) for w in content_words(doc.title))
+            weighted = _names_of(doc, profile)
+            for name, weight in weighted.items():
+                names[name][doc.id] = max(weight, names[name].get(doc.id, 0.0))
+            span = _span_of(doc, profile)
+            if span:
+                index.spans[doc.id] = span
+        index.names = dict(names)
+        return index
+
+    def known_names(self) -> list[str]:
+        return sorted(self.names)
+
+    def search_titles(self, text: str, limit: int) -> list[DocumentHit]:
+        """Documents whose title words the text contains: share of the title's words present,
+        (a two-word title needs both), ties to the shorter title."""
+        asked = {stem(w) for w in content_words(text)}
+        scored = []
+        for doc_id, title in self.titles.items():
+            if not title:
+                continue
+            share = len(title & asked) / len(title)
+            if share >= 0.5 and len(title & asked) >= min(2, len(title)):
+                scored.append((-share, len(title), doc_id))
+        return [DocumentHit(doc_id, -share) for share, _, doc_id in sorted(scored)[:limit]]
+
+    def search_names(self, names: list[str], limit: int) -> list[DocumentHit]:
+        totals: dict[str, float] = defaultdict(float)
+        for name in {n.casefold() for n in names}:
+            for doc_id, weight in self.names.get(name, {}).items():
+                totals[doc_id] += weight
+        ranked = sorted(totals.items(), key=lambda pair: (-pair[1], pair[0]))
+        return [DocumentHit(doc_id, score) for doc_id, score in ranked[:limit]]
+
+    def search_dates(self, start: str | None, end: str | None, limit: int) -> list[DocumentHit]:
+        """Documents whose span overlaps [start, end] (ISO prefixes: 2024, 2024-03, 2024-03-05)."""
+        if not start and not end:
+            return []
+        low, high = (start or "0000"), _end_of(end or "9999")
+        hits = [
+            DocumentHit(doc_id, 1.0)
+            for doc_id, (first, last) in sorted(self.spans.items())
+            if first <= high and _end_of(last) >= low
+        ]
+        return hits[:limit]
+
+
+def _names_of(doc: Document, profile: DocumentProfile | None) -> dict[str, float]:
+    found: dict[str, float] = {}
+
+    def add(name: object, weight: float) -> None:
+        key = str(name).strip().casefold()
+        if len(key) >= 3:
+            found[key] = max(weight, found.get(key, 0.0))
+
+    for key, role in (("author", "author"), ("from", "author"), ("to", "recipient")):
+        value = doc.meta.get(key)
+        for name in value if isinstance(value, list) else [value] if value else []:
+            add(name, ROLE_WEIGHTS[role])
+    participants = doc.meta.get("participants")
+    for name in participants if isinstance(participants, list) else []:
+        add(name.get("name", "") if isinstance(name, dict) else name, ROLE_WEIGHTS["recipient"])
+    if profile is not None:
+        for entity in profile.entities:
+            if entity.kind in _NAMED_KINDS:
+                add(entity.name, ENTITY_WEIGHT)
+        for participant in profile.participants:
+            add(participant.name, ROLE_WEIGHTS.get(participant.role, ENTITY_WEIGHT))
+            if participant.email:
+                add(participant.email, ROLE_WEIGHTS.get(participant.role, ENTITY_WEIGHT))
+        for project in profile.projects:
+            add(project, ENTITY_WEIGHT)
+    return found
+
+
+def _span_of(doc: Document, profile: DocumentProfile | None) -> tuple[str, str] | None:
+    scope = profile.temporal_scope if profile else None
+    first = (scope.start if scope else None) or doc.date
+    last = (scope.end if scope else None) or first
+    return (first, last) if first and last else None
+
+
+def _end_of(prefix: str) -> str:
+    """The last instant a date prefix covers, as a comparable string: 2024 → 2024-99."""
+    return prefix + "-99" if len(prefix) < 10 else prefix

@@ -10,12 +10,14 @@ import pytest
 from typer.testing import CliRunner
 
 from shu.config.settings import load_settings
+from shu.errors import ShuError
 from shu.eval.build import open_eval_store
 from shu.eval.configs import PRESETS, resolve
 from shu.eval.dataset import DatasetError, load_dataset
 from shu.eval.runner import run_eval
 from shu.serve.cli import app
 from tests.conftest import CountingEmbedder
+from tests.models.tiny_cross_encoder import build_tiny_cross_encoder
 
 TINY = Path(__file__).parent / "data" / "tiny"
 
@@ -45,7 +47,10 @@ def test_unknown_configs_are_refused_and_default_always_runs() -> None:
         resolve("bm25,magic")
 
 
-def test_every_preset_measures_and_personas_stay_apart(tmp_path: Path, embedder: CountingEmbedder) -> None:
+def test_every_preset_measures_and_personas_stay_apart(
+    tmp_path: Path, embedder: CountingEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHU_RERANK_MODEL", str(build_tiny_cross_encoder(tmp_path / "cross-encoder")))
     dataset = load_dataset(TINY)
     settings = load_settings(tmp_path / "home")
     opened = []
@@ -90,3 +95,34 @@ def test_the_command_writes_json_markdown_and_a_chart(tmp_path: Path) -> None:
     assert len(rows) == 12 and rows[0]["relevant"] == ["r1"]
     bad = CliRunner().invoke(app, ["--home", str(tmp_path / "h"), "eval", str(TINY), "--configs", "nope"])
     assert bad.exit_code == 2 and "unknown eval config" in bad.output
+
+
+def test_a_rerank_config_without_a_model_is_a_clear_error(
+    tmp_path: Path, embedder: CountingEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SHU_RERANK_MODEL", raising=False)
+    dataset = load_dataset(TINY)
+    settings = load_settings(tmp_path / "home")
+    with pytest.raises(ShuError, match="SHU_RERANK_MODEL"):
+        run_eval(
+            dataset,
+            [PRESETS["+rerank"]],
+            lambda e: open_eval_store(dataset, settings, embedder, None, e),
+            embedder,
+        )
+
+
+def test_the_pipeline_with_every_stage_off_ranks_exactly_like_hybrid(
+    tmp_path: Path, embedder: CountingEmbedder
+) -> None:
+    dataset = load_dataset(TINY)
+    settings = load_settings(tmp_path / "home")
+    configs = [PRESETS["hybrid"], PRESETS["pipeline-off"], PRESETS["+expand"]]
+    results = {
+        r.config.name: r
+        for r in run_eval(
+            dataset, configs, lambda e: open_eval_store(dataset, settings, embedder, None, e), embedder
+        )
+    }
+    assert results["pipeline-off"].rankings == results["hybrid"].rankings
+    assert results["+expand"].rankings == results["hybrid"].rankings, "no relationships: identity"

@@ -74,7 +74,9 @@ def test_persona_retrieval_parameters_are_honoured(kb: KnowledgeBase, make_perso
     make_persona("strict", rag=ALPHA_DOCS, retrieval={"vector_threshold": 0.99, "bm25_min_score": 100.0})
     folder = make_persona("small", rag=ALPHA_DOCS, retrieval={"max_chunks": 2})
     assert not kb.ingest(folder.parent).failed  # the same files in both folders: one document each
-    assert kb.search("Azure AD on the Pro plan", persona="strict") == [], "chunk thresholds hold (no title matches)"
+    assert kb.search("Azure AD on the Pro plan", persona="strict") == [], (
+        "chunk thresholds hold (no title matches)"
+    )
     assert len(kb.search("plan", persona="small")) == 2
     assert kb.store.get_document("pricing").personas == ["small", "strict"]
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from shu.config.settings import EnrichSettings, Settings
 from shu.enrich.enricher import ENRICH_VERSION, enrich_document
+from shu.enrich.relationships import document_relationships
 from shu.eval.dataset import Dataset, EvalDocument
 from shu.ingest.chunking import index_text
 from shu.ingest.vectors import embed_batch
@@ -83,6 +84,7 @@ def _ingest(
         document, chunks = _document(dataset, doc), _chunks(doc)
         body = "\n\n".join(c.text for c in doc.chunks)
         enrichment, chunks = enrich_document(document, body, chunks, enrich)
+        enrichment.relationships = enrichment.relationships or document_relationships(document, body)
         batch.append((document, chunks, enrichment))
         if sum(len(c) + len(e.questions) for _, c, e in batch) >= 256:
             done += _write(batch, store, embedder)

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from shu.config.settings import EnrichSettings
+from shu.config.settings import EnrichSettings, RetrievalSettings
 from shu.errors import ShuError
 from shu.types import RetrievalParams
 
@@ -18,13 +18,23 @@ DEPTH = 100
 class EvalConfig(BaseModel):
     name: str
     description: str
-    retriever: Literal["bm25", "dense", "hybrid"]
+    retriever: Literal["bm25", "dense", "hybrid", "pipeline"]
     retrieval: RetrievalParams = Field(default_factory=RetrievalParams)
+    pipeline: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    """The query pipeline's stages (retriever `pipeline` only)."""
     enrich: EnrichSettings = Field(default_factory=lambda: EnrichSettings(enabled=False))
     """How the corpus is indexed for this configuration (configs that agree share one store)."""
 
 
 _DEEP = {"candidates": DEPTH, "max_chunks": DEPTH, "max_chunks_per_doc": DEPTH}
+_STAGES_OFF: dict[str, object] = {
+    "plan": False,
+    "multiquery": False,
+    "hyde": False,
+    "expand": False,
+    "full_document": False,
+    "escalate": False,
+}
 _ONLY = {"enabled": True, "profiles": False, "questions": False, "chunk_profiles": False, "context": False}
 
 PRESETS: dict[str, EvalConfig] = {
@@ -32,8 +42,9 @@ PRESETS: dict[str, EvalConfig] = {
     for config in (
         EvalConfig(
             name="default",
-            description="out of the box: hybrid, persona defaults (20 a side, 12 results, 3 a document)",
-            retriever="hybrid",
+            description="out of the box: the query pipeline with default stages and persona defaults "
+            "(20 a side, 12 results, 3 a document)",
+            retriever="pipeline",
         ),
         EvalConfig(
             name="bm25",
@@ -93,6 +104,48 @@ PRESETS: dict[str, EvalConfig] = {
             retriever="hybrid",
             retrieval=RetrievalParams(**_DEEP),
             enrich=EnrichSettings(**_ONLY | {"context": True}),
+        ),
+        EvalConfig(
+            name="pipeline-off",
+            description="the query pipeline with every stage off (must equal hybrid)",
+            retriever="pipeline",
+            retrieval=RetrievalParams(**_DEEP),
+            pipeline=RetrievalSettings(**_STAGES_OFF),
+        ),
+        EvalConfig(
+            name="+plan",
+            description="hybrid + rule planner: title, relational (names) and temporal (dates) surfaces",
+            retriever="pipeline",
+            retrieval=RetrievalParams(**_DEEP),
+            pipeline=RetrievalSettings(**_STAGES_OFF | {"plan": True}),
+        ),
+        EvalConfig(
+            name="+multiquery",
+            description="hybrid + rule-based query variations (keyword form, hints), RRF within surface",
+            retriever="pipeline",
+            retrieval=RetrievalParams(**_DEEP),
+            pipeline=RetrievalSettings(**_STAGES_OFF | {"multiquery": True}),
+        ),
+        EvalConfig(
+            name="+expand",
+            description="hybrid + one-hop expansion along outgoing relationships from the top 5 documents",
+            retriever="pipeline",
+            retrieval=RetrievalParams(**_DEEP),
+            pipeline=RetrievalSettings(**_STAGES_OFF | {"expand": True}),
+        ),
+        EvalConfig(
+            name="+rerank",
+            description="hybrid + cross-encoder over the top 30 (model folder from SHU_RERANK_MODEL)",
+            retriever="pipeline",
+            retrieval=RetrievalParams(**_DEEP),
+            pipeline=RetrievalSettings(**_STAGES_OFF | {"rerank": {"method": "cross-encoder", "depth": 30}}),
+        ),
+        EvalConfig(
+            name="full",
+            description="every stage that runs without a model: plan, multi-query, expansion",
+            retriever="pipeline",
+            retrieval=RetrievalParams(**_DEEP),
+            pipeline=RetrievalSettings(**_STAGES_OFF | {"plan": True, "multiquery": True, "expand": True}),
         ),
     )
 }

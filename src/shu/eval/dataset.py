@@ -1,8 +1,9 @@
 """Evaluation datasets in the BEIR layout, with Shu's optional `metadata` extensions.
 
 corpus.jsonl   {"_id", "title", "text", "metadata": {doc_id, persona, title, date, author,
-                participants, tags, section}}   rows sharing `doc_id` are one document's
-                ordered chunks (ingested as is, never re-chunked)
+                participants, tags, section, relations: {type: [doc_id, …]}}}
+                rows sharing `doc_id` are one document's ordered chunks (ingested as is,
+                never re-chunked)
 queries.jsonl  {"_id", "text", "metadata": {persona}}
 qrels/<split>.tsv   query-id <tab> corpus-id <tab> score   (with a header line)
 """
@@ -116,7 +117,9 @@ def _read_corpus(path: Path) -> list[EvalDocument]:
                 id=doc_id,
                 title=title or doc_id,
                 persona=str(meta.get("persona") or DEFAULT_PERSONA),
-                meta={k: meta[k] for k in ("date", "author", "participants", "tags") if k in meta},
+                meta={
+                    k: meta[k] for k in ("date", "author", "participants", "tags", "relations") if k in meta
+                },
             )
         section = str(meta.get("section") or doc.title)
         doc.chunks.append(EvalChunk(id=row_id, text=str(row.get("text") or ""), section=section))

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from shu.config.settings import EnrichSettings
+from shu.errors import ShuError
 from shu.eval.build import BuiltStore
 from shu.eval.configs import DEPTH, EvalConfig
 from shu.eval.dataset import Dataset, EvalQuery
 from shu.eval.metrics import evaluate
 from shu.models.embed.base import Embedder
+from shu.models.rerank.base import Reranker
+from shu.models.rerank.factory import create_reranker
 from shu.retrieve.hybrid import HybridSearcher
+from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store.sqlite import SQLiteStore
 
 Progress = Callable[[str, int, int], None]
@@ -63,15 +69,23 @@ def run_config(
 def _retriever(
     config: EvalConfig, store: SQLiteStore, embedder: Embedder
 ) -> Callable[[EvalQuery], list[str]]:
-    depth = config.retrieval.max_chunks if config.retriever == "hybrid" else DEPTH
+    depth = config.retrieval.max_chunks if config.retriever in ("hybrid", "pipeline") else DEPTH
     if config.retriever == "bm25":
         return lambda q: [s.chunk_id for s in store.search_keyword(q.text, q.persona, depth)]
     if config.retriever == "dense":
         return lambda q: [
             s.chunk_id for s in store.search_vector(embedder.embed_query(q.text), q.persona, depth)
         ]
-    searcher = HybridSearcher(store, embedder)
     personas = {p.slug: p for p in store.list_personas()}
+    if config.retriever == "pipeline":
+        pipeline = RetrievalPipeline(store, embedder, config.pipeline, reranker=_reranker(config))
+
+        def planned(query: EvalQuery) -> list[str]:
+            result = pipeline.run(query.text, personas[query.persona], params=config.retrieval)
+            return [h.chunk.id for h in result.hits]
+
+        return planned
+    searcher = HybridSearcher(store, embedder)
 
     def hybrid(query: EvalQuery) -> list[str]:
         persona = personas[query.persona]
@@ -105,3 +119,19 @@ def run_eval(
         for built in stores.values():
             built.store.close()
     return results
+
+
+def _reranker(config: EvalConfig) -> Reranker | None:
+    """A cross-encoder config reads its model folder from SHU_RERANK_MODEL (none ships offline)."""
+    settings = config.pipeline.rerank
+    if settings.method == "none":
+        return None
+    if settings.method == "cross-encoder" and settings.model_path is None:
+        folder = os.environ.get("SHU_RERANK_MODEL")
+        if not folder:
+            raise ShuError(
+                f"eval config {config.name!r} needs a cross-encoder: set SHU_RERANK_MODEL to a folder "
+                "with model.onnx and tokenizer.json (no reranker weights ship on PyPI)"
+            )
+        settings = settings.model_copy(update={"model_path": Path(folder)})
+    return create_reranker(settings, None)

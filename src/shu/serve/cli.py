@@ -19,6 +19,7 @@ from shu.answer.render import render_answer, source_line
 from shu.errors import ShuError
 from shu.ingest.report import IngestReport
 from shu.kb import KnowledgeBase, open_kb
+from shu.serve.trace import trace_tree
 
 app = typer.Typer(
     help="Shu: cited answers from your own documents, offline.",
@@ -141,12 +142,22 @@ def search(
     limit: Annotated[
         int | None, typer.Option("--limit", "-k", min=1, max=200, help="Chunks to return.")
     ] = None,
+    trace: Annotated[
+        bool, typer.Option("--trace", help="Show the plan, every surface, fusion, expansion and context.")
+    ] = False,
 ) -> None:
-    """Hybrid search (BM25 + embeddings, fused) within one persona."""
+    """Search one persona through the query pipeline (plan, surfaces, fusion, expansion)."""
     with _kb() as kb:
-        hits = kb.search(query, persona=persona, limit=limit)
+        result = kb.retrieve(query, persona=persona, limit=limit)
+    hits = result.hits
     if state.as_json:
-        _emit_json([hit.model_dump() | {"citation": hit.citation_key} for hit in hits])
+        if trace:
+            _emit_json(result.model_dump())
+        else:
+            _emit_json([hit.model_dump() | {"citation": hit.citation_key} for hit in hits])
+        return
+    if trace:
+        out.print(trace_tree(result))
         return
     if not hits:
         out.print("No matching chunks.")

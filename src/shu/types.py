@@ -38,7 +38,7 @@ class RetrievalParams(BaseModel):
         0.5, ge=0.0, le=5.0, description="weight of documents dated within the time asked about"
     )
     expansion_weight: float = Field(
-        0.5, ge=0.0, le=2.0, description="a related document's score as a share of its seed's"
+        0.95, ge=0.0, le=2.0, description="a related document's score as a share of its seed's"
     )
 
 

@@ -29,6 +29,7 @@ class EvalConfig(BaseModel):
 _DEEP = {"candidates": DEPTH, "max_chunks": DEPTH, "max_chunks_per_doc": DEPTH}
 _STAGES_OFF: dict[str, object] = {
     "plan": False,
+    "transform": False,
     "multiquery": False,
     "hyde": False,
     "expand": False,
@@ -120,11 +121,18 @@ PRESETS: dict[str, EvalConfig] = {
             pipeline=RetrievalSettings(**_STAGES_OFF | {"plan": True}),
         ),
         EvalConfig(
+            name="+transform",
+            description="hybrid over the question with contractions and persona aliases spelled out",
+            retriever="pipeline",
+            retrieval=RetrievalParams(**_DEEP),
+            pipeline=RetrievalSettings(**_STAGES_OFF | {"transform": True}),
+        ),
+        EvalConfig(
             name="+multiquery",
             description="hybrid + rule-based query variations (keyword form, hints), RRF within surface",
             retriever="pipeline",
             retrieval=RetrievalParams(**_DEEP),
-            pipeline=RetrievalSettings(**_STAGES_OFF | {"multiquery": True}),
+            pipeline=RetrievalSettings(**_STAGES_OFF | {"transform": True, "multiquery": True}),
         ),
         EvalConfig(
             name="+expand",
@@ -145,7 +153,9 @@ PRESETS: dict[str, EvalConfig] = {
             description="every stage that runs without a model: plan, multi-query, expansion",
             retriever="pipeline",
             retrieval=RetrievalParams(**_DEEP),
-            pipeline=RetrievalSettings(**_STAGES_OFF | {"plan": True, "multiquery": True, "expand": True}),
+            pipeline=RetrievalSettings(
+                **_STAGES_OFF | {"plan": True, "transform": True, "multiquery": True, "expand": True}
+            ),
         ),
     )
 }

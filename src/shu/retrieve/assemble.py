@@ -42,6 +42,10 @@ def assemble(store: Store, request: AssemblyRequest) -> AssembledContext:
         chunks = store.list_chunks(doc_id) if whole else sorted(grouped[doc_id], key=lambda c: c.ord)
         entry = _document(doc, chunks, scores.get(doc_id, 0.0), whole)
         tokens = sum(count_tokens(s.text) for s in entry.sections)
+        if context.tokens + tokens > request.budget and whole and doc_id in grouped:
+            # a whole document that does not fit falls back to the chunks that were found
+            entry = _document(doc, sorted(grouped[doc_id], key=lambda c: c.ord), entry.score, False)
+            tokens = sum(count_tokens(s.text) for s in entry.sections)
         if context.tokens + tokens > request.budget:
             entry = _fit(entry, request.budget - context.tokens)
             tokens = sum(count_tokens(s.text) for s in entry.sections)

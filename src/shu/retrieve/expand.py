@@ -1,6 +1,8 @@
 """Stage 3, ADR-005: from the seed documents, one hop along *outgoing* typed relationships,
 optionally only of some types. No recursion: a document reached by expansion is never expanded
-itself. Deterministic: seeds in rank order, each seed's relationships most confident first.
+itself. A seed ranked below the seed that points to it may be reached too (it then joins at
+its source's share). Deterministic: seeds in rank order, each seed's relationships most
+confident first; every document is reached once.
 With no relationships the plan holds the seeds alone and retrieval is unchanged."""
 
 from __future__ import annotations
@@ -25,11 +27,12 @@ def plan_candidates(
         if allowed is None or relationship.type in allowed:
             by_source.setdefault(relationship.source, []).append(relationship)
     proposed: list[Expansion] = []
-    reached = set(seeds)
-    for seed in seeds:
+    reached: set[str] = set()
+    for rank, seed in enumerate(seeds):
+        reached.add(seed)
         ordered = sorted(by_source.get(seed, []), key=lambda r: (-r.confidence, r.target, r.type))
         for relationship in ordered:
-            if relationship.target in reached:
+            if relationship.target in reached or relationship.target in seeds[:rank]:
                 continue
             reached.add(relationship.target)
             proposed.append(

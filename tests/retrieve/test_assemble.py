@@ -1,0 +1,47 @@
+"""Stage 5: grouping, overlap, budget, whole documents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from shu.kb import KnowledgeBase
+from shu.retrieve.assemble import AssemblyRequest, _without_overlap, assemble
+from tests.conftest import PersonaMaker, doc
+
+LONG = "# Handbook\n\n" + "\n\n".join(
+    f"## Part {i}\n\n" + " ".join(f"Rule {i}.{j} says the team keeps item {j} tidy." for j in range(30))
+    for i in range(4)
+)
+
+
+def test_overlapping_chunk_text_is_merged_once() -> None:
+    assert _without_overlap("a b c d e", "d e f g") == "f g"
+    assert _without_overlap("a b c", "x y") == "x y"
+
+
+def test_hits_are_grouped_by_document_in_reading_order_within_a_budget(
+    kb: KnowledgeBase, make_persona: PersonaMaker, tmp_path: Path
+) -> None:
+    folder = make_persona(
+        "alpha",
+        rag={
+            "handbook.md": doc("handbook", "Handbook", LONG),
+            "short.md": doc("short", "Short", "# Short\n\nOne line."),
+        },
+    )
+    assert not kb.ingest(folder).failed
+    chunks = kb.store.list_chunks("handbook")
+    assert len(chunks) > 4, "the handbook spans several chunks"
+    hits = [h for h in kb.search("item tidy rule", persona="alpha", limit=20) if h.chunk.doc_id == "handbook"]
+    context = assemble(kb.store, AssemblyRequest(hits=hits, budget=16_000, whole=[]))
+    assert [d.doc_id for d in context.documents] == ["handbook"]
+    ords = [int(c.split("#")[0] == "handbook") for s in context.documents[0].sections for c in s.chunk_ids]
+    assert ords and context.tokens > 0
+    whole = assemble(kb.store, AssemblyRequest(hits=hits[:1], budget=16_000, whole=["handbook"]))
+    assert whole.documents[0].full
+    text = "\n".join(s.text for s in whole.documents[0].sections)
+    assert text.count("Rule 2.15 says") == 1, "overlap between chunks appears once"
+    assert all(f"Rule {i}.29 says" in text for i in range(4))
+    tight = assemble(kb.store, AssemblyRequest(hits=hits[:1], budget=200, whole=["handbook"]))
+    assert tight.tokens <= 200 and not tight.documents[0].full
+    assert "## Handbook [handbook]" in whole.render() and "[^handbook:Handbook > Part 0]" in whole.render()

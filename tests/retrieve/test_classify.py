@@ -1,0 +1,64 @@
+"""The rule-based planner on a labelled set, and the parts of a plan it extracts."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from shu.retrieve.classify import classify, temporal_scope
+
+LABELLED = Path(__file__).parent / "data" / "classify.jsonl"
+KNOWN = ["jeff skilling", "maria", "priya", "lumen analytics"]
+
+
+def test_query_types_on_the_labelled_set() -> None:
+    rows = [json.loads(line) for line in LABELLED.read_text().splitlines()]
+    wrong = Counter()
+    for row in rows:
+        found = classify(row["query"], KNOWN).query_type
+        if found != row["type"]:
+            wrong[f"{row['type']}→{found}"] += 1
+    accuracy = 1 - sum(wrong.values()) / len(rows)
+    assert len(rows) >= 60 and {json.loads(r)["type"] for r in LABELLED.read_text().splitlines()} == {
+        "factual",
+        "interpretive",
+        "relational",
+        "temporal",
+        "structural",
+        "document_lookup",
+        "multi_step",
+    }
+    assert accuracy >= 0.9, f"accuracy {accuracy:.2f}; mistakes {dict(wrong)}"
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        ("What changed since March 2025?", "2025-03", "2025-03"),
+        ("What was decided on 2024-05-14?", "2024-05-14", "2024-05-14"),
+        ("Revenue in Q3 2024", "2024-07", "2024-09"),
+        ("Compare 2023 and 2025 hiring", "2023", "2025"),
+        ("What is the Pro plan price?", None, None),
+    ],
+)
+def test_temporal_scope(question: str, start: str | None, end: str | None) -> None:
+    scope = temporal_scope(question)
+    assert (scope.start, scope.end) == (start, end)
+
+
+def test_a_lookup_names_the_document_and_asks_for_all_of_it() -> None:
+    plan = classify("Show me my biography", KNOWN)
+    assert plan.query_type == "document_lookup" and plan.answer_style == "full_document"
+    assert plan.title_hints == ["biography"]
+    assert classify("What's in the onboarding checklist?").title_hints == ["onboarding checklist"]
+
+
+def test_names_the_store_knows_become_entities() -> None:
+    plan = classify("What did Jeff Skilling say about the deal in May 2001?", KNOWN)
+    assert plan.query_type == "relational" and plan.entities[0] == "jeff skilling"
+    assert plan.temporal_scope.start == "2001-05"
+    assert classify("Which documents cover data retention?").answer_style == "list_sources"
+    assert classify("any e-mail about the refund?").implied_document_type == "email"

@@ -114,3 +114,22 @@ def test_a_real_small_model_is_validated_and_falls_back(llama_server: str) -> No
         assert all(e.name.casefold() in lowered for e in enrichment.profile.entities), (
             "validated: no invented names"
         )
+
+
+def test_a_real_small_model_plans_and_rewrites_queries_or_falls_back(llama_server: str) -> None:
+    """The query side: planner and transformer ask the real model; whatever it writes is either
+    kept after validation (entities and variations drawn from the question) or replaced by rules."""
+    from shu.retrieve.classify import classify
+    from shu.retrieve.planner import LLMPlanner
+    from shu.retrieve.transform import LLMTransformer
+
+    provider = OpenAICompatibleLLM(llama_server, "smollm2", timeout_s=300, json_mode="json_object")
+    client = LLMClient(provider, max_retries=1)
+    question = "Why did Lumen Analytics lower the API limit of the Pro plan in March 2025?"
+    plan = LLMPlanner(client).plan(question, ["lumen analytics"])
+    queries = LLMTransformer(client).queries(question, classify(question), {})
+    print("SmolLM2 plan:", plan.method, plan.query_type, "| queries:", queries.method, queries.variations)
+    assert client.accounting.calls >= 2 and client.accounting.completion_tokens > 0
+    assert plan.method.startswith(("llm:openai:smollm2", "rules (llm failed)"))
+    assert all(e.casefold() in question.casefold() for e in plan.entities), "no invented names survive"
+    assert queries.original == question and queries.method.startswith(("llm:openai:smollm2", "rules"))

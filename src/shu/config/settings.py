@@ -97,7 +97,9 @@ class RetrievalSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     plan: bool = Field(True, description="classify the question (rules; an LLM when configured)")
-    transform: bool = Field(True, description="spell out contractions and persona aliases before searching")
+    transform: bool = Field(
+        False, description="spell out contractions before searching (measured neutral; aliases always apply)"
+    )
     multiquery: bool = Field(False, description="search rule/LLM variations of the question too")
     hyde: bool = Field(True, description="with an LLM: embed a hypothetical answer too")
     expand: bool = Field(True, description="one hop along outgoing relationships from the seeds")

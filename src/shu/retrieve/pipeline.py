@@ -118,12 +118,13 @@ class RetrievalPipeline:
         return classify(question, index.known_names())
 
     def _transform(self, question: str, plan: QueryPlan, persona: Persona) -> SearchQueries:
-        if not self.settings.transform:
-            return SearchQueries(original=question, rewritten=question, method="off")
+        """An LLM's variations and hypothetical answer when one is configured (validated, rules
+        as fallback); else rules: aliases always, contractions when `transform`, variations when
+        `multiquery`."""
         aliases = persona.config.aliases
         if self.transformer is not None and (self.settings.multiquery or self.settings.hyde):
             return self.transformer.queries(question, plan, aliases)
-        queries = rule_queries(question, plan, aliases)
+        queries = rule_queries(question, plan, aliases, contractions=self.settings.transform)
         return queries if self.settings.multiquery else queries.model_copy(update={"variations": []})
 
     def _more_queries(

@@ -75,8 +75,10 @@ def expand_abbreviations(text: str, aliases: dict[str, str]) -> str:
     return text
 
 
-def rule_queries(question: str, plan: QueryPlan, aliases: dict[str, str]) -> SearchQueries:
-    rewritten = expand_abbreviations(expand_contractions(question), aliases)
+def rule_queries(
+    question: str, plan: QueryPlan, aliases: dict[str, str], contractions: bool = True
+) -> SearchQueries:
+    rewritten = expand_abbreviations(expand_contractions(question) if contractions else question, aliases)
     variations = [" ".join(content_words(rewritten))]
     hints = [*plan.title_hints, *plan.entities]
     if hints:

@@ -12,7 +12,6 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,16 @@ import numpy as np
 from shu.errors import StoreError
 from shu.store.base import PROFILE_SURFACES, ScoredChunk, ScoredDocument, ScoredQuestion, StoreStats
 from shu.store.document_index import DocumentIndex
+from shu.store.rows import (
+    batches,
+    chunk_from,
+    coverage,
+    document_from,
+    document_values,
+    now,
+    persona_from,
+    sum_llm_runs,
+)
 from shu.store.sqlite_schema import MIGRATIONS
 from shu.store.vectors import VectorIndex
 from shu.text import content_words
@@ -30,7 +39,6 @@ from shu.types import (
     DocumentProfile,
     Enrichment,
     Persona,
-    PersonaConfig,
     Provenance,
     Relationship,
     SynthesizedQuestion,
@@ -109,7 +117,7 @@ class SQLiteStore:
                     persona.display_name,
                     persona.description,
                     persona.config.model_dump_json(),
-                    _now(),
+                    now(),
                 ),
             )
 
@@ -137,7 +145,7 @@ class SQLiteStore:
             self._check_version()
             found = {i: self._documents[i] for i in doc_ids if i in self._documents}
             missing = [i for i in dict.fromkeys(doc_ids) if i not in found]
-            for batch in _batches(missing):
+            for batch in batches(missing):
                 marks = ",".join("?" * len(batch))
                 for row in self._db.execute(
                     f"SELECT {_DOC_COLUMNS} FROM documents WHERE id IN ({marks})", batch
@@ -183,7 +191,7 @@ class SQLiteStore:
             self._delete(doc.id)
             self._db.execute(
                 f"INSERT INTO documents({_DOC_COLUMNS}, updated_at) VALUES ({','.join('?' * 13)})",
-                (*_document_row(doc), _now()),
+                (*_document_row(doc), now()),
             )
             self._db.executemany(
                 "INSERT INTO document_personas(persona, doc_id) VALUES (?, ?)",
@@ -266,7 +274,7 @@ class SQLiteStore:
 
     def list_relationships(self, doc_ids: list[str]) -> list[Relationship]:
         found: list[Relationship] = []
-        for batch in _batches(list(dict.fromkeys(doc_ids))):
+        for batch in batches(list(dict.fromkeys(doc_ids))):
             marks = ",".join("?" * len(batch))
             rows = self._db.execute(
                 "SELECT source_doc, target_doc, type, origin, confidence, evidence FROM relationships "
@@ -299,7 +307,7 @@ class SQLiteStore:
 
     def get_chunk_profiles(self, chunk_ids: list[str]) -> dict[str, ChunkProfile]:
         found: dict[str, ChunkProfile] = {}
-        for batch in _batches(list(dict.fromkeys(chunk_ids))):
+        for batch in batches(list(dict.fromkeys(chunk_ids))):
             marks = ",".join("?" * len(batch))
             for chunk_id, blob in self._db.execute(
                 f"SELECT chunk_id, profile_json FROM chunk_profiles WHERE chunk_id IN ({marks})", batch
@@ -376,24 +384,9 @@ class SQLiteStore:
             self._db.execute("INSERT INTO llm_runs(summary_json) VALUES (?)", (json.dumps(summary),))
 
     def llm_totals(self) -> dict[str, object]:
-        totals: dict[str, float] = {}
-        fell_back: dict[str, int] = {}
-        runs = 0
-        for (blob,) in self._db.execute("SELECT summary_json FROM llm_runs"):
-            summary = json.loads(blob)
-            runs += 1
-            for key in (
-                "calls",
-                "cached",
-                "invalid_answers",
-                "prompt_tokens",
-                "completion_tokens",
-                "cost_usd",
-            ):
-                totals[key] = totals.get(key, 0) + float(summary.get(key, 0))
-            for kind, count in summary.get("fell_back", {}).items():
-                fell_back[kind] = fell_back.get(kind, 0) + int(count)
-        return {"runs": runs, **{k: round(v, 4) for k, v in totals.items()}, "fell_back": fell_back}
+        return sum_llm_runs(
+            json.loads(blob) for (blob,) in self._db.execute("SELECT summary_json FROM llm_runs")
+        )
 
     def enrichment_stats(self) -> dict[str, dict[str, int]]:
         stats: dict[str, dict[str, int]] = {}
@@ -413,16 +406,7 @@ class SQLiteStore:
             "SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM documents), "
             "(SELECT count(*) FROM document_profiles)"
         ).fetchone()
-        stats["context_prefixes"] = {
-            "chunks with": with_context,
-            "chunks without": total_chunks - with_context,
-            "average words": round(average_words or 0),
-        }
-        stats["coverage_percent"] = {
-            "documents with a profile": round(100 * profiled / documents) if documents else 0,
-            "chunks with a context prefix": round(100 * with_context / total_chunks) if total_chunks else 0,
-        }
-        return stats
+        return coverage(stats, total_chunks, with_context, average_words, documents, profiled)
 
     def delete_document(self, doc_id: str) -> bool:
         with self._lock, self._write():
@@ -471,7 +455,7 @@ class SQLiteStore:
 
     def get_chunks(self, chunk_ids: list[str]) -> dict[str, Chunk]:
         found: dict[str, Chunk] = {}
-        for batch in _batches(list(dict.fromkeys(chunk_ids))):
+        for batch in batches(list(dict.fromkeys(chunk_ids))):
             marks = ",".join("?" * len(batch))
             for row in self._db.execute(
                 f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE c.id IN ({marks})", batch
@@ -482,7 +466,7 @@ class SQLiteStore:
 
     def chunk_documents(self, chunk_ids: list[str]) -> dict[str, str]:
         found: dict[str, str] = {}
-        for batch in _batches(list(dict.fromkeys(chunk_ids))):
+        for batch in batches(list(dict.fromkeys(chunk_ids))):
             marks = ",".join("?" * len(batch))
             found.update(
                 self._db.execute(f"SELECT id, doc_id FROM chunks WHERE id IN ({marks})", batch).fetchall()
@@ -491,7 +475,7 @@ class SQLiteStore:
 
     def first_chunks(self, doc_ids: list[str]) -> dict[str, str]:
         found: dict[str, str] = {}
-        for batch in _batches(list(dict.fromkeys(doc_ids))):
+        for batch in batches(list(dict.fromkeys(doc_ids))):
             marks = ",".join("?" * len(batch))
             rows = self._db.execute(
                 f"SELECT doc_id, id FROM chunks WHERE doc_id IN ({marks}) AND ord = 0", batch
@@ -580,71 +564,27 @@ _DOC_COLUMNS = (
     "id, title, date, source_url, type, summary, license, personas_json, tags_json, meta_json, "
     "path, content_hash"
 )
+_JSON_FIELDS = (7, 8, 9)
 
 
 def _document_row(doc: Document) -> tuple[object, ...]:
-    return (
-        doc.id,
-        doc.title,
-        doc.date,
-        doc.source_url,
-        doc.type,
-        doc.summary,
-        doc.license,
-        json.dumps(doc.personas),
-        json.dumps(doc.tags),
-        json.dumps(doc.meta, default=str),
-        doc.path,
-        doc.content_hash,
-    )
-
-
-# Rows this store wrote were validated on the way in: read them back without validating again.
+    values = list(document_values(doc))
+    for i in _JSON_FIELDS:
+        values[i] = json.dumps(values[i], default=str)
+    return tuple(values)
 
 
 def _document(row: tuple) -> Document:  # type: ignore[type-arg]
-    return Document.model_construct(
-        id=row[0],
-        title=row[1],
-        date=row[2],
-        source_url=row[3],
-        type=row[4],
-        summary=row[5],
-        license=row[6],
-        personas=json.loads(row[7]),
-        tags=json.loads(row[8]),
-        meta=json.loads(row[9]),
-        path=row[10],
-        content_hash=row[11],
-    )
+    return document_from(json.loads(v) if i in _JSON_FIELDS else v for i, v in enumerate(row))
 
 
 def _chunk(row: tuple) -> Chunk:  # type: ignore[type-arg]
-    return Chunk.model_construct(
-        id=row[0],
-        doc_id=row[1],
-        ord=row[2],
-        section_path=row[3],
-        text=row[4],
-        index_text=row[5],
-        token_count=row[6],
-        context=row[7],
-    )
+    return chunk_from(row)
 
 
 def _persona(row: tuple) -> Persona:  # type: ignore[type-arg]
-    return Persona(
-        slug=row[0], display_name=row[1], description=row[2], config=PersonaConfig.model_validate_json(row[3])
-    )
+    return persona_from(*row)
 
 
 def _statements(script: str) -> list[str]:
     return [part.strip() for part in script.split(";") if part.strip()]
-
-
-def _batches(items: list[str], size: int = 500) -> list[list[str]]:
-    return [items[i : i + size] for i in range(0, len(items), size)]
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")

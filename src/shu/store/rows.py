@@ -1,0 +1,88 @@
+"""Records to and from the rows every store keeps: the parts of a backend that do not depend on
+its SQL. Rows a store wrote were validated on the way in, so they are read back without
+validating again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from shu.types import Chunk, Document, Persona, PersonaConfig
+
+DOCUMENT_FIELDS = (
+    "id",
+    "title",
+    "date",
+    "source_url",
+    "type",
+    "summary",
+    "license",
+    "personas",
+    "tags",
+    "meta",
+    "path",
+    "content_hash",
+)
+CHUNK_FIELDS = ("id", "doc_id", "ord", "section_path", "text", "index_text", "token_count", "context")
+LLM_TOTALS = ("calls", "cached", "invalid_answers", "prompt_tokens", "completion_tokens", "cost_usd")
+
+
+def document_values(doc: Document) -> tuple[Any, ...]:
+    return tuple(getattr(doc, name) for name in DOCUMENT_FIELDS)
+
+
+def document_from(values: Iterable[Any]) -> Document:
+    return Document.model_construct(**dict(zip(DOCUMENT_FIELDS, values, strict=True)))
+
+
+def chunk_from(values: Iterable[Any]) -> Chunk:
+    return Chunk.model_construct(**dict(zip(CHUNK_FIELDS, values, strict=True)))
+
+
+def persona_from(slug: str, display_name: str, description: str, config_json: str) -> Persona:
+    config = PersonaConfig.model_validate_json(config_json)
+    return Persona(slug=slug, display_name=display_name, description=description, config=config)
+
+
+def sum_llm_runs(summaries: Iterable[dict[str, Any]]) -> dict[str, object]:
+    """What `Store.llm_totals` returns: every recorded run's counts added up."""
+    totals: dict[str, float] = {}
+    fell_back: dict[str, int] = {}
+    runs = 0
+    for summary in summaries:
+        runs += 1
+        for key in LLM_TOTALS:
+            totals[key] = totals.get(key, 0) + float(summary.get(key, 0))
+        for kind, count in summary.get("fell_back", {}).items():
+            fell_back[kind] = fell_back.get(kind, 0) + int(count)
+    return {"runs": runs, **{k: round(v, 4) for k, v in totals.items()}, "fell_back": fell_back}
+
+
+def coverage(
+    stats: dict[str, dict[str, int]],
+    chunks: int,
+    with_context: int,
+    average_words: float,
+    documents: int,
+    profiled: int,
+) -> dict[str, dict[str, int]]:
+    """The context-prefix and coverage part of `Store.enrichment_stats`."""
+    stats["context_prefixes"] = {
+        "chunks with": with_context,
+        "chunks without": chunks - with_context,
+        "average words": round(average_words or 0),
+    }
+    stats["coverage_percent"] = {
+        "documents with a profile": round(100 * profiled / documents) if documents else 0,
+        "chunks with a context prefix": round(100 * with_context / chunks) if chunks else 0,
+    }
+    return stats
+
+
+def batches(items: list[str], size: int = 500) -> list[list[str]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

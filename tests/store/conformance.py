@@ -1,7 +1,9 @@
-"""The conformance suite every `Store` backend passes. A backend's test module subclasses
-`StoreConformance` and provides a `store` fixture returning a fresh, empty store."""
+"""The conformance suite every `Store` backend passes, run over each backend by
+`tests/store/test_conformance.py` (a `store` fixture parametrized by backend, fresh and empty)."""
 
 from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -14,10 +16,13 @@ from shu.types import (
     Document,
     DocumentProfile,
     Enrichment,
+    Participant,
     Persona,
     PersonaConfig,
     Provenance,
+    Relationship,
     SynthesizedQuestion,
+    TemporalScope,
 )
 
 DIM = 8
@@ -32,14 +37,12 @@ def persona(slug: str, tags: list[str] | None = None) -> Persona:
 
 
 def document(doc_id: str, personas: list[str], **fields: object) -> Document:
-    return Document(
-        id=doc_id,
-        title=f"Title {doc_id}",
-        personas=personas,
-        content_hash=f"h-{doc_id}",
-        path=f"/kb/{doc_id}.md",
-        **fields,
-    )
+    values: dict[str, object] = {
+        "title": f"Title {doc_id}",
+        "content_hash": f"h-{doc_id}",
+        "path": f"/kb/{doc_id}.md",
+    }
+    return Document(id=doc_id, personas=personas, **(values | fields))  # type: ignore[arg-type]
 
 
 def chunks(doc_id: str, texts: list[str]) -> list[Chunk]:
@@ -68,10 +71,6 @@ def vectors(*rows: np.ndarray) -> np.ndarray:
 
 
 class StoreConformance:
-    @pytest.fixture
-    def store(self) -> Store:  # pragma: no cover - provided by each backend
-        raise NotImplementedError
-
     @pytest.fixture
     def filled(self, store: Store) -> Store:
         for slug in ("alpha", "beta"):
@@ -313,3 +312,132 @@ class StoreConformance:
                 None,
                 {"mood": unit(1)},
             )
+
+    # -- relationships, the relational index, LLM runs ---------------------------------------
+
+    def test_relationships_are_listed_most_confident_first_and_go_with_their_document(
+        self, filled: Store
+    ) -> None:
+        enrichment = Enrichment(
+            relationships=[
+                Relationship(source="r1", target="b", type="references", origin="link", confidence=0.9),
+                Relationship(
+                    source="r1", target="a", type="explains", origin="llm", confidence=0.7, evidence="q"
+                ),
+                Relationship(
+                    source="r1", target="c", type="supersedes", origin="frontmatter", confidence=1.0
+                ),
+            ]
+        )
+        filled.replace_document(
+            document("r1", ["alpha"]), chunks("r1", ["t"]), vectors(unit(1)), "test-embedder", enrichment
+        )
+        found = filled.list_relationships(["r1", "nobody"])
+        assert [(r.target, r.type) for r in found] == [
+            ("c", "supersedes"),
+            ("b", "references"),
+            ("a", "explains"),
+        ]
+        assert found[2].evidence == "q" and found[2].origin == "llm"
+        assert filled.enrichment_stats()["relationships"] == {"frontmatter": 1, "link": 1, "llm": 1}
+        filled.delete_document("r1")
+        assert filled.list_relationships(["r1"]) == []
+
+    def test_the_document_index_knows_titles_names_and_dates(self, filled: Store) -> None:
+        profile = DocumentProfile(
+            doc_id="bio",
+            synopsis="About Ada.",
+            document_type="narrative",
+            participants=[Participant(name="Ada Byron", role="subject")],
+            temporal_scope=TemporalScope(start="1815-12-10", end="1852-11-27"),
+            provenance=Provenance(method="extractive"),
+        )
+        filled.replace_document(
+            document("bio", ["alpha"], title="Biography of Ada Byron"),
+            chunks("bio", ["born in London"]),
+            vectors(unit(1)),
+            "test-embedder",
+            Enrichment(profile=profile),
+        )
+        index = filled.document_index("alpha")
+        assert [h.doc_id for h in index.search_titles("biography ada", 5)] == ["bio"]
+        assert [h.doc_id for h in index.search_names(["ada byron"], 5)] == ["bio"]
+        assert [h.doc_id for h in index.search_dates("1840", "1840", 5)] == ["bio"]
+        assert "ada byron" in index.known_names()
+        assert filled.document_index("beta").search_titles("biography ada", 5) == []
+        filled.delete_document("bio")
+        assert filled.document_index("alpha").search_titles("biography ada", 5) == [], "rebuilt after a write"
+
+    def test_llm_runs_are_recorded_and_summed(self, store: Store) -> None:
+        assert store.llm_totals()["runs"] == 0
+        store.record_llm_run({"calls": 3, "prompt_tokens": 100, "fell_back": {"questions: X": 1}})
+        store.record_llm_run({"calls": 2, "cost_usd": 0.5, "fell_back": {"questions: X": 2}})
+        totals = store.llm_totals()
+        assert totals["runs"] == 2 and totals["calls"] == 5 and totals["cost_usd"] == 0.5
+        assert totals["fell_back"] == {"questions: X": 3}
+
+    # -- BM25 -----------------------------------------------------------------------------------
+
+    def test_bm25_prefers_rare_terms_and_short_chunks(self, store: Store) -> None:
+        store.upsert_persona(persona("alpha"))
+        texts = {
+            "common": "plan plan plan and the plan",
+            "rare": "zephyr appears once in this plan",
+            "short": "invoice total plan",
+            "long": "invoice total plan with many other words padding this chunk out a great deal more",
+        }
+        for i, (doc_id, text) in enumerate(texts.items()):
+            store.replace_document(
+                document(doc_id, ["alpha"]), chunks(doc_id, [text]), vectors(unit(*([0.0] * i + [1.0]))), "e"
+            )
+        assert store.search_keyword("zephyr plan", "alpha", 5)[0].chunk_id == "rare#0"
+        ranked = [s.chunk_id for s in store.search_keyword("invoice total", "alpha", 5)]
+        assert ranked[:2] == ["short#0", "long#0"]
+
+    def test_bm25_statistics_follow_deletes_and_replacements(self, store: Store) -> None:
+        """Adding documents, then taking them away again, leaves every score as it was."""
+        store.upsert_persona(persona("alpha"))
+
+        def put(doc_id: str, text: str) -> None:
+            store.replace_document(document(doc_id, ["alpha"]), chunks(doc_id, [text]), vectors(unit(1)), "e")
+
+        for n in range(6):
+            put(f"filler{n}", f"unrelated filler text number {n} about gardens")
+        put("d1", "pro plan pricing for teams")
+        put("d2", "other words entirely")
+        before = store.search_keyword("pricing plan", "alpha", 5)
+        put("d2", "pro plan limits and pricing tiers pricing")
+        put("d3", "pricing pricing plan")
+        during = store.search_keyword("pricing plan", "alpha", 5)
+        put("d2", "other words entirely")
+        store.delete_document("d3")
+        after = store.search_keyword("pricing plan", "alpha", 5)
+        assert [s.chunk_id for s in before] == [s.chunk_id for s in after] == ["d1#0"]
+        assert after[0].score == pytest.approx(before[0].score, rel=1e-6)
+        assert during[0].score != pytest.approx(before[0].score, rel=1e-3), "statistics did change meanwhile"
+
+    # -- many writers ---------------------------------------------------------------------------
+
+    def test_concurrent_writers_lose_nothing(self, store: Store) -> None:
+        store.upsert_persona(persona("alpha"))
+        store.replace_document(document("seed", ["alpha"]), chunks("seed", ["x"]), vectors(unit(1)), "e")
+
+        def write(worker: int) -> None:
+            for n in range(8):
+                doc_id = f"w{worker}-{n}"
+                store.replace_document(
+                    document(doc_id, ["alpha"]),
+                    chunks(doc_id, [f"worker{worker} note{n} shared words", "second chunk"]),
+                    vectors(unit(1, worker), unit(worker, 1)),
+                    "e",
+                )
+                if n % 3 == 2:
+                    store.delete_document(f"w{worker}-{n - 1}")
+
+        with ThreadPoolExecutor(4) as pool:
+            list(pool.map(write, range(4)))
+        stats = store.stats()
+        assert stats.documents == 1 + 4 * (8 - 2) and stats.chunks == 1 + 2 * 4 * 6
+        for worker in range(4):
+            hits = store.search_keyword(f"worker{worker} note7", "alpha", 3)
+            assert hits[0].chunk_id == f"w{worker}-7#0"

@@ -5,15 +5,7 @@ import pytest
 
 from shu.errors import StoreError
 from shu.store.sqlite import SQLiteStore
-from tests.store.conformance import StoreConformance, chunks, document, persona, unit, vectors
-
-
-class TestSQLiteStore(StoreConformance):
-    @pytest.fixture
-    def store(self, tmp_path: Path) -> SQLiteStore:
-        opened = SQLiteStore(tmp_path / "shu.db")
-        yield opened
-        opened.close()
+from tests.store.conformance import chunks, document, persona, unit, vectors
 
 
 def test_data_survives_reopening(tmp_path: Path) -> None:

@@ -115,6 +115,18 @@ class RetrievalSettings(BaseModel):
     escalate: bool = Field(True, description="load a whole document its summary matches but chunks do not")
 
 
+class StoreSettings(BaseModel):
+    """Where the knowledge base lives: `<home>/shu.db` (SQLite) unless `url` names PostgreSQL."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str | None = Field(None, description="postgresql://user:password@host:port/database")
+    pool_size: int = Field(4, ge=1, le=64)
+    hnsw_m: int = Field(16, ge=4, le=100)
+    hnsw_ef_construction: int = Field(64, ge=8, le=1000)
+    hnsw_ef_search: int = Field(100, ge=10, le=1000)
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -125,6 +137,7 @@ class Settings(BaseModel):
     enrich: EnrichSettings = Field(default_factory=EnrichSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    store: StoreSettings = Field(default_factory=StoreSettings)
 
     @property
     def db_path(self) -> Path:

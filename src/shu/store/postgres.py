@@ -1,0 +1,600 @@
+"""The PostgreSQL + pgvector store: the same `Store` protocol as SQLite, for knowledge bases that
+outgrow one file. psycopg 3 with a connection pool; chunks arrive by binary COPY; vectors are
+searched through HNSW indexes with pgvector's iterative scans, so a persona filter keeps recall.
+
+Keyword ranking is real BM25 (k1 = 1.2, b = 0.75, the IDF of SQLite's FTS5), computed in SQL from
+term statistics this store keeps itself: `bm25_terms` (chunks per lexeme), `bm25_corpus` (chunks,
+total length) and each chunk's length in lexemes. PostgreSQL's `ts_rank` has no IDF and no
+length saturation, which costs ranking quality (see docs/benchmarks.md)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from shu.config.settings import StoreSettings
+from shu.errors import StoreError
+from shu.store.base import PROFILE_SURFACES, ScoredChunk, ScoredDocument, ScoredQuestion, StoreStats
+from shu.store.document_index import DocumentIndex
+from shu.store.postgres_schema import MIGRATIONS, vector_indexes
+from shu.store.rows import (
+    CHUNK_FIELDS,
+    DOCUMENT_FIELDS,
+    chunk_from,
+    coverage,
+    document_from,
+    document_values,
+    persona_from,
+    sum_llm_runs,
+)
+from shu.types import (
+    Chunk,
+    ChunkProfile,
+    Document,
+    DocumentProfile,
+    Enrichment,
+    Persona,
+    Provenance,
+    Relationship,
+    SynthesizedQuestion,
+)
+
+_LOCK_ID = 7_316_001  # advisory lock taken while migrating
+_DOC_COLUMNS = ", ".join(DOCUMENT_FIELDS)
+_CHUNK_COLUMNS = ", ".join(CHUNK_FIELDS)
+_K1, _B = 1.2, 0.75
+_BM25 = f"""
+WITH q AS (
+    SELECT DISTINCT lexeme FROM unnest(tsvector_to_array(to_tsvector('english', %(query)s))) AS lexeme
+), idf AS (
+    SELECT t.lexeme, greatest(ln((c.chunks - t.df + 0.5) / (t.df + 0.5)), 1e-6) AS idf
+    FROM q JOIN bm25_terms t ON t.lexeme = q.lexeme CROSS JOIN bm25_corpus c
+    WHERE t.df > 0
+), corpus AS (
+    SELECT greatest(total_length::float8 / greatest(chunks, 1), 1.0) AS avgdl FROM bm25_corpus
+)
+SELECT ch.id,
+       sum(idf.idf * terms.tf * {_K1 + 1}
+           / (terms.tf + {_K1} * ({1 - _B} + {_B} * ch.tsv_length / corpus.avgdl))) AS score
+FROM chunks ch
+CROSS JOIN corpus
+CROSS JOIN LATERAL (
+    SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf FROM unnest(ch.tsv) AS u
+) AS terms
+JOIN idf ON idf.lexeme = terms.lexeme
+WHERE ch.tsv @@ (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery FROM q)
+  AND ch.personas @> ARRAY[%(persona)s]::text[]
+GROUP BY ch.id
+ORDER BY score DESC, ch.id
+LIMIT %(limit)s
+"""
+
+
+class PostgresStore:
+    def __init__(self, url: str, settings: StoreSettings | None = None) -> None:
+        try:
+            import psycopg
+            from psycopg_pool import ConnectionPool
+        except ImportError as exc:  # the optional extra is missing
+            raise StoreError('PostgreSQL needs the extra: pip install "shu[postgres]"') from exc
+        self.url = url
+        self.settings = settings or StoreSettings()
+        self._errors = (psycopg.Error,)
+        try:
+            self._migrate()
+            self._pool = ConnectionPool(
+                url,
+                min_size=1,
+                max_size=self.settings.pool_size,
+                configure=self._configure,
+                kwargs={"autocommit": True},
+                open=True,
+                timeout=30,
+            )
+            self._pool.wait(timeout=30)
+        except (psycopg.Error, OSError) as exc:
+            raise StoreError(f"{_safe(url)}: cannot open the PostgreSQL store ({exc})") from exc
+        except Exception as exc:  # psycopg_pool.PoolTimeout and friends
+            raise StoreError(f"{_safe(url)}: cannot connect ({exc.__class__.__name__}: {exc})") from exc
+        self._dim: int | None = self._embedder_dim()
+        self._document_indexes: dict[str, DocumentIndex] = {}
+        self._seen_version = -1
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        """Apply missing migrations, one transaction each, under an advisory lock: two processes
+        opening a new store at once do it once."""
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_ID,))
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS shu_migrations "
+                    "(version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+                )
+                row = conn.execute("SELECT coalesce(max(version), 0) FROM shu_migrations").fetchone()
+                applied = int(row[0]) if row else 0
+                if applied > len(MIGRATIONS):
+                    raise StoreError(
+                        f"{_safe(self.url)} has schema {applied}; this Shu knows "
+                        f"{len(MIGRATIONS)}: upgrade Shu"
+                    )
+                for version, script in enumerate(MIGRATIONS[applied:], start=applied + 1):
+                    conn.execute(script)  # type: ignore[arg-type]
+                    conn.execute("INSERT INTO shu_migrations(version) VALUES (%s)", (version,))
+
+    def _configure(self, conn: Any) -> None:
+        from pgvector.psycopg import register_vector
+
+        register_vector(conn)
+        conn.execute(f"SET hnsw.ef_search = {int(self.settings.hnsw_ef_search)}")
+        conn.execute("SET hnsw.iterative_scan = relaxed_order")
+
+    def close(self) -> None:
+        self._pool.close()
+
+    @contextmanager
+    def _connection(self) -> Iterator[Any]:
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except self._errors as exc:
+            raise StoreError(f"{_safe(self.url)}: {exc}") from exc
+
+    @contextmanager
+    def _write(self) -> Iterator[Any]:
+        """One write transaction. Writers queue on the BM25 corpus row (taken first, so two
+        writers never hold each other's term rows), and the data version moves after commit."""
+        with self._connection() as conn:
+            with conn.transaction():
+                conn.execute("SELECT 1 FROM bm25_corpus WHERE id = 1 FOR UPDATE")
+                yield conn
+            conn.execute("SELECT nextval('shu_data_version')")
+
+    # -- personas --------------------------------------------------------------------------
+
+    def upsert_persona(self, persona: Persona) -> None:
+        with self._connection() as conn:
+            conn.execute(
+                "INSERT INTO personas(slug, display_name, description, config_json, updated_at) "
+                "VALUES (%s, %s, %s, %s, now()) ON CONFLICT (slug) DO UPDATE SET "
+                "display_name = excluded.display_name, description = excluded.description, "
+                "config_json = excluded.config_json, updated_at = now()",
+                (persona.slug, persona.display_name, persona.description, persona.config.model_dump_json()),
+            )
+
+    def get_persona(self, slug: str) -> Persona | None:
+        with self._connection() as conn:
+            row = conn.execute(
+                "SELECT slug, display_name, description, config_json FROM personas WHERE slug = %s", (slug,)
+            ).fetchone()
+        return persona_from(*row) if row else None
+
+    def list_personas(self) -> list[Persona]:
+        with self._connection() as conn:
+            rows = conn.execute(
+                "SELECT slug, display_name, description, config_json FROM personas ORDER BY slug"
+            ).fetchall()
+        return [persona_from(*row) for row in rows]
+
+    # -- documents -------------------------------------------------------------------------
+
+    def get_document(self, doc_id: str) -> Document | None:
+        return self.get_documents([doc_id]).get(doc_id)
+
+    def get_documents(self, doc_ids: list[str]) -> dict[str, Document]:
+        if not doc_ids:
+            return {}
+        with self._connection() as conn:
+            rows = conn.execute(
+                f"SELECT {_DOC_COLUMNS} FROM documents WHERE id = ANY(%s)", (list(set(doc_ids)),)
+            ).fetchall()
+        return {row[0]: document_from(row) for row in rows}
+
+    def list_documents(self, persona: str | None = None) -> list[Document]:
+        with self._connection() as conn:
+            if persona is None:
+                rows = conn.execute(f"SELECT {_DOC_COLUMNS} FROM documents ORDER BY id").fetchall()
+            else:
+                rows = conn.execute(
+                    f"SELECT {_DOC_COLUMNS} FROM documents WHERE personas @> ARRAY[%s]::text[] ORDER BY id",
+                    (persona,),
+                ).fetchall()
+        return [document_from(row) for row in rows]
+
+    def replace_document(
+        self,
+        doc: Document,
+        chunks: list[Chunk],
+        vectors: np.ndarray,
+        embedder: str,
+        enrichment: Enrichment | None = None,
+        question_vectors: np.ndarray | None = None,
+        profile_vectors: dict[str, np.ndarray] | None = None,
+    ) -> None:
+        from psycopg.types.json import Jsonb
+
+        unknown = set(profile_vectors or {}) - set(PROFILE_SURFACES)
+        if unknown:
+            raise StoreError(f"{doc.id}: unknown profile surface(s) {', '.join(sorted(unknown))}")
+        if len(chunks) != len(vectors):
+            raise StoreError(f"{doc.id}: {len(chunks)} chunks but {len(vectors)} vectors")
+        questions = enrichment.questions if enrichment else []
+        if len(questions) != (0 if question_vectors is None else len(question_vectors)):
+            raise StoreError(
+                f"{doc.id}: {len(questions)} questions but a different number of question vectors"
+            )
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        personas = list(dict.fromkeys(doc.personas))
+        with self._write() as conn:
+            self._check_embedder(conn, embedder, vectors.shape[1] if len(vectors) else None)
+            self._delete(conn, doc.id)
+            values = list(document_values(doc))
+            values[DOCUMENT_FIELDS.index("personas")] = personas
+            values[DOCUMENT_FIELDS.index("meta")] = Jsonb(json.loads(json.dumps(doc.meta, default=str)))
+            conn.execute(
+                f"INSERT INTO documents({_DOC_COLUMNS}) VALUES ({', '.join(['%s'] * len(values))})", values
+            )
+            with (
+                conn.cursor() as cursor,
+                cursor.copy(
+                    f"COPY chunks ({_CHUNK_COLUMNS}, personas, embedding) FROM STDIN WITH (FORMAT BINARY)"
+                ) as copy,
+            ):
+                copy.set_types(
+                    ["text", "text", "int4", "text", "text", "text", "int4", "text", "text[]", "vector"]
+                )
+                for chunk, vector in zip(chunks, vectors, strict=True):
+                    copy.write_row(
+                        (
+                            chunk.id,
+                            doc.id,
+                            chunk.ord,
+                            chunk.section_path,
+                            chunk.text,
+                            chunk.index_text,
+                            chunk.token_count,
+                            chunk.context,
+                            personas,
+                            vector,
+                        )
+                    )
+            self._count_terms(conn, doc.id, +1)
+            if enrichment is not None:
+                self._write_enrichment(conn, doc.id, personas, enrichment, question_vectors)
+            for surface, vector in (profile_vectors or {}).items():
+                conn.execute(
+                    "INSERT INTO profile_vectors(doc_id, surface, personas, embedding) "
+                    "VALUES (%s, %s, %s, %s)",
+                    (doc.id, surface, personas, np.asarray(vector, dtype=np.float32)),
+                )
+
+    def _count_terms(self, conn: Any, doc_id: str, sign: int) -> None:
+        """Keep the BM25 statistics: a document's chunk lengths and lexemes are added (+1) once
+        its chunks are in, or taken away (-1) before they go."""
+        if sign > 0:
+            conn.execute(
+                "UPDATE chunks SET tsv_length = (SELECT coalesce(sum(coalesce(array_length(u.positions, 1), "
+                "1)), 0) FROM unnest(tsv) AS u) WHERE doc_id = %s",
+                (doc_id,),
+            )
+        conn.execute(
+            "INSERT INTO bm25_terms(lexeme, df) "
+            "SELECT lexeme, %s * count(*) FROM chunks, unnest(tsvector_to_array(tsv)) AS lexeme "
+            "WHERE doc_id = %s GROUP BY lexeme ORDER BY lexeme "
+            "ON CONFLICT (lexeme) DO UPDATE SET df = bm25_terms.df + excluded.df",
+            (sign, doc_id),
+        )
+        conn.execute(
+            "UPDATE bm25_corpus SET chunks = chunks + %s * x.n, total_length = total_length + %s * x.length "
+            "FROM (SELECT count(*) AS n, coalesce(sum(tsv_length), 0) AS length FROM chunks "
+            "WHERE doc_id = %s) x WHERE id = 1",
+            (sign, sign, doc_id),
+        )
+
+    def _write_enrichment(
+        self,
+        conn: Any,
+        doc_id: str,
+        personas: list[str],
+        enrichment: Enrichment,
+        question_vectors: np.ndarray | None,
+    ) -> None:
+        if enrichment.profile is not None:
+            provenance = enrichment.profile.provenance
+            conn.execute(
+                "INSERT INTO document_profiles(doc_id, profile_json, method, prompt_version) "
+                "VALUES (%s, %s, %s, %s)",
+                (doc_id, enrichment.profile.model_dump_json(), provenance.method, provenance.prompt_version),
+            )
+        if question_vectors is not None:
+            with conn.cursor() as cursor:
+                cursor.executemany(
+                    "INSERT INTO questions(id, doc_id, ord, text, method, prompt_version, personas, "
+                    "embedding) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                    [
+                        (
+                            q.id,
+                            doc_id,
+                            i,
+                            q.text,
+                            q.provenance.method,
+                            q.provenance.prompt_version,
+                            personas,
+                            np.asarray(v, dtype=np.float32),
+                        )
+                        for i, (q, v) in enumerate(zip(enrichment.questions, question_vectors, strict=True))
+                    ],
+                )
+        with conn.cursor() as cursor:
+            cursor.executemany(
+                "INSERT INTO relationships(source_doc, target_doc, type, origin, confidence, evidence) "
+                "VALUES (%s, %s, %s, %s, %s, %s)",
+                [
+                    (doc_id, r.target, r.type, r.origin, r.confidence, r.evidence)
+                    for r in enrichment.relationships
+                ],
+            )
+            cursor.executemany(
+                "INSERT INTO chunk_profiles(chunk_id, profile_json, method, prompt_version) "
+                "VALUES (%s, %s, %s, %s)",
+                [
+                    (p.chunk_id, p.model_dump_json(), p.provenance.method, p.provenance.prompt_version)
+                    for p in enrichment.chunk_profiles
+                ],
+            )
+
+    def delete_document(self, doc_id: str) -> bool:
+        with self._write() as conn:
+            return self._delete(conn, doc_id)
+
+    def _delete(self, conn: Any, doc_id: str) -> bool:
+        self._count_terms(conn, doc_id, -1)
+        return conn.execute("DELETE FROM documents WHERE id = %s", (doc_id,)).rowcount > 0
+
+    def _check_embedder(self, conn: Any, name: str, dim: int | None) -> None:
+        row = conn.execute("SELECT value FROM shu_meta WHERE key = 'embedder'").fetchone()
+        if row is None:
+            if dim is not None:
+                conn.execute(
+                    "INSERT INTO shu_meta(key, value) VALUES ('embedder', %s) ON CONFLICT (key) DO NOTHING",
+                    (json.dumps({"name": name, "dim": dim}),),
+                )
+                settings = self.settings
+                for statement in vector_indexes(dim, settings.hnsw_m, settings.hnsw_ef_construction):
+                    conn.execute(statement)
+                self._dim = dim
+            return
+        known = json.loads(row[0])
+        if known["name"] != name or (dim is not None and known["dim"] != dim):
+            raise StoreError(
+                f"this store holds vectors from embedder {known['name']} ({known['dim']}-d), not "
+                f"{name}; use another database or re-ingest everything with the original embedder"
+            )
+
+    def _embedder_dim(self) -> int | None:
+        with self._connection() as conn:
+            row = conn.execute("SELECT value FROM shu_meta WHERE key = 'embedder'").fetchone()
+        return int(json.loads(row[0])["dim"]) if row else None
+
+    # -- enrichment ------------------------------------------------------------------------
+
+    def get_profile(self, doc_id: str) -> DocumentProfile | None:
+        with self._connection() as conn:
+            row = conn.execute(
+                "SELECT profile_json FROM document_profiles WHERE doc_id = %s", (doc_id,)
+            ).fetchone()
+        return DocumentProfile.model_validate_json(row[0]) if row else None
+
+    def list_relationships(self, doc_ids: list[str]) -> list[Relationship]:
+        if not doc_ids:
+            return []
+        with self._connection() as conn:
+            rows = conn.execute(
+                "SELECT source_doc, target_doc, type, origin, confidence, evidence FROM relationships "
+                "WHERE source_doc = ANY(%s) ORDER BY source_doc, confidence DESC, target_doc",
+                (list(dict.fromkeys(doc_ids)),),
+            ).fetchall()
+        return [
+            Relationship(source=r[0], target=r[1], type=r[2], origin=r[3], confidence=r[4], evidence=r[5])
+            for r in rows
+        ]
+
+    def list_questions(self, doc_id: str) -> list[SynthesizedQuestion]:
+        with self._connection() as conn:
+            rows = conn.execute(
+                "SELECT id, text, method, prompt_version FROM questions WHERE doc_id = %s ORDER BY ord",
+                (doc_id,),
+            ).fetchall()
+        return [
+            SynthesizedQuestion(
+                id=r[0], doc_id=doc_id, text=r[1], provenance=Provenance(method=r[2], prompt_version=r[3])
+            )
+            for r in rows
+        ]
+
+    def get_chunk_profiles(self, chunk_ids: list[str]) -> dict[str, ChunkProfile]:
+        if not chunk_ids:
+            return {}
+        with self._connection() as conn:
+            rows = conn.execute(
+                "SELECT chunk_id, profile_json FROM chunk_profiles WHERE chunk_id = ANY(%s)",
+                (list(set(chunk_ids)),),
+            ).fetchall()
+        return {chunk_id: ChunkProfile.model_validate_json(blob) for chunk_id, blob in rows}
+
+    def search_questions(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredQuestion]:
+        rows = self._nearest("questions", "id, doc_id, text", vector, persona, limit)
+        return [ScoredQuestion(question_id=r[0], doc_id=r[1], text=r[2], score=r[-1]) for r in rows]
+
+    def search_profiles(
+        self, vector: np.ndarray, persona: str, surface: str, limit: int
+    ) -> list[ScoredDocument]:
+        rows = self._nearest("profile_vectors", "doc_id", vector, persona, limit, ("surface = %s", surface))
+        return [ScoredDocument(doc_id=r[0], score=r[-1]) for r in rows]
+
+    def document_index(self, persona: str) -> DocumentIndex:
+        version = self._data_version()
+        if version != self._seen_version:
+            self._document_indexes.clear()
+            self._seen_version = version
+        index = self._document_indexes.get(persona)
+        if index is None:
+            with self._connection() as conn:
+                rows = conn.execute(
+                    f"SELECT {', '.join('d.' + f for f in DOCUMENT_FIELDS)}, p.profile_json FROM documents d "
+                    "LEFT JOIN document_profiles p ON p.doc_id = d.id "
+                    "WHERE d.personas @> ARRAY[%s]::text[] ORDER BY d.id",
+                    (persona,),
+                ).fetchall()
+            index = DocumentIndex.build(
+                [
+                    (document_from(r[:-1]), DocumentProfile.model_validate_json(r[-1]) if r[-1] else None)
+                    for r in rows
+                ]
+            )
+            self._document_indexes[persona] = index
+        return index
+
+    def _data_version(self) -> int:
+        with self._connection() as conn:
+            row = conn.execute(
+                "SELECT last_value + CASE WHEN is_called THEN 1 ELSE 0 END FROM shu_data_version"
+            )
+            return int(row.fetchone()[0])
+
+    def record_llm_run(self, summary: dict[str, object]) -> None:
+        with self._connection() as conn:
+            conn.execute("INSERT INTO llm_runs(summary_json) VALUES (%s)", (json.dumps(summary),))
+
+    def llm_totals(self) -> dict[str, object]:
+        with self._connection() as conn:
+            rows = conn.execute("SELECT summary_json FROM llm_runs ORDER BY id").fetchall()
+        return sum_llm_runs(json.loads(blob) for (blob,) in rows)
+
+    def enrichment_stats(self) -> dict[str, dict[str, int]]:
+        stats: dict[str, dict[str, int]] = {}
+        with self._connection() as conn:
+            for artifact, table, made_by in (
+                ("relationships", "relationships", "origin"),
+                ("profiles", "document_profiles", "method"),
+                ("questions", "questions", "method"),
+                ("chunk_profiles", "chunk_profiles", "method"),
+            ):
+                rows = conn.execute(f"SELECT {made_by}, count(*) FROM {table} GROUP BY {made_by}").fetchall()
+                stats[artifact] = {str(k): int(v) for k, v in rows}
+            with_context, average_words = conn.execute(
+                "SELECT count(*), avg(array_length(regexp_split_to_array(context, ' '), 1)) "
+                "FROM chunks WHERE context != ''"
+            ).fetchone()
+            total_chunks, documents, profiled = conn.execute(
+                "SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM documents), "
+                "(SELECT count(*) FROM document_profiles)"
+            ).fetchone()
+        return coverage(stats, total_chunks, with_context, float(average_words or 0), documents, profiled)
+
+    # -- chunks and search -----------------------------------------------------------------
+
+    def get_chunks(self, chunk_ids: list[str]) -> dict[str, Chunk]:
+        if not chunk_ids:
+            return {}
+        with self._connection() as conn:
+            rows = conn.execute(
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE id = ANY(%s)", (list(set(chunk_ids)),)
+            ).fetchall()
+        return {row[0]: chunk_from(row) for row in rows}
+
+    def chunk_documents(self, chunk_ids: list[str]) -> dict[str, str]:
+        if not chunk_ids:
+            return {}
+        with self._connection() as conn:
+            rows = conn.execute("SELECT id, doc_id FROM chunks WHERE id = ANY(%s)", (list(set(chunk_ids)),))
+            return dict(rows.fetchall())
+
+    def first_chunks(self, doc_ids: list[str]) -> dict[str, str]:
+        if not doc_ids:
+            return {}
+        with self._connection() as conn:
+            rows = conn.execute(
+                "SELECT doc_id, id FROM chunks WHERE doc_id = ANY(%s) AND ord = 0", (list(set(doc_ids)),)
+            )
+            return dict(rows.fetchall())
+
+    def list_chunks(self, doc_id: str) -> list[Chunk]:
+        with self._connection() as conn:
+            rows = conn.execute(
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE doc_id = %s ORDER BY ord", (doc_id,)
+            ).fetchall()
+        return [chunk_from(row) for row in rows]
+
+    def search_keyword(self, query: str, persona: str, limit: int) -> list[ScoredChunk]:
+        if limit <= 0 or not query.strip():
+            return []
+        with self._connection() as conn:
+            rows = conn.execute(_BM25, {"query": query, "persona": persona, "limit": limit}).fetchall()
+        return [ScoredChunk(chunk_id=r[0], score=float(r[1])) for r in rows]
+
+    def search_vector(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredChunk]:
+        rows = self._nearest("chunks", "id", vector, persona, limit)
+        return [ScoredChunk(chunk_id=r[0], score=r[-1]) for r in rows]
+
+    def _nearest(
+        self,
+        table: str,
+        columns: str,
+        vector: np.ndarray,
+        persona: str,
+        limit: int,
+        extra: tuple[str, str] | None = None,
+    ) -> list[tuple[Any, ...]]:
+        """Cosine nearest rows of one persona through the HNSW index (iterative scans keep the
+        filter from starving the result), best first."""
+        dim = self._dim
+        if dim is None or limit <= 0:
+            return []
+        cast = f"embedding::vector({dim})"
+        where = f"personas @> ARRAY[%s]::text[]{' AND ' + extra[0] if extra else ''}"
+        params: list[Any] = [np.asarray(vector, dtype=np.float32), persona]
+        params += [extra[1]] if extra else []
+        params += [np.asarray(vector, dtype=np.float32), limit]
+        with self._connection() as conn:
+            rows = conn.execute(
+                f"SELECT {columns}, 1 - ({cast} <=> %s::vector({dim})) AS score FROM {table} "
+                f"WHERE {where} ORDER BY {cast} <=> %s::vector({dim}) LIMIT %s",
+                params,
+            ).fetchall()
+        found = [(*r[:-1], float(r[-1])) for r in rows]
+        return sorted(found, key=lambda r: -r[-1])  # relaxed_order scans may return near-ties out of order
+
+    def stats(self) -> StoreStats:
+        with self._connection() as conn:
+            personas, documents, chunks, size = conn.execute(
+                "SELECT (SELECT count(*) FROM personas), (SELECT count(*) FROM documents), "
+                "(SELECT count(*) FROM chunks), pg_database_size(current_database())"
+            ).fetchone()
+            row = conn.execute("SELECT value FROM shu_meta WHERE key = 'embedder'").fetchone()
+        return StoreStats(
+            personas=personas,
+            documents=documents,
+            chunks=chunks,
+            vectors=chunks,
+            embedder=json.loads(row[0])["name"] if row else None,
+            size_bytes=int(size),
+        )
+
+
+def _safe(url: str) -> str:
+    """The URL without its password, for messages."""
+    if "@" not in url or "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    credentials, host = rest.rsplit("@", 1)
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}://{user}@{host}"

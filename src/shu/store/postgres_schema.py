@@ -1,0 +1,117 @@
+"""PostgreSQL schema (spec 004 §6, extended with every surface the SQLite store has), applied as
+numbered, forward-only migrations recorded in `shu_migrations`. Vector columns are untyped
+`vector`; their HNSW indexes are built on a cast to the embedder's dimension once the first
+vectors arrive (`vector_indexes`)."""
+
+MIGRATIONS: list[str] = [
+    # 1: everything the SQLite store had at schema 5
+    """
+    CREATE TABLE shu_meta (key text PRIMARY KEY, value text NOT NULL);
+    CREATE SEQUENCE shu_data_version;
+    CREATE TABLE personas (
+        slug text PRIMARY KEY,
+        display_name text NOT NULL,
+        description text NOT NULL DEFAULT '',
+        config_json text NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE documents (
+        id text PRIMARY KEY,
+        title text NOT NULL,
+        date text,
+        source_url text,
+        type text,
+        summary text,
+        license text,
+        personas text[] NOT NULL,
+        tags text[] NOT NULL,
+        meta jsonb NOT NULL,
+        path text NOT NULL,
+        content_hash text NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX documents_personas ON documents USING gin (personas);
+    CREATE INDEX documents_tags ON documents USING gin (tags);
+    CREATE TABLE chunks (
+        id text PRIMARY KEY,
+        doc_id text NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        ord integer NOT NULL,
+        section_path text NOT NULL,
+        text text NOT NULL,
+        index_text text NOT NULL,
+        token_count integer NOT NULL,
+        context text NOT NULL DEFAULT '',
+        personas text[] NOT NULL,
+        embedding vector NOT NULL,
+        tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', index_text)) STORED,
+        tsv_length integer NOT NULL DEFAULT 0
+    );
+    CREATE INDEX chunks_doc ON chunks (doc_id, ord);
+    CREATE INDEX chunks_personas ON chunks USING gin (personas);
+    CREATE INDEX chunks_tsv ON chunks USING gin (tsv);
+    CREATE TABLE bm25_terms (lexeme text PRIMARY KEY, df integer NOT NULL);
+    CREATE TABLE bm25_corpus (
+        id integer PRIMARY KEY CHECK (id = 1),
+        chunks bigint NOT NULL,
+        total_length bigint NOT NULL
+    );
+    INSERT INTO bm25_corpus VALUES (1, 0, 0);
+    CREATE TABLE document_profiles (
+        doc_id text PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+        profile_json text NOT NULL,
+        method text NOT NULL,
+        prompt_version text,
+        created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE questions (
+        id text PRIMARY KEY,
+        doc_id text NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        ord integer NOT NULL,
+        text text NOT NULL,
+        method text NOT NULL,
+        prompt_version text,
+        personas text[] NOT NULL,
+        embedding vector NOT NULL
+    );
+    CREATE INDEX questions_doc ON questions (doc_id, ord);
+    CREATE INDEX questions_personas ON questions USING gin (personas);
+    CREATE TABLE chunk_profiles (
+        chunk_id text PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+        profile_json text NOT NULL,
+        method text NOT NULL,
+        prompt_version text
+    );
+    CREATE TABLE relationships (
+        source_doc text NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        target_doc text NOT NULL,
+        type text NOT NULL,
+        origin text NOT NULL,
+        confidence real NOT NULL,
+        evidence text NOT NULL DEFAULT '',
+        PRIMARY KEY (source_doc, target_doc, type)
+    );
+    CREATE TABLE profile_vectors (
+        doc_id text NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        surface text NOT NULL,
+        personas text[] NOT NULL,
+        embedding vector NOT NULL,
+        PRIMARY KEY (doc_id, surface)
+    );
+    CREATE TABLE llm_runs (
+        id bigserial PRIMARY KEY,
+        finished_at timestamptz NOT NULL DEFAULT now(),
+        summary_json text NOT NULL
+    );
+    """,
+]
+
+VECTOR_TABLES = ("chunks", "questions", "profile_vectors")
+
+
+def vector_indexes(dim: int, m: int, ef_construction: int) -> list[str]:
+    """HNSW (cosine) on each vector table, on a cast to the embedder's dimension."""
+    return [
+        f"CREATE INDEX IF NOT EXISTS {table}_embedding_hnsw ON {table} USING hnsw "
+        f"((embedding::vector({dim})) vector_cosine_ops) WITH (m = {m}, ef_construction = {ef_construction})"
+        for table in VECTOR_TABLES
+    ]

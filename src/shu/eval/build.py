@@ -11,13 +11,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from shu.config.settings import EnrichSettings, Settings
+from shu.config.settings import EnrichSettings, Settings, StoreSettings
 from shu.enrich.enricher import ENRICH_VERSION, enrich_document
 from shu.enrich.relationships import document_relationships
+from shu.errors import ShuError
 from shu.eval.dataset import Dataset, EvalDocument
 from shu.ingest.chunking import index_text
 from shu.ingest.vectors import embed_batch
 from shu.models.embed.base import Embedder
+from shu.store.base import Store
+from shu.store.migrate import migrate, open_store_url
 from shu.store.sqlite import SQLiteStore
 from shu.text import count_tokens
 from shu.types import Chunk, Document, Enrichment, Persona, PersonaConfig
@@ -30,7 +33,7 @@ Progress = Callable[[str, int, int], None]
 
 @dataclass
 class BuiltStore:
-    store: SQLiteStore
+    store: Store
     folder: Path
     seconds: float
     reused: bool
@@ -133,3 +136,20 @@ def _chunks(doc: EvalDocument) -> list[Chunk]:
         )
         for ord_, chunk in enumerate(doc.chunks)
     ]
+
+
+def copy_to(
+    built: BuiltStore, url: str, settings: StoreSettings, progress: Progress | None = None
+) -> BuiltStore:
+    """The cached evaluation store copied into another store (PostgreSQL), nothing recomputed;
+    a second run copies nothing. The target must hold this dataset alone."""
+    target = open_store_url(url, settings)
+    report = migrate(built.store, target, progress)
+    if report.only_in_target:
+        target.close()
+        raise ShuError(
+            f"{url} also holds {len(report.only_in_target)} documents of something else; "
+            "evaluate on an empty database"
+        )
+    built.store.close()
+    return BuiltStore(target, built.folder, built.seconds, reused=built.reused and report.copied == 0)

@@ -21,7 +21,7 @@ from shu.models.rerank.base import Reranker
 from shu.models.rerank.factory import create_reranker
 from shu.retrieve.hybrid import HybridSearcher
 from shu.retrieve.pipeline import RetrievalPipeline
-from shu.store.sqlite import SQLiteStore
+from shu.store.base import Store
 
 Progress = Callable[[str, int, int], None]
 
@@ -66,9 +66,7 @@ def run_config(
     return ConfigResult(config, metrics, per_query, rankings, latencies, built.seconds, built.reused)
 
 
-def _retriever(
-    config: EvalConfig, store: SQLiteStore, embedder: Embedder
-) -> Callable[[EvalQuery], list[str]]:
+def _retriever(config: EvalConfig, store: Store, embedder: Embedder) -> Callable[[EvalQuery], list[str]]:
     depth = config.retrieval.max_chunks if config.retriever in ("hybrid", "pipeline") else DEPTH
     if config.retriever == "bm25":
         return lambda q: [s.chunk_id for s in store.search_keyword(q.text, q.persona, depth)]

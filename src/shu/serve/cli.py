@@ -256,9 +256,15 @@ def eval_(
         Path | None, typer.Option(help="Folder for results.json, results.md, results.png.")
     ] = None,
     per_query: Annotated[bool, typer.Option("--per-query", help="Also write per_query.jsonl.")] = False,
+    store_url: Annotated[
+        str | None,
+        typer.Option(
+            help="Evaluate on this store (postgresql://…, an empty database): the cached corpus is copied in."
+        ),
+    ] = None,
 ) -> None:
     """Measure retrieval quality (nDCG, recall, MRR) and latency of several configurations."""
-    from shu.eval.build import open_eval_store
+    from shu.eval.build import copy_to, open_eval_store
     from shu.eval.configs import resolve
     from shu.eval.dataset import load_dataset
     from shu.eval.report import results_json, write_outputs
@@ -267,14 +273,16 @@ def eval_(
     with _kb() as kb:
         chosen = resolve(configs)
         loaded = load_dataset(dataset, split)
+        if store_url and len({c.enrich.model_dump_json() for c in chosen}) > 1:
+            _fail("--store-url takes configs that index the corpus the same way (not +questions, +context …)")
+
+        def build(enrich, advance):  # type: ignore[no-untyped-def]
+            built = open_eval_store(loaded, kb.settings, kb.embedder, advance, enrich)
+            return copy_to(built, store_url, kb.settings.store, advance) if store_url else built
+
         with _progress() as advance:
             results = run_eval(
-                loaded,
-                chosen,
-                lambda enrich: open_eval_store(loaded, kb.settings, kb.embedder, advance, enrich),
-                kb.embedder,
-                limit,
-                advance,
+                loaded, chosen, lambda enrich: build(enrich, advance), kb.embedder, limit, advance
             )
         data = results_json(loaded, len(results[0].per_query), results)
         folder = output or kb.settings.home / "eval-cache" / f"{loaded.name}-results"
@@ -286,6 +294,42 @@ def eval_(
 
     out.print(markdown_table(data), highlight=False, markup=False)
     out.print(f"written to {folder}", highlight=False, markup=False)
+
+
+@app.command()
+def migrate(
+    source: Annotated[str, typer.Option("--from", help="sqlite:///path/to/shu.db or postgresql://…")],
+    target: Annotated[str, typer.Option("--to", help="postgresql://user@host:port/db or sqlite:///…")],
+) -> None:
+    """Copy a knowledge base between stores with its embeddings and enrichment (resumable)."""
+    from shu.config.settings import load_settings
+    from shu.store.migrate import migrate as copy_store
+    from shu.store.migrate import open_store_url
+
+    try:
+        settings = load_settings(state.home, state.overrides).store
+        origin = open_store_url(source, settings)
+        destination = open_store_url(target, settings)
+    except ShuError as exc:
+        _fail(str(exc))
+    try:
+        with _progress() as advance:
+            report = copy_store(origin, destination, advance)
+    except ShuError as exc:
+        _fail(str(exc))
+    finally:
+        origin.close()
+        destination.close()
+    if state.as_json:
+        _emit_json(report.__dict__)
+        return
+    out.print(
+        f"{report.personas} personas; {report.copied} documents copied ({report.chunks} chunks), "
+        f"{report.unchanged} already there; {report.seconds:.1f} s",
+        highlight=False,
+    )
+    if report.only_in_target:
+        out.print(f"{len(report.only_in_target)} documents exist only in the target (left as they are)")
 
 
 @app.command(name="bench-peers")

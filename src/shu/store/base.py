@@ -48,6 +48,20 @@ PROFILE_SURFACES = ("synopsis", "manifest")
 """Document-level surfaces embedded from a profile (`Store.search_profiles`)."""
 
 
+@dataclass
+class StoredDocument:
+    """Everything a store keeps about one document, as `replace_document` takes it back: what
+    `shu migrate` copies from one store to another without recomputing anything."""
+
+    doc: Document
+    chunks: list[Chunk]
+    vectors: np.ndarray
+    embedder: str
+    enrichment: Enrichment
+    question_vectors: np.ndarray | None
+    profile_vectors: dict[str, np.ndarray]
+
+
 @dataclass(frozen=True)
 class StoreStats:
     personas: int
@@ -84,6 +98,10 @@ class Store(Protocol):
         """Insert or atomically replace a document with its chunks, their vectors, and what
         enrichment wrote about it (one question vector per synthesized question; one vector per
         profile surface, keyed by a name in `PROFILE_SURFACES`)."""
+        ...
+
+    def export_document(self, doc_id: str) -> StoredDocument | None:
+        """The document with its chunks, vectors and enrichment (None when unknown)."""
         ...
 
     def get_profile(self, doc_id: str) -> DocumentProfile | None: ...

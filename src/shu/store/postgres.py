@@ -18,7 +18,14 @@ import numpy as np
 
 from shu.config.settings import StoreSettings
 from shu.errors import StoreError
-from shu.store.base import PROFILE_SURFACES, ScoredChunk, ScoredDocument, ScoredQuestion, StoreStats
+from shu.store.base import (
+    PROFILE_SURFACES,
+    ScoredChunk,
+    ScoredDocument,
+    ScoredQuestion,
+    StoredDocument,
+    StoreStats,
+)
 from shu.store.document_index import DocumentIndex
 from shu.store.postgres_schema import MIGRATIONS, vector_indexes
 from shu.store.rows import (
@@ -28,6 +35,7 @@ from shu.store.rows import (
     coverage,
     document_from,
     document_values,
+    exported,
     persona_from,
     sum_llm_runs,
 )
@@ -385,6 +393,31 @@ class PostgresStore:
         return int(json.loads(row[0])["dim"]) if row else None
 
     # -- enrichment ------------------------------------------------------------------------
+
+    def export_document(self, doc_id: str) -> StoredDocument | None:
+        doc = self.get_document(doc_id)
+        if doc is None:
+            return None
+        with self._connection() as conn:
+            chunk_rows = conn.execute(
+                "SELECT embedding FROM chunks WHERE doc_id = %s ORDER BY ord", (doc_id,)
+            ).fetchall()
+            question_rows = conn.execute(
+                "SELECT embedding FROM questions WHERE doc_id = %s ORDER BY ord", (doc_id,)
+            ).fetchall()
+            profile_rows = conn.execute(
+                "SELECT surface, embedding FROM profile_vectors WHERE doc_id = %s", (doc_id,)
+            ).fetchall()
+            meta = conn.execute("SELECT value FROM shu_meta WHERE key = 'embedder'").fetchone()
+        vector = lambda value: np.asarray(getattr(value, "to_numpy", lambda: value)(), dtype=np.float32)  # noqa: E731
+        return exported(
+            self,
+            doc,
+            json.loads(meta[0])["name"] if meta else "",
+            [vector(r[0]) for r in chunk_rows],
+            [vector(r[0]) for r in question_rows],
+            {surface: vector(value) for surface, value in profile_rows},
+        )
 
     def get_profile(self, doc_id: str) -> DocumentProfile | None:
         with self._connection() as conn:

@@ -8,7 +8,9 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from shu.types import Chunk, Document, Persona, PersonaConfig
+import numpy as np
+
+from shu.types import Chunk, Document, Enrichment, Persona, PersonaConfig
 
 DOCUMENT_FIELDS = (
     "id",
@@ -86,3 +88,36 @@ def batches(items: list[str], size: int = 500) -> list[list[str]]:
 
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def exported(
+    store: Any,
+    doc: Document,
+    embedder: str,
+    chunk_vectors: list[np.ndarray],
+    question_vectors: list[np.ndarray],
+    profile_vectors: dict[str, np.ndarray],
+) -> Any:
+    """A `StoredDocument` from the protocol's readers plus the vectors a backend reads itself."""
+    from shu.store.base import StoredDocument
+
+    chunks = store.list_chunks(doc.id)
+    profiles = store.get_chunk_profiles([c.id for c in chunks])
+    questions = store.list_questions(doc.id)
+    enrichment = Enrichment(
+        profile=store.get_profile(doc.id),
+        questions=questions,
+        chunk_profiles=[profiles[c.id] for c in chunks if c.id in profiles],
+        relationships=store.list_relationships([doc.id]),
+    )
+    return StoredDocument(
+        doc=doc,
+        chunks=chunks,
+        vectors=np.vstack(chunk_vectors).astype(np.float32)
+        if chunk_vectors
+        else np.zeros((0, 0), np.float32),
+        embedder=embedder,
+        enrichment=enrichment,
+        question_vectors=np.vstack(question_vectors).astype(np.float32) if questions else None,
+        profile_vectors=profile_vectors,
+    )

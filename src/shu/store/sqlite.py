@@ -17,7 +17,14 @@ from pathlib import Path
 import numpy as np
 
 from shu.errors import StoreError
-from shu.store.base import PROFILE_SURFACES, ScoredChunk, ScoredDocument, ScoredQuestion, StoreStats
+from shu.store.base import (
+    PROFILE_SURFACES,
+    ScoredChunk,
+    ScoredDocument,
+    ScoredQuestion,
+    StoredDocument,
+    StoreStats,
+)
 from shu.store.document_index import DocumentIndex
 from shu.store.rows import (
     batches,
@@ -25,6 +32,7 @@ from shu.store.rows import (
     coverage,
     document_from,
     document_values,
+    exported,
     now,
     persona_from,
     sum_llm_runs,
@@ -304,6 +312,35 @@ class SQLiteStore:
             )
             for r in rows
         ]
+
+    def export_document(self, doc_id: str) -> StoredDocument | None:
+        doc = self.get_document(doc_id)
+        if doc is None:
+            return None
+        with self._lock:
+            chunk_rows = self._db.execute(
+                "SELECT v.vector FROM chunks c JOIN chunk_vectors v ON v.chunk_rowid = c.rowid "
+                "WHERE c.doc_id = ? ORDER BY c.ord",
+                (doc_id,),
+            ).fetchall()
+            question_rows = self._db.execute(
+                "SELECT v.vector FROM questions q JOIN question_vectors v ON v.question_rowid = q.rowid "
+                "WHERE q.doc_id = ? ORDER BY q.rowid",
+                (doc_id,),
+            ).fetchall()
+            profile_rows = self._db.execute(
+                "SELECT surface, vector FROM profile_vectors WHERE doc_id = ?", (doc_id,)
+            ).fetchall()
+            meta = self._db.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
+        vector = lambda blob: np.frombuffer(blob, dtype=np.float32)  # noqa: E731
+        return exported(
+            self,
+            doc,
+            json.loads(meta[0])["name"] if meta else "",
+            [vector(r[0]) for r in chunk_rows],
+            [vector(r[0]) for r in question_rows],
+            {surface: vector(blob) for surface, blob in profile_rows},
+        )
 
     def get_chunk_profiles(self, chunk_ids: list[str]) -> dict[str, ChunkProfile]:
         found: dict[str, ChunkProfile] = {}

@@ -1,0 +1,76 @@
+"""`shu migrate`: copy a knowledge base from one store to another (SQLite → PostgreSQL, or back)
+with its embeddings and enrichment, nothing recomputed. Resumable: a document the target already
+holds with the same content hash is skipped, so a stopped run continues where it was."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from shu.config.settings import StoreSettings
+from shu.errors import ConfigError
+from shu.store.base import Store
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class MigrationReport:
+    personas: int = 0
+    copied: int = 0
+    unchanged: int = 0
+    chunks: int = 0
+    only_in_target: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def open_store_url(url: str, settings: StoreSettings | None = None) -> Store:
+    """`sqlite:///path/to/shu.db` or `postgresql://user@host:port/db`."""
+    if url.startswith("sqlite:///"):
+        from shu.store.sqlite import SQLiteStore
+
+        path = Path(url.removeprefix("sqlite:///"))
+        if url.startswith("sqlite:////"):
+            path = Path("/" + url.removeprefix("sqlite:////"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return SQLiteStore(path)
+    if url.startswith(("postgresql://", "postgres://")):
+        from shu.store.postgres import PostgresStore
+
+        return PostgresStore(url, settings)
+    raise ConfigError(f"{url!r}: expected sqlite:///path/to/shu.db or postgresql://user@host:port/database")
+
+
+def migrate(source: Store, target: Store, progress: Progress | None = None) -> MigrationReport:
+    started = time.perf_counter()
+    progress = progress or (lambda stage, done, total: None)
+    report = MigrationReport()
+    for persona in source.list_personas():
+        target.upsert_persona(persona)
+        report.personas += 1
+    documents = source.list_documents()
+    held = {doc.id: doc.content_hash for doc in target.list_documents()}
+    for done, doc in enumerate(documents, start=1):
+        if held.get(doc.id) == doc.content_hash:
+            report.unchanged += 1
+        else:
+            stored = source.export_document(doc.id)
+            if stored is not None:
+                target.replace_document(
+                    stored.doc,
+                    stored.chunks,
+                    stored.vectors,
+                    stored.embedder,
+                    stored.enrichment,
+                    stored.question_vectors,
+                    stored.profile_vectors,
+                )
+                report.copied += 1
+                report.chunks += len(stored.chunks)
+        progress("migrate", done, len(documents))
+    known = {doc.id for doc in documents}
+    report.only_in_target = sorted(doc_id for doc_id in held if doc_id not in known)
+    report.seconds = time.perf_counter() - started
+    return report

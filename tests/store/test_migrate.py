@@ -1,0 +1,106 @@
+"""`shu migrate`: a knowledge base copied between stores with nothing recomputed, resumable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from shu.kb import KnowledgeBase
+from shu.serve.cli import app
+from shu.store.base import Store
+from shu.store.migrate import migrate, open_store_url
+from tests.conftest import PersonaMaker, doc
+from tests.store.postgres_server import fresh_database
+
+DOCS = {
+    "pricing.md": doc(
+        "pricing",
+        "Pricing",
+        "# Pricing\n\n## Pro\n\nThe Pro plan costs $65 per seat per month.\n\n## Team\n\nTeam costs $35.",
+        relations={"explains": ["sso"]},
+    ),
+    "sso.md": doc("sso", "SSO", "# SSO\n\nSAML single sign-on works with Okta and Azure AD on the Pro plan."),
+    "alerts.md": doc("alerts", "Alerts", "# Alerts\n\nAn alert fires when a metric crosses its threshold."),
+}
+
+
+@pytest.fixture
+def source(kb: KnowledgeBase, make_persona: PersonaMaker) -> KnowledgeBase:
+    assert not kb.ingest(make_persona("alpha", rag=DOCS)).failed
+    return kb
+
+
+def same_knowledge_base(a: Store, b: Store) -> None:
+    assert [d.id for d in a.list_documents()] == [d.id for d in b.list_documents()]
+    for doc_id in ("pricing", "sso", "alerts"):
+        left, right = a.export_document(doc_id), b.export_document(doc_id)
+        assert left is not None and right is not None
+        assert left.doc == right.doc and left.chunks == right.chunks
+        assert np.allclose(left.vectors, right.vectors) and left.enrichment == right.enrichment
+        assert left.question_vectors is not None and np.allclose(
+            left.question_vectors, right.question_vectors
+        )
+        assert left.profile_vectors.keys() == right.profile_vectors.keys()
+    query = a.export_document("sso").vectors[0]  # type: ignore[union-attr]
+    assert [h.chunk_id for h in a.search_vector(query, "alpha", 3)] == [
+        h.chunk_id for h in b.search_vector(query, "alpha", 3)
+    ]
+    assert (
+        a.search_keyword("Okta single sign-on", "alpha", 1)[0].chunk_id
+        == "sso#" + a.list_chunks("sso")[0].id.split("#")[1]
+    )
+    assert b.search_keyword("Okta single sign-on", "alpha", 1)[0].chunk_id == a.list_chunks("sso")[0].id
+    assert b.list_relationships(["pricing"])[0].target == "sso"
+
+
+def test_a_copy_is_the_same_knowledge_base_and_a_second_run_copies_nothing(
+    source: KnowledgeBase, tmp_path: Path
+) -> None:
+    target = open_store_url(f"sqlite:///{tmp_path}/copy/shu.db")
+    first = migrate(source.store, target)
+    assert (first.copied, first.unchanged, first.personas) == (3, 0, 1)
+    same_knowledge_base(source.store, target)
+    again = migrate(source.store, target)
+    assert (again.copied, again.unchanged) == (0, 3)
+    target.close()
+
+
+def test_a_stopped_migration_resumes_where_it_stopped(source: KnowledgeBase, tmp_path: Path) -> None:
+    target = open_store_url(f"sqlite:///{tmp_path}/copy/shu.db")
+
+    def stop_after_two(stage: str, done: int, total: int) -> None:
+        if done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        migrate(source.store, target, stop_after_two)
+    assert len(target.list_documents()) == 2
+    resumed = migrate(source.store, target)
+    assert (resumed.copied, resumed.unchanged) == (1, 2)
+    same_knowledge_base(source.store, target)
+    target.close()
+
+
+@pytest.mark.service
+def test_sqlite_to_postgresql(source: KnowledgeBase) -> None:
+    with fresh_database() as url:
+        target = open_store_url(url)
+        report = migrate(source.store, target)
+        assert report.copied == 3
+        same_knowledge_base(source.store, target)
+        target.close()
+
+
+def test_the_command_and_its_errors(source: KnowledgeBase, tmp_path: Path) -> None:
+    db = source.settings.db_path
+    source.close()
+    runner = CliRunner()
+    done = runner.invoke(
+        app, ["migrate", "--from", f"sqlite:///{db}", "--to", f"sqlite:///{tmp_path}/c/shu.db"]
+    )
+    assert done.exit_code == 0 and "3 documents copied" in done.output
+    wrong = runner.invoke(app, ["migrate", "--from", "mysql://x", "--to", f"sqlite:///{tmp_path}/d.db"])
+    assert wrong.exit_code == 2 and "expected sqlite:///" in wrong.output

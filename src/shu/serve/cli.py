@@ -332,6 +332,24 @@ def migrate(
         out.print(f"{len(report.only_in_target)} documents exist only in the target (left as they are)")
 
 
+@app.command(name="bench-stores")
+def bench_stores(
+    url: Annotated[
+        str | None, typer.Option(help="postgresql://… (an empty database) to compare with SQLite.")
+    ] = None,
+    chunks: Annotated[int, typer.Option(min=1000, help="Chunks in the synthetic knowledge base.")] = 100_000,
+    queries: Annotated[int, typer.Option(min=10, help="Queries per store.")] = 200,
+) -> None:
+    """SQLite beside PostgreSQL: load rate, index build, recall@10 vs exact, query latency."""
+    from shu.eval.bench_stores import markdown, run
+
+    try:
+        results = run(url, chunks, queries)
+    except ShuError as exc:
+        _fail(str(exc))
+    out.print(markdown(results, queries), highlight=False, markup=False)
+
+
 @app.command(name="bench-peers")
 def bench_peers(
     dataset: Annotated[Path, typer.Argument(help="A BEIR-format folder.")],

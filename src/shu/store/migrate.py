@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from shu.config.settings import StoreSettings
 from shu.errors import ConfigError
 from shu.store.base import Store
+from shu.types import Document
 
 Progress = Callable[[str, int, int], None]
 
@@ -52,6 +54,25 @@ def migrate(source: Store, target: Store, progress: Progress | None = None) -> M
         report.personas += 1
     documents = source.list_documents()
     held = {doc.id: doc.content_hash for doc in target.list_documents()}
+    missing = sum(held.get(doc.id) != doc.content_hash for doc in documents)
+    # Many documents into PostgreSQL: load first, build the HNSW indexes once at the end.
+    bulk = getattr(target, "bulk", None) if missing > 200 else None
+    with bulk() if bulk else nullcontext():
+        _copy(source, target, documents, held, report, progress)
+    known = {doc.id for doc in documents}
+    report.only_in_target = sorted(doc_id for doc_id in held if doc_id not in known)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _copy(
+    source: Store,
+    target: Store,
+    documents: list[Document],
+    held: dict[str, str],
+    report: MigrationReport,
+    progress: Progress,
+) -> None:
     for done, doc in enumerate(documents, start=1):
         if held.get(doc.id) == doc.content_hash:
             report.unchanged += 1
@@ -70,7 +91,3 @@ def migrate(source: Store, target: Store, progress: Progress | None = None) -> M
                 report.copied += 1
                 report.chunks += len(stored.chunks)
         progress("migrate", done, len(documents))
-    known = {doc.id for doc in documents}
-    report.only_in_target = sorted(doc_id for doc_id in held if doc_id not in known)
-    report.seconds = time.perf_counter() - started
-    return report

@@ -3,8 +3,9 @@ outgrow one file. psycopg 3 with a connection pool; chunks arrive by binary COPY
 searched through HNSW indexes with pgvector's iterative scans, so a persona filter keeps recall.
 
 Keyword ranking is real BM25 (k1 = 1.2, b = 0.75, the IDF of SQLite's FTS5), computed in SQL from
-term statistics this store keeps itself: `bm25_terms` (chunks per lexeme), `bm25_corpus` (chunks,
-total length) and each chunk's length in lexemes. PostgreSQL's `ts_rank` has no IDF and no
+term statistics this store keeps itself: `bm25_postings` (lexeme → chunk, term frequency, chunk
+length), `bm25_terms` (chunks per lexeme) and `bm25_corpus` (chunks, total length); lexemes come
+from PostgreSQL's `english` text search configuration. PostgreSQL's `ts_rank` has no IDF and no
 length saturation, which costs ranking quality (see docs/benchmarks.md)."""
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from shu.store.base import (
     StoreStats,
 )
 from shu.store.document_index import DocumentIndex
-from shu.store.postgres_schema import MIGRATIONS, vector_indexes
+from shu.store.postgres_schema import MIGRATIONS, VECTOR_TABLES, vector_indexes
 from shu.store.rows import (
     CHUNK_FIELDS,
     DOCUMENT_FIELDS,
@@ -64,20 +65,16 @@ WITH q AS (
     WHERE t.df > 0
 ), corpus AS (
     SELECT greatest(total_length::float8 / greatest(chunks, 1), 1.0) AS avgdl FROM bm25_corpus
+), scored AS (
+    SELECT p.chunk_id,
+           sum(idf.idf * p.tf * {_K1 + 1} / (p.tf + {_K1} * ({1 - _B} + {_B} * p.length / corpus.avgdl)))
+               AS score
+    FROM idf JOIN bm25_postings p ON p.lexeme = idf.lexeme CROSS JOIN corpus
+    GROUP BY p.chunk_id
 )
-SELECT ch.id,
-       sum(idf.idf * terms.tf * {_K1 + 1}
-           / (terms.tf + {_K1} * ({1 - _B} + {_B} * ch.tsv_length / corpus.avgdl))) AS score
-FROM chunks ch
-CROSS JOIN corpus
-CROSS JOIN LATERAL (
-    SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf FROM unnest(ch.tsv) AS u
-) AS terms
-JOIN idf ON idf.lexeme = terms.lexeme
-WHERE ch.tsv @@ (SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery FROM q)
-  AND ch.personas @> ARRAY[%(persona)s]::text[]
-GROUP BY ch.id
-ORDER BY score DESC, ch.id
+SELECT s.chunk_id, s.score FROM scored s JOIN chunks ch ON ch.id = s.chunk_id
+WHERE ch.personas @> ARRAY[%(persona)s]::text[]
+ORDER BY s.score DESC, s.chunk_id
 LIMIT %(limit)s
 """
 
@@ -109,6 +106,7 @@ class PostgresStore:
         except Exception as exc:  # psycopg_pool.PoolTimeout and friends
             raise StoreError(f"{_safe(url)}: cannot connect ({exc.__class__.__name__}: {exc})") from exc
         self._dim: int | None = self._embedder_dim()
+        self._deferred = False
         self._document_indexes: dict[str, DocumentIndex] = {}
         self._seen_version = -1
 
@@ -293,6 +291,12 @@ class PostgresStore:
                 "1)), 0) FROM unnest(tsv) AS u) WHERE doc_id = %s",
                 (doc_id,),
             )
+            conn.execute(
+                "INSERT INTO bm25_postings(lexeme, chunk_id, tf, length) "
+                "SELECT u.lexeme, c.id, coalesce(array_length(u.positions, 1), 1), c.tsv_length "
+                "FROM chunks c, unnest(c.tsv) AS u WHERE c.doc_id = %s",
+                (doc_id,),
+            )
         conn.execute(
             "INSERT INTO bm25_terms(lexeme, df) "
             "SELECT lexeme, %s * count(*) FROM chunks, unnest(tsvector_to_array(tsv)) AS lexeme "
@@ -375,9 +379,10 @@ class PostgresStore:
                     "INSERT INTO shu_meta(key, value) VALUES ('embedder', %s) ON CONFLICT (key) DO NOTHING",
                     (json.dumps({"name": name, "dim": dim}),),
                 )
-                settings = self.settings
-                for statement in vector_indexes(dim, settings.hnsw_m, settings.hnsw_ef_construction):
-                    conn.execute(statement)
+                if not self._deferred:
+                    settings = self.settings
+                    for statement in vector_indexes(dim, settings.hnsw_m, settings.hnsw_ef_construction):
+                        conn.execute(statement)
                 self._dim = dim
             return
         known = json.loads(row[0])
@@ -386,6 +391,37 @@ class PostgresStore:
                 f"this store holds vectors from embedder {known['name']} ({known['dim']}-d), not "
                 f"{name}; use another database or re-ingest everything with the original embedder"
             )
+
+    @contextmanager
+    def bulk(self) -> Iterator[None]:
+        """Load many documents without their HNSW indexes, then build them once: far faster
+        than growing the graphs row by row (`shu migrate` and benchmarks use it)."""
+        self.drop_vector_indexes()
+        self._deferred = True
+        try:
+            yield
+        finally:
+            self._deferred = False
+            self.create_vector_indexes()
+
+    def drop_vector_indexes(self) -> None:
+        with self._connection() as conn:
+            for table in VECTOR_TABLES:
+                conn.execute(f"DROP INDEX IF EXISTS {table}_embedding_hnsw")
+
+    def create_vector_indexes(self) -> None:
+        if self._dim is None:
+            self._dim = self._embedder_dim()
+        if self._dim is None:
+            return
+        settings = self.settings
+        with self._connection() as conn:
+            conn.execute("SET maintenance_work_mem = '1GB'")
+            conn.execute("SET max_parallel_maintenance_workers = 2")
+            for statement in vector_indexes(self._dim, settings.hnsw_m, settings.hnsw_ef_construction):
+                conn.execute(statement)
+            conn.execute("RESET maintenance_work_mem")
+            conn.execute("RESET max_parallel_maintenance_workers")
 
     def _embedder_dim(self) -> int | None:
         with self._connection() as conn:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -79,7 +80,7 @@ class SQLiteStore:
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False, isolation_level=None)
         db.execute("PRAGMA busy_timeout=10000")
-        db.execute("PRAGMA journal_mode=WAL")
+        _use_wal(db)
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA foreign_keys=ON")
         return db
@@ -621,6 +622,22 @@ def _chunk(row: tuple) -> Chunk:  # type: ignore[type-arg]
 
 def _persona(row: tuple) -> Persona:  # type: ignore[type-arg]
     return persona_from(*row)
+
+
+def _use_wal(db: sqlite3.Connection, attempts: int = 100) -> None:
+    """WAL mode is kept in the file: only a new store switches. The switch needs the file to
+    itself and SQLite answers "locked" at once (no busy wait) while other connections open the
+    same new file, so it is tried again for up to ~5 s."""
+    for attempt in range(attempts):
+        try:
+            if db.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+                return
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(0.05)
 
 
 def _statements(script: str) -> list[str]:

@@ -1,0 +1,194 @@
+"""`shu bench-stores`: SQLite and PostgreSQL side by side on the same synthetic knowledge base —
+bulk load rate, vector index build, hybrid query latency, and recall@10 of each store's vector
+search against exact search.
+
+Vectors are clustered (unit vectors scattered around 1,000 random centres), which is closer to
+real embeddings than uniform noise: uniform random 384-d vectors have no neighbourhoods and are
+the worst case for any approximate index. Query vectors come from the same clusters."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from shu.eval.bench import machine, percentile
+from shu.eval.synthetic import TextGenerator
+from shu.retrieve.hybrid import HybridSearcher, fuse
+from shu.store.base import Store
+from shu.store.sqlite import SQLiteStore
+from shu.types import Chunk, Document, Persona, PersonaConfig
+
+PER_DOC = 50
+DIM = 384
+EMBEDDER = "bench-clustered"
+
+
+@dataclass
+class StoreResult:
+    name: str
+    chunks: int
+    load_seconds: float
+    index_seconds: float
+    recall_at_10: float
+    hybrid_ms: list[float] = field(default_factory=list)
+    keyword_ms: list[float] = field(default_factory=list)
+    dense_ms: list[float] = field(default_factory=list)
+
+    @property
+    def chunks_per_s(self) -> float:
+        return self.chunks / self.load_seconds if self.load_seconds else 0.0
+
+
+@dataclass
+class Corpus:
+    documents: list[tuple[Document, list[Chunk]]]
+    vectors: np.ndarray
+    query_texts: list[str]
+    query_vectors: np.ndarray
+
+
+def clustered_unit_vectors(
+    count: int, rng: np.random.Generator, centres: np.ndarray, spread: float
+) -> np.ndarray:
+    picks = rng.integers(0, len(centres), count)
+    vectors = centres[picks] + spread * rng.standard_normal((count, centres.shape[1])).astype(np.float32)
+    return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+
+
+def synthetic_corpus(chunks: int, queries: int, seed: int = 5) -> Corpus:
+    rng = np.random.default_rng(seed)
+    generator = TextGenerator(seed=seed)
+    centres = rng.standard_normal((1000, DIM)).astype(np.float32)
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    spread = 1.0 / np.sqrt(DIM)  # noise about as long as the centre
+    vectors = clustered_unit_vectors(chunks, rng, centres, spread)
+    documents = []
+    for index in range(chunks // PER_DOC):
+        doc_id = f"doc-{index:06d}"
+        items = []
+        for ord_ in range(PER_DOC):
+            text = generator.paragraph(5)
+            items.append(
+                Chunk(
+                    id=f"{doc_id}#{ord_}",
+                    doc_id=doc_id,
+                    ord=ord_,
+                    section_path=f"Section {ord_}",
+                    text=text,
+                    index_text=text,
+                    token_count=len(text.split()),
+                )
+            )
+        doc = Document(
+            id=doc_id, title=f"Document {index}", personas=["bench"], content_hash=doc_id, path=f"/b/{doc_id}"
+        )
+        documents.append((doc, items))
+    return Corpus(
+        documents=documents,
+        vectors=vectors,
+        query_texts=[generator.query() for _ in range(queries)],
+        query_vectors=clustered_unit_vectors(queries, rng, centres, spread),
+    )
+
+
+def bench_store(name: str, store: Store, corpus: Corpus) -> StoreResult:
+    persona = Persona(
+        slug="bench", display_name="Bench", config=PersonaConfig(slug="bench", display_name="Bench")
+    )
+    store.upsert_persona(persona)
+    bulk = getattr(store, "bulk", None)  # PostgreSQL: load first, build the HNSW indexes once
+    started = time.perf_counter()
+    with bulk() if bulk else nullcontext():
+        for index, (doc, items) in enumerate(corpus.documents):
+            rows = corpus.vectors[index * PER_DOC : (index + 1) * PER_DOC]
+            store.replace_document(doc, items, rows, EMBEDDER)
+        loaded = time.perf_counter()
+    load_seconds = loaded - started
+    index_seconds = time.perf_counter() - loaded
+    if bulk is None:  # SQLite builds its in-memory vector index on the first search
+        started = time.perf_counter()
+        store.search_vector(corpus.query_vectors[0], "bench", 10)
+        index_seconds = time.perf_counter() - started
+    result = StoreResult(name, len(corpus.vectors), load_seconds, index_seconds, _recall(store, corpus))
+    searcher = HybridSearcher(store, _NoEmbedder())
+    params = persona.config.retrieval
+    for text, vector in zip(corpus.query_texts, corpus.query_vectors, strict=True):
+        t0 = time.perf_counter()
+        found = searcher.surfaces(text, "bench", params, vector)
+        searcher.hits(fuse(found, params), found, persona, params, params.max_chunks)
+        t1 = time.perf_counter()
+        store.search_keyword(text, "bench", params.candidates)
+        t2 = time.perf_counter()
+        store.search_vector(vector, "bench", params.candidates)
+        t3 = time.perf_counter()
+        result.hybrid_ms.append((t1 - t0) * 1000)
+        result.keyword_ms.append((t2 - t1) * 1000)
+        result.dense_ms.append((t3 - t2) * 1000)
+    return result
+
+
+def _recall(store: Store, corpus: Corpus) -> float:
+    """Share of the exact top 10 (brute force over every vector) that the store's search returns."""
+    ids = [c.id for _, items in corpus.documents for c in items]
+    found = 0
+    for vector in corpus.query_vectors:
+        exact = np.argpartition(-(corpus.vectors @ vector), 10)[:10]
+        truth = {ids[i] for i in exact}
+        found += len(truth & {s.chunk_id for s in store.search_vector(vector, "bench", 10)})
+    return found / (10 * len(corpus.query_vectors))
+
+
+class _NoEmbedder:
+    """Queries arrive with their vectors; nothing is embedded here."""
+
+    name = EMBEDDER
+    dim = DIM
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        raise AssertionError("the store benchmark embeds nothing")
+
+    def embed_query(self, text: str) -> np.ndarray:
+        raise AssertionError("the store benchmark embeds nothing")
+
+
+def run(url: str | None, chunks: int, queries: int, workdir: Path | None = None) -> list[StoreResult]:
+    corpus = synthetic_corpus(chunks, queries)
+    root = Path(tempfile.mkdtemp(prefix="shu-bench-stores-", dir=workdir))
+    results = []
+    try:
+        sqlite = SQLiteStore(root / "shu.db")
+        results.append(bench_store("SQLite", sqlite, corpus))
+        sqlite.close()
+        if url:
+            from shu.store.postgres import PostgresStore
+
+            postgres = PostgresStore(url)
+            results.append(bench_store("PostgreSQL + pgvector", postgres, corpus))
+            postgres.close()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return results
+
+
+def markdown(results: list[StoreResult], queries: int) -> str:
+    lines = [
+        f"Machine: {machine()}. {queries} queries; clustered 384-d vectors; one persona.",
+        "",
+        "| store | chunks | load s | chunks/s | vector index build s | recall@10 vs exact "
+        "| BM25 p50 ms | dense p50 ms | hybrid p50 ms | hybrid p95 ms |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r.name} | {r.chunks:,} | {r.load_seconds:.1f} | {r.chunks_per_s:,.0f} | "
+            f"{r.index_seconds:.1f} | "
+            f"{r.recall_at_10:.3f} | {percentile(r.keyword_ms, 50):.2f} | {percentile(r.dense_ms, 50):.2f} | "
+            f"{percentile(r.hybrid_ms, 50):.2f} | {percentile(r.hybrid_ms, 95):.2f} |"
+        )
+    return "\n".join(lines) + "\n"

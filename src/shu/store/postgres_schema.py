@@ -103,19 +103,21 @@ MIGRATIONS: list[str] = [
         summary_json text NOT NULL
     );
     """,
-    # 2: BM25 postings (lexeme → chunk, term frequency, chunk length): a query reads the
-    # postings of its own terms instead of unnesting every matching chunk's tsvector (2 s → ms)
+    # 2: BM25 postings (lexeme → chunk, term frequency, chunk length, personas): a query reads
+    # the postings of its own terms, filtered by persona on the spot, instead of unnesting every
+    # matching chunk's tsvector (SciFact: 0.4–2.2 s → ~10 ms a query)
     """
     CREATE TABLE bm25_postings (
         lexeme text NOT NULL,
         chunk_id text NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
         tf integer NOT NULL,
         length integer NOT NULL,
-        PRIMARY KEY (lexeme, chunk_id) INCLUDE (tf, length)
+        personas text[] NOT NULL,
+        PRIMARY KEY (lexeme, chunk_id) INCLUDE (tf, length, personas)
     );
     CREATE INDEX bm25_postings_chunk ON bm25_postings (chunk_id);
     INSERT INTO bm25_postings
-        SELECT u.lexeme, c.id, coalesce(array_length(u.positions, 1), 1), c.tsv_length
+        SELECT u.lexeme, c.id, coalesce(array_length(u.positions, 1), 1), c.tsv_length, c.personas
         FROM chunks c, unnest(c.tsv) AS u;
     """,
 ]

@@ -14,14 +14,14 @@ from pathlib import Path
 import numpy as np
 
 from shu.config.settings import Settings, load_settings
-from shu.eval.synthetic import TextGenerator
+from shu.eval.synthetic import TextGenerator, synthetic_document
 from shu.ingest.chunking import chunk_document
 from shu.ingest.job import IngestJob
 from shu.models.embed import Embedder, create_embedder
 from shu.retrieve.hybrid import HybridSearcher
 from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store.sqlite import SQLiteStore
-from shu.types import Chunk, Document, Persona, PersonaConfig
+from shu.types import Persona, PersonaConfig
 
 
 @dataclass
@@ -133,30 +133,9 @@ def build_scale_store(path: Path, chunks: int, dim: int, seed: int = 3) -> float
     started = time.perf_counter()
     per_doc = 50
     for doc_index in range(chunks // per_doc):
-        doc_id = f"doc-{doc_index:06d}"
-        items = []
-        for ord_ in range(per_doc):
-            text = generator.paragraph(5)
-            items.append(
-                Chunk(
-                    id=f"{doc_id}#{ord_}",
-                    doc_id=doc_id,
-                    ord=ord_,
-                    section_path=f"Section {ord_}",
-                    text=text,
-                    index_text=text,
-                    token_count=len(text.split()),
-                )
-            )
+        doc, items = synthetic_document(generator, doc_index, per_doc)
         vectors = rng.standard_normal((per_doc, dim)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        doc = Document(
-            id=doc_id,
-            title=f"Document {doc_index}",
-            personas=["bench"],
-            content_hash=doc_id,
-            path=f"/bench/{doc_id}.md",
-        )
         store.replace_document(doc, items, vectors, "bench-random")
     store.close()
     return time.perf_counter() - started

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from shu.eval.bench import machine, percentile
-from shu.eval.synthetic import TextGenerator
+from shu.eval.synthetic import TextGenerator, synthetic_document
 from shu.retrieve.hybrid import HybridSearcher, fuse
 from shu.store.base import Store
 from shu.store.sqlite import SQLiteStore
@@ -68,27 +68,7 @@ def synthetic_corpus(chunks: int, queries: int, seed: int = 5) -> Corpus:
     centres /= np.linalg.norm(centres, axis=1, keepdims=True)
     spread = 1.0 / np.sqrt(DIM)  # noise about as long as the centre
     vectors = clustered_unit_vectors(chunks, rng, centres, spread)
-    documents = []
-    for index in range(chunks // PER_DOC):
-        doc_id = f"doc-{index:06d}"
-        items = []
-        for ord_ in range(PER_DOC):
-            text = generator.paragraph(5)
-            items.append(
-                Chunk(
-                    id=f"{doc_id}#{ord_}",
-                    doc_id=doc_id,
-                    ord=ord_,
-                    section_path=f"Section {ord_}",
-                    text=text,
-                    index_text=text,
-                    token_count=len(text.split()),
-                )
-            )
-        doc = Document(
-            id=doc_id, title=f"Document {index}", personas=["bench"], content_hash=doc_id, path=f"/b/{doc_id}"
-        )
-        documents.append((doc, items))
+    documents = [synthetic_document(generator, index, PER_DOC) for index in range(chunks // PER_DOC)]
     return Corpus(
         documents=documents,
         vectors=vectors,

@@ -10,6 +10,7 @@ from importlib import resources
 import numpy as np
 
 from shu.text import STOPWORDS
+from shu.types import Chunk, Document
 
 
 @cache
@@ -49,3 +50,32 @@ class TextGenerator:
 
     def query(self) -> str:
         return " ".join(self.words_sample(int(self.rng.integers(3, 8))))
+
+
+def synthetic_document(
+    generator: TextGenerator, index: int, chunks: int, persona: str = "bench"
+) -> tuple[Document, list[Chunk]]:
+    """A document of `chunks` five-sentence chunks, for the speed benchmarks' stores."""
+    doc_id = f"doc-{index:06d}"
+    items = []
+    for ord_ in range(chunks):
+        text = generator.paragraph(5)
+        items.append(
+            Chunk(
+                id=f"{doc_id}#{ord_}",
+                doc_id=doc_id,
+                ord=ord_,
+                section_path=f"Section {ord_}",
+                text=text,
+                index_text=text,
+                token_count=len(text.split()),
+            )
+        )
+    doc = Document(
+        id=doc_id,
+        title=f"Document {index}",
+        personas=[persona],
+        content_hash=doc_id,
+        path=f"/bench/{doc_id}.md",
+    )
+    return doc, items

@@ -20,7 +20,6 @@ import numpy as np
 from shu.config.settings import StoreSettings
 from shu.errors import StoreError
 from shu.store.base import (
-    PROFILE_SURFACES,
     ScoredChunk,
     ScoredDocument,
     ScoredQuestion,
@@ -32,6 +31,7 @@ from shu.store.postgres_schema import MIGRATIONS, VECTOR_TABLES, vector_indexes
 from shu.store.rows import (
     CHUNK_FIELDS,
     DOCUMENT_FIELDS,
+    check_replacement,
     chunk_from,
     coverage,
     document_from,
@@ -227,16 +227,7 @@ class PostgresStore:
     ) -> None:
         from psycopg.types.json import Jsonb
 
-        unknown = set(profile_vectors or {}) - set(PROFILE_SURFACES)
-        if unknown:
-            raise StoreError(f"{doc.id}: unknown profile surface(s) {', '.join(sorted(unknown))}")
-        if len(chunks) != len(vectors):
-            raise StoreError(f"{doc.id}: {len(chunks)} chunks but {len(vectors)} vectors")
-        questions = enrichment.questions if enrichment else []
-        if len(questions) != (0 if question_vectors is None else len(question_vectors)):
-            raise StoreError(
-                f"{doc.id}: {len(questions)} questions but a different number of question vectors"
-            )
+        check_replacement(doc, chunks, vectors, enrichment, question_vectors, profile_vectors)
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         personas = list(dict.fromkeys(doc.personas))
         with self._write() as conn:

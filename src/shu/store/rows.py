@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from shu.errors import StoreError
+from shu.store.base import PROFILE_SURFACES, StoredDocument
 from shu.types import Chunk, Document, Enrichment, Persona, PersonaConfig
 
 DOCUMENT_FIELDS = (
@@ -97,10 +99,8 @@ def exported(
     chunk_vectors: list[np.ndarray],
     question_vectors: list[np.ndarray],
     profile_vectors: dict[str, np.ndarray],
-) -> Any:
+) -> StoredDocument:
     """A `StoredDocument` from the protocol's readers plus the vectors a backend reads itself."""
-    from shu.store.base import StoredDocument
-
     chunks = store.list_chunks(doc.id)
     profiles = store.get_chunk_profiles([c.id for c in chunks])
     questions = store.list_questions(doc.id)
@@ -121,3 +121,22 @@ def exported(
         question_vectors=np.vstack(question_vectors).astype(np.float32) if questions else None,
         profile_vectors=profile_vectors,
     )
+
+
+def check_replacement(
+    doc: Document,
+    chunks: list[Chunk],
+    vectors: np.ndarray,
+    enrichment: Enrichment | None,
+    question_vectors: np.ndarray | None,
+    profile_vectors: dict[str, np.ndarray] | None,
+) -> None:
+    """What `Store.replace_document` refuses before writing anything, the same in every store."""
+    unknown = set(profile_vectors or {}) - set(PROFILE_SURFACES)
+    if unknown:
+        raise StoreError(f"{doc.id}: unknown profile surface(s) {', '.join(sorted(unknown))}")
+    if len(chunks) != len(vectors):
+        raise StoreError(f"{doc.id}: {len(chunks)} chunks but {len(vectors)} vectors")
+    questions = enrichment.questions if enrichment else []
+    if len(questions) != (0 if question_vectors is None else len(question_vectors)):
+        raise StoreError(f"{doc.id}: {len(questions)} questions but a different number of question vectors")

@@ -19,7 +19,6 @@ import numpy as np
 
 from shu.errors import StoreError
 from shu.store.base import (
-    PROFILE_SURFACES,
     ScoredChunk,
     ScoredDocument,
     ScoredQuestion,
@@ -29,6 +28,7 @@ from shu.store.base import (
 from shu.store.document_index import DocumentIndex
 from shu.store.rows import (
     batches,
+    check_replacement,
     chunk_from,
     coverage,
     document_from,
@@ -184,16 +184,7 @@ class SQLiteStore:
         question_vectors: np.ndarray | None = None,
         profile_vectors: dict[str, np.ndarray] | None = None,
     ) -> None:
-        unknown = set(profile_vectors or {}) - set(PROFILE_SURFACES)
-        if unknown:
-            raise StoreError(f"{doc.id}: unknown profile surface(s) {', '.join(sorted(unknown))}")
-        if len(chunks) != len(vectors):
-            raise StoreError(f"{doc.id}: {len(chunks)} chunks but {len(vectors)} vectors")
-        questions = enrichment.questions if enrichment else []
-        if len(questions) != (0 if question_vectors is None else len(question_vectors)):
-            raise StoreError(
-                f"{doc.id}: {len(questions)} questions but a different number of question vectors"
-            )
+        check_replacement(doc, chunks, vectors, enrichment, question_vectors, profile_vectors)
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         with self._lock, self._write():
             self._check_embedder(embedder, vectors.shape[1] if len(vectors) else None)

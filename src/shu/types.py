@@ -31,6 +31,9 @@ class RetrievalParams(BaseModel):
         0.0, ge=0.0, le=5.0, description="weight of the capability-manifest surface (0 = not searched)"
     )
     title_weight: float = Field(1.0, ge=0.0, le=5.0, description="weight of title matches")
+    keyword_weight: float = Field(
+        0.0, ge=0.0, le=5.0, description="weight of chunks whose profile keywords/topics the question names"
+    )
     relational_weight: float = Field(
         1.0, ge=0.0, le=5.0, description="weight of documents naming the people/projects asked about"
     )

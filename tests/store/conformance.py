@@ -357,13 +357,24 @@ class StoreConformance:
             chunks("bio", ["born in London"]),
             vectors(unit(1)),
             "test-embedder",
-            Enrichment(profile=profile),
+            Enrichment(
+                profile=profile,
+                chunk_profiles=[
+                    ChunkProfile(
+                        chunk_id="bio#0",
+                        summary="Born in London.",
+                        keywords=["London"],
+                        provenance=profile.provenance,
+                    )
+                ],
+            ),
         )
         index = filled.document_index("alpha")
         assert [h.doc_id for h in index.search_titles("biography ada", 5)] == ["bio"]
         assert [h.doc_id for h in index.search_names(["ada byron"], 5)] == ["bio"]
         assert [h.doc_id for h in index.search_dates("1840", "1840", 5)] == ["bio"]
         assert "ada byron" in index.known_names()
+        assert index.search_keywords("Where was Ada born? London?", 5) == [("bio#0", 1.0)]
         assert filled.document_index("beta").search_titles("biography ada", 5) == []
         filled.delete_document("bio")
         assert filled.document_index("alpha").search_titles("biography ada", 5) == [], "rebuilt after a write"

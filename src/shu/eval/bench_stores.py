@@ -63,7 +63,7 @@ def clustered_unit_vectors(
 
 def synthetic_corpus(chunks: int, queries: int, seed: int = 5) -> Corpus:
     rng = np.random.default_rng(seed)
-    generator = TextGenerator(seed=seed)
+    generator, asker = TextGenerator(seed=seed), TextGenerator(seed=seed + 6)
     centres = rng.standard_normal((1000, DIM)).astype(np.float32)
     centres /= np.linalg.norm(centres, axis=1, keepdims=True)
     spread = 1.0 / np.sqrt(DIM)  # noise about as long as the centre
@@ -72,7 +72,10 @@ def synthetic_corpus(chunks: int, queries: int, seed: int = 5) -> Corpus:
     return Corpus(
         documents=documents,
         vectors=vectors,
-        query_texts=[generator.query() for _ in range(queries)],
+        # Query words from another generator, as in `shu bench`: its frequent words are not the
+        # corpus's. Queries of the corpus's own most frequent words hit posting lists of tens of
+        # thousands of chunks (measured at 100k: BM25 p50 287 ms SQLite, 512 ms PostgreSQL).
+        query_texts=[asker.query() for _ in range(queries)],
         query_vectors=clustered_unit_vectors(queries, rng, centres, spread),
     )
 

@@ -100,6 +100,14 @@ PRESETS: dict[str, EvalConfig] = {
             enrich=EnrichSettings(**_ONLY | {"profiles": True}),
         ),
         EvalConfig(
+            name="+keywords",
+            description="the pipeline + chunks whose profile keywords/topics the question names (extractive)",
+            retriever="pipeline",
+            retrieval=RetrievalParams(**_DEEP, keyword_weight=1.0),
+            pipeline=RetrievalSettings(**_STAGES_OFF),
+            enrich=EnrichSettings(**_ONLY | {"profiles": True, "chunk_profiles": True}),
+        ),
+        EvalConfig(
             name="+context",
             description="hybrid over chunks indexed with an extractive context prefix, RRF",
             retriever="hybrid",

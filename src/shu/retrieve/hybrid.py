@@ -173,6 +173,7 @@ def surface_weight(params: RetrievalParams, surface: str) -> float:
         "synopsis": params.synopsis_weight,
         "manifest": params.manifest_weight,
         "titles": params.title_weight,
+        "keywords": params.keyword_weight,
         "relational": params.relational_weight,
         "temporal": params.temporal_weight,
     }

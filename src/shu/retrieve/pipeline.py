@@ -78,6 +78,11 @@ class RetrievalPipeline:
                 found = self._more_queries(found, queries, persona.slug, params)
             if self.settings.plan:
                 found |= self._plan_surfaces(plan, index, found, params)
+            if params.keyword_weight and index.keywords:
+                found["keywords"] = [
+                    ScoredChunk(chunk_id=c, score=s)
+                    for c, s in index.search_keywords(question, params.candidates)
+                ]
         with _timed(timings, "fuse"):
             fused = fuse(found, params)
         with _timed(timings, "expand"):

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from shu.text import content_words, stem
-from shu.types import Document, DocumentProfile
+from shu.text import content_words, stem, words
+from shu.types import ChunkProfile, Document, DocumentProfile
 
 ROLE_WEIGHTS = {"author": 1.0, "decision_maker": 1.0, "subject": 0.9, "recipient": 0.8, "mentioned": 0.5}
 ENTITY_WEIGHT = 0.6
@@ -29,10 +29,20 @@ class DocumentIndex:
     """casefolded name → doc id → weight of the role the name plays there"""
     spans: dict[str, tuple[str, str]] = field(default_factory=dict)
     """doc id → (first, last) ISO date the document is about"""
+    keywords: dict[str, list[str]] = field(default_factory=dict)
+    """casefolded keyword or topic of a chunk profile → the chunks it describes"""
 
     @classmethod
-    def build(cls, rows: list[tuple[Document, DocumentProfile | None]]) -> DocumentIndex:
+    def build(
+        cls,
+        rows: list[tuple[Document, DocumentProfile | None]],
+        chunk_profiles: list[ChunkProfile] | None = None,
+    ) -> DocumentIndex:
         index = cls()
+        for chunk_profile in chunk_profiles or []:
+            for term in {t.strip().casefold() for t in [*chunk_profile.keywords, *chunk_profile.topics]}:
+                if len(term) >= 3:
+                    index.keywords.setdefault(term, []).append(chunk_profile.chunk_id)
         names: dict[str, dict[str, float]] = defaultdict(dict)
         for doc, profile in rows:
             index.titles[doc.id] = frozenset(stem(w) for w in content_words(doc.title))
@@ -60,6 +70,17 @@ class DocumentIndex:
             if share >= 0.5 and len(title & asked) >= min(2, len(title)):
                 scored.append((-share, len(title), doc_id))
         return [DocumentHit(doc_id, -share) for share, _, doc_id in sorted(scored)[:limit]]
+
+    def search_keywords(self, text: str, limit: int) -> list[tuple[str, float]]:
+        """Chunks whose profile keywords or topics the text names (whole words), each keyword
+        weighted by its rarity (1 / chunks it describes): (chunk id, score), best first."""
+        spoken = f" {' '.join(words(text))} "
+        totals: dict[str, float] = defaultdict(float)
+        for term, chunk_ids in self.keywords.items():
+            if f" {' '.join(words(term))} " in spoken:
+                for chunk_id in chunk_ids:
+                    totals[chunk_id] += 1.0 / len(chunk_ids)
+        return sorted(totals.items(), key=lambda pair: (-pair[1], pair[0]))[:limit]
 
     def search_names(self, names: list[str], limit: int) -> list[DocumentHit]:
         totals: dict[str, float] = defaultdict(float)

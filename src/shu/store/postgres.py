@@ -516,11 +516,17 @@ class PostgresStore:
                     "WHERE d.personas @> ARRAY[%s]::text[] ORDER BY d.id",
                     (persona,),
                 ).fetchall()
+                profiles = conn.execute(
+                    "SELECT cp.profile_json FROM chunks c JOIN chunk_profiles cp ON cp.chunk_id = c.id "
+                    "WHERE c.personas @> ARRAY[%s]::text[] ORDER BY c.doc_id, c.ord",
+                    (persona,),
+                ).fetchall()
             index = DocumentIndex.build(
                 [
                     (document_from(r[:-1]), DocumentProfile.model_validate_json(r[-1]) if r[-1] else None)
                     for r in rows
-                ]
+                ],
+                [ChunkProfile.model_validate_json(r[0]) for r in profiles],
             )
             self._document_indexes[persona] = index
         return index

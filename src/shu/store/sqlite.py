@@ -379,6 +379,11 @@ class SQLiteStore:
                     "LEFT JOIN document_profiles p ON p.doc_id = d.id ORDER BY d.id",
                     (persona,),
                 ).fetchall()
+                profiles = self._db.execute(
+                    "SELECT cp.profile_json FROM document_personas dp JOIN chunks c ON c.doc_id = dp.doc_id "
+                    "JOIN chunk_profiles cp ON cp.chunk_id = c.id WHERE dp.persona = ? ORDER BY c.rowid",
+                    (persona,),
+                ).fetchall()
                 index = DocumentIndex.build(
                     [
                         (
@@ -386,7 +391,8 @@ class SQLiteStore:
                             DocumentProfile.model_validate_json(row[-1]) if row[-1] else None,
                         )
                         for row in rows
-                    ]
+                    ],
+                    [ChunkProfile.model_validate_json(r[0]) for r in profiles],
                 )
                 self._document_indexes[persona] = index
             return index

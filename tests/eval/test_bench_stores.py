@@ -20,4 +20,5 @@ def test_both_stores_are_measured_on_the_same_corpus() -> None:
     for result in results:
         assert result.chunks == 1000 and result.load_seconds > 0 and len(result.hybrid_ms) == 10
         assert 0.9 <= result.recall_at_10 <= 1.0, "1,000 vectors: exact in SQLite, HNSW near-exact"
+        assert 0.9 <= result.small_recall_at_10 <= 1.0
     assert "| PostgreSQL + pgvector | 1,000 |" in markdown(results, 10)

@@ -452,3 +452,26 @@ class StoreConformance:
         for worker in range(4):
             hits = store.search_keyword(f"worker{worker} note7", "alpha", 3)
             assert hits[0].chunk_id == f"w{worker}-7#0"
+
+    def test_a_small_persona_inside_a_big_table_gets_its_full_top_k(self, store: Store) -> None:
+        """Filtered vector search keeps recall: 40 chunks of one persona among 3,000 of another
+        (an HNSW scan that filtered after the fact would return only a few)."""
+        rng = np.random.default_rng(4)
+        store.upsert_persona(persona("big"))
+        store.upsert_persona(persona("small"))
+        small_vectors = []
+        for n in range(31):
+            slug = "small" if n == 30 else "big"
+            count = 40 if slug == "small" else 100
+            rows = rng.standard_normal((count, DIM)).astype(np.float32)
+            rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+            if slug == "small":
+                small_vectors = rows
+            doc_id = f"{slug}{n}"
+            store.replace_document(
+                document(doc_id, [slug]), chunks(doc_id, [f"t{i}" for i in range(count)]), rows, "e"
+            )
+        query = unit(1, 1, 1)
+        found = store.search_vector(query, "small", 10)
+        exact = np.argsort(-(small_vectors @ query))[:10]
+        assert [h.chunk_id for h in found] == [f"small30#{i}" for i in exact]

@@ -49,3 +49,42 @@ def test_opening_twice_applies_migrations_once() -> None:
 def test_an_unreachable_server_is_a_clear_error() -> None:
     with pytest.raises(StoreError, match=r"postgresql://shu@127\.0\.0\.1:1/nowhere"):
         PostgresStore("postgresql://shu:secret@127.0.0.1:1/nowhere")
+
+
+def test_the_hnsw_path_and_the_exact_path_agree_on_a_small_table() -> None:
+    import numpy as np
+
+    from shu.config.settings import StoreSettings
+    from tests.store.conformance import chunks, document, persona
+
+    rng = np.random.default_rng(9)
+    rows = rng.standard_normal((200, 16)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    with fresh_database() as url:
+        exact = PostgresStore(url)
+        exact.upsert_persona(persona("alpha"))
+        for n in range(4):
+            doc_id = f"d{n}"
+            texts = [f"t{i}" for i in range(50)]
+            exact.replace_document(
+                document(doc_id, ["alpha"]), chunks(doc_id, texts), rows[n * 50 : (n + 1) * 50], "e"
+            )
+        with exact._connection() as conn:  # so small a table would be scanned: make the planner use HNSW
+            database = url.rsplit("/", 1)[1]
+            conn.execute(f"ALTER DATABASE {database} SET enable_seqscan = off")
+            conn.execute(f"ALTER DATABASE {database} SET enable_bitmapscan = off")
+        graph = PostgresStore(url, StoreSettings(exact_limit=0))
+        query = rows[7] + 0.1 * rows[8]
+        truth = [exact_hit.chunk_id for exact_hit in exact.search_vector(query, "alpha", 10)]
+        expected = [f"d{i // 50}#{i % 50}" for i in np.argsort(-(rows @ query))[:10]]
+        assert truth == expected
+        assert len(set(truth) & {h.chunk_id for h in graph.search_vector(query, "alpha", 10)}) >= 9
+        with graph._connection() as conn:  # the HNSW index really answered
+            plan = conn.execute(
+                "EXPLAIN SELECT id FROM chunks WHERE personas @> ARRAY['alpha']::text[] "
+                "ORDER BY embedding::vector(16) <=> %s::vector(16) LIMIT 10",
+                (query.astype(np.float32),),
+            ).fetchall()
+        assert "chunks_embedding_hnsw" in " ".join(r[0] for r in plan)
+        exact.close()
+        graph.close()

@@ -125,6 +125,9 @@ class StoreSettings(BaseModel):
     hnsw_m: int = Field(16, ge=4, le=100)
     hnsw_ef_construction: int = Field(64, ge=8, le=1000)
     hnsw_ef_search: int = Field(100, ge=10, le=1000)
+    exact_limit: int = Field(
+        20_000, ge=0, description="personas with at most this many vectors are searched exactly"
+    )
 
 
 class Settings(BaseModel):

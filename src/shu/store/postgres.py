@@ -108,6 +108,7 @@ class PostgresStore:
         self._dim: int | None = self._embedder_dim()
         self._deferred = False
         self._document_indexes: dict[str, DocumentIndex] = {}
+        self._persona_rows: dict[tuple[str, str], int] = {}
         self._seen_version = -1
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -502,11 +503,16 @@ class PostgresStore:
         rows = self._nearest("profile_vectors", "doc_id", vector, persona, limit, ("surface = %s", surface))
         return [ScoredDocument(doc_id=r[0], score=r[-1]) for r in rows]
 
-    def document_index(self, persona: str) -> DocumentIndex:
+    def _check_version(self) -> None:
+        """Drop what this process cached once any process has written."""
         version = self._data_version()
         if version != self._seen_version:
             self._document_indexes.clear()
+            self._persona_rows.clear()
             self._seen_version = version
+
+    def document_index(self, persona: str) -> DocumentIndex:
+        self._check_version()
         index = self._document_indexes.get(persona)
         if index is None:
             with self._connection() as conn:
@@ -622,12 +628,19 @@ class PostgresStore:
         limit: int,
         extra: tuple[str, str] | None = None,
     ) -> list[tuple[Any, ...]]:
-        """Cosine nearest rows of one persona through the HNSW index (iterative scans keep the
-        filter from starving the result), best first."""
+        """Cosine nearest rows of one persona, best first. A persona with at most
+        `store.exact_limit` rows in the table is searched exactly (the filter first, then every
+        distance): measured at 100k chunks, HNSW with iterative scans kept only 0.70 recall@10 for
+        a persona holding 2 % of them. Larger personas go through the HNSW index; iterative
+        scans keep the filter from starving the result."""
+        if self._dim is None:  # another process may have written the first vectors since
+            self._dim = self._embedder_dim()
         dim = self._dim
         if dim is None or limit <= 0:
             return []
-        cast = f"embedding::vector({dim})"
+        exact = self._persona_size(table, persona) <= self.settings.exact_limit
+        # Ordering by the bare column does not match the index expression: an exact scan.
+        cast = "embedding" if exact else f"embedding::vector({dim})"
         where = f"personas @> ARRAY[%s]::text[]{' AND ' + extra[0] if extra else ''}"
         params: list[Any] = [np.asarray(vector, dtype=np.float32), persona]
         params += [extra[1]] if extra else []
@@ -640,6 +653,17 @@ class PostgresStore:
             ).fetchall()
         found = [(*r[:-1], float(r[-1])) for r in rows]
         return sorted(found, key=lambda r: -r[-1])  # relaxed_order scans may return near-ties out of order
+
+    def _persona_size(self, table: str, persona: str) -> int:
+        self._check_version()
+        key = (table, persona)
+        if key not in self._persona_rows:
+            with self._connection() as conn:
+                row = conn.execute(
+                    f"SELECT count(*) FROM {table} WHERE personas @> ARRAY[%s]::text[]", (persona,)
+                )
+                self._persona_rows[key] = int(row.fetchone()[0])
+        return self._persona_rows[key]
 
     def stats(self) -> StoreStats:
         with self._connection() as conn:

@@ -176,7 +176,8 @@ def run(url: str | None, chunks: int, queries: int, workdir: Path | None = None)
 
 def markdown(results: list[StoreResult], queries: int) -> str:
     lines = [
-        f"Machine: {machine()}. {queries} queries; clustered 384-d vectors; one persona.",
+        f"Machine: {machine()}. {queries} queries; clustered 384-d vectors; persona `bench` holds every "
+        "chunk, `small` 2 % of them.",
         "",
         "| store | chunks | load s | chunks/s | vector index build s | recall@10 vs exact "
         "| recall@10, 2 % persona | BM25 p50 ms | dense p50 ms | hybrid p50 ms | hybrid p95 ms |",

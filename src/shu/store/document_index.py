@@ -59,15 +59,17 @@ class DocumentIndex:
         return sorted(self.names)
 
     def search_titles(self, text: str, limit: int) -> list[DocumentHit]:
-        """Documents whose title words the text contains: share of the title's words present,
-        (a two-word title needs both), ties to the shorter title."""
+        """Documents whose title the text names: every word of the text is in the title ("the
+        pricing page" → "Pricing and Plans"), or at least half the title's words, two or more,
+        are in the text. Scored by the share of the title named; ties to the shorter title."""
         asked = {stem(w) for w in content_words(text)}
         scored = []
         for doc_id, title in self.titles.items():
-            if not title:
+            if not title or not asked:
                 continue
-            share = len(title & asked) / len(title)
-            if share >= 0.5 and len(title & asked) >= min(2, len(title)):
+            named = title & asked
+            share = len(named) / len(title)
+            if asked <= title or (share >= 0.5 and len(named) >= min(2, len(title))):
                 scored.append((-share, len(title), doc_id))
         return [DocumentHit(doc_id, -share) for share, _, doc_id in sorted(scored)[:limit]]
 

@@ -92,8 +92,9 @@ class KnowledgeBase:
     def ask(self, question: str, persona: str) -> Answer:
         found = self.persona(persona)
         result = self.pipeline.run(_checked_query(question), found)
-        if result.context.mode == "full_document" and result.context.documents:
-            return document_answer(result.question, found.slug, result.context.documents[0])
+        context = result.context
+        if context.lookup and context.documents and context.documents[0].doc_id == context.lookup:
+            return document_answer(result.question, found.slug, context.documents[0])
         return ExtractiveAnswerer(self.embedder).answer(result.question, found, result.hits)
 
     def close(self) -> None:
@@ -113,7 +114,7 @@ def open_kb(
 
 
 def _checked_query(query: str) -> str:
-    query = " ".join(query.split())
+    query = " ".join(query.replace("\x00", " ").split())
     if not query:
         raise ShuError("the question is empty")
     if len(query) > MAX_QUERY_CHARS:

@@ -344,6 +344,8 @@ class AssembledContext(BaseModel):
     tokens: int = 0
     budget: int = 16_000
     mode: Literal["chunks", "full_document"] = "chunks"
+    lookup: str | None = None
+    """The document a lookup returned whole (first in `documents`), if it is there."""
     escalated: list[str] = Field(default_factory=list)
 
     def render(self) -> str:

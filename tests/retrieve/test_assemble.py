@@ -33,15 +33,37 @@ def test_hits_are_grouped_by_document_in_reading_order_within_a_budget(
     chunks = kb.store.list_chunks("handbook")
     assert len(chunks) > 4, "the handbook spans several chunks"
     hits = [h for h in kb.search("item tidy rule", persona="alpha", limit=20) if h.chunk.doc_id == "handbook"]
-    context = assemble(kb.store, AssemblyRequest(hits=hits, budget=16_000, whole=[]))
+    context = assemble(kb.store, AssemblyRequest(hits=hits, budget=16_000))
     assert [d.doc_id for d in context.documents] == ["handbook"]
     ords = [int(c.split("#")[0] == "handbook") for s in context.documents[0].sections for c in s.chunk_ids]
     assert ords and context.tokens > 0
-    whole = assemble(kb.store, AssemblyRequest(hits=hits[:1], budget=16_000, whole=["handbook"]))
-    assert whole.documents[0].full
+    whole = assemble(kb.store, AssemblyRequest(hits=hits[:1], budget=16_000, lookup="handbook"))
+    assert whole.documents[0].full and whole.lookup == "handbook" and whole.mode == "full_document"
     text = "\n".join(s.text for s in whole.documents[0].sections)
     assert text.count("Rule 2.15 says") == 1, "overlap between chunks appears once"
     assert all(f"Rule {i}.29 says" in text for i in range(4))
-    tight = assemble(kb.store, AssemblyRequest(hits=hits[:1], budget=200, whole=["handbook"]))
+    tight = assemble(kb.store, AssemblyRequest(hits=hits[:1], budget=200, lookup="handbook"))
     assert tight.tokens <= 200 and not tight.documents[0].full
     assert "## Handbook [handbook]" in whole.render() and "[^handbook:Handbook > Part 0]" in whole.render()
+
+
+def test_a_lookup_too_big_for_the_budget_is_cut_not_lost_and_escalations_must_fit_whole(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    flat = "# Notes\n\n" + " ".join(f"Line {i} of the long notes says something plain." for i in range(400))
+    folder = make_persona(
+        "alpha",
+        rag={
+            "notes.md": doc("notes", "Notes", flat),
+            "faq.md": doc("faq", "FAQ", "# FAQ\n\nShort answer here."),
+        },
+    )
+    assert not kb.ingest(folder).failed
+    faq_hits = [h for h in kb.search("short answer", persona="alpha", limit=5) if h.chunk.doc_id == "faq"]
+    lookup = assemble(kb.store, AssemblyRequest(hits=faq_hits, budget=300, lookup="notes"))
+    assert lookup.lookup == "notes" and lookup.documents[0].doc_id == "notes"
+    assert not lookup.documents[0].full and 250 <= lookup.tokens <= 300, "cut to the budget, still there"
+    escalated = assemble(kb.store, AssemblyRequest(hits=faq_hits, budget=300, escalated=("notes",)))
+    assert [d.doc_id for d in escalated.documents] == ["faq"], "an escalation that does not fit is left out"
+    roomy = assemble(kb.store, AssemblyRequest(hits=faq_hits, budget=16_000, escalated=("notes",)))
+    assert [d.doc_id for d in roomy.documents] == ["faq", "notes"] and roomy.documents[1].full

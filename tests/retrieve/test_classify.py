@@ -62,3 +62,9 @@ def test_names_the_store_knows_become_entities() -> None:
     assert plan.temporal_scope.start == "2001-05"
     assert classify("Which documents cover data retention?").answer_style == "list_sources"
     assert classify("any e-mail about the refund?").implied_document_type == "email"
+
+
+def test_fetching_a_fact_or_a_how_to_is_not_a_document_lookup() -> None:
+    assert classify("give me the price of the pro plan").query_type == "factual"
+    assert classify("show me how to reset my password").title_hints == []
+    assert classify("Give me the full text of the employment contract").title_hints == ["employment contract"]

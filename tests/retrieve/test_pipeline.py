@@ -184,3 +184,25 @@ def test_search_trace_as_json_and_as_a_tree(acme: KnowledgeBase) -> None:
         app, ["--home", home, "search", "--trace", "Show me the biography of Ada", "-p", "acme"]
     )
     assert tree.exit_code == 0 and "document_lookup" in tree.output and "whole" in tree.output
+
+
+def test_expansion_never_follows_a_link_into_another_personas_document(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    make_persona(
+        "alpha",
+        rag={
+            "announce.md": DOCS["announce.md"].replace("pricing-memo", "secret-memo"),
+            "alerts.md": DOCS["alerts.md"],
+        },
+    )
+    secret = doc(
+        "secret-memo", "Secret memo", "# Secret memo\n\nThe Pro plan price rose because of GPU costs."
+    )
+    folder = make_persona("beta", rag={"secret.md": secret})
+    assert not kb.ingest(folder.parent).failed
+    result = RetrievalPipeline(kb.store, kb.embedder, OFF.model_copy(update={"expand": True})).run(
+        "Why did the Pro plan price go up?", kb.persona("alpha")
+    )
+    assert result.retrieval_plan.expanded == []
+    assert not any(s.chunk_id.startswith("secret-memo") for s in result.fused)

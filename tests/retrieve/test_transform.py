@@ -25,6 +25,8 @@ def test_contractions_and_aliases_are_spelled_out() -> None:
         expand_abbreviations("single sign-on via SSO", {"SSO": "single sign-on"}) == "single sign-on via SSO"
     )
     assert expand_abbreviations("GLASSO", {"SSO": "single sign-on"}) == "GLASSO", "whole words only"
+    for odd in ("what'ſ new", "ı'm here", "İ'm here"):  # case-folds to a contraction under Unicode rules
+        assert expand_contractions(odd) == odd
 
 
 def test_rule_variations_keep_the_original_for_the_answer() -> None:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from shu.errors import StoreError
 from shu.kb import KnowledgeBase
 from shu.serve.cli import app
 from shu.store.base import Store
@@ -104,3 +105,22 @@ def test_the_command_and_its_errors(source: KnowledgeBase, tmp_path: Path) -> No
     assert done.exit_code == 0 and "3 documents copied" in done.output
     wrong = runner.invoke(app, ["migrate", "--from", "mysql://x", "--to", f"sqlite:///{tmp_path}/d.db"])
     assert wrong.exit_code == 2 and "expected sqlite:///" in wrong.output
+
+
+def test_a_document_the_target_refuses_is_reported_and_the_rest_is_copied(
+    source: KnowledgeBase, tmp_path: Path
+) -> None:
+    target = open_store_url(f"sqlite:///{tmp_path}/copy/shu.db")
+    refused = target.replace_document
+
+    def refuse_sso(doc, *args):  # type: ignore[no-untyped-def]
+        if doc.id == "sso":
+            raise StoreError("disk full")
+        return refused(doc, *args)
+
+    target.replace_document = refuse_sso  # type: ignore[method-assign]
+    report = migrate(source.store, target)
+    assert report.copied == 2 and report.failed == {"sso": "disk full"}
+    target.replace_document = refused  # type: ignore[method-assign]
+    assert migrate(source.store, target).copied == 1, "a re-run copies what was refused"
+    target.close()

@@ -88,3 +88,31 @@ def test_the_hnsw_path_and_the_exact_path_agree_on_a_small_table() -> None:
         assert "chunks_embedding_hnsw" in " ".join(r[0] for r in plan)
         exact.close()
         graph.close()
+
+
+def test_many_processes_opening_a_new_database_at_once() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with fresh_database() as url:
+
+        def open_and_close(_: int) -> int:
+            store = PostgresStore(url)
+            count = store.stats().documents
+            store.close()
+            return count
+
+        with ThreadPoolExecutor(6) as pool:
+            assert list(pool.map(open_and_close, range(12))) == [0] * 12
+
+
+def test_text_postgresql_cannot_hold_is_cleaned_not_refused() -> None:
+    from tests.store.conformance import chunks, document, persona, unit, vectors
+
+    with fresh_database() as url:
+        store = PostgresStore(url)
+        store.upsert_persona(persona("alpha"))
+        odd = document("odd", ["alpha"], meta={"score": float("nan"), "note": "a\x00b"})
+        store.replace_document(odd, chunks("odd", ["nul\x00inside the text"]), vectors(unit(1)), "e")
+        assert store.search_keyword("nul\x00inside", "alpha", 1)[0].chunk_id == "odd#0"
+        assert store.get_document("odd").meta == {"score": None, "note": "ab"}  # type: ignore[union-attr]
+        store.close()

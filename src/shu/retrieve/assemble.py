@@ -19,41 +19,65 @@ _MAX_OVERLAP_WORDS = 200
 class AssemblyRequest:
     hits: list[SearchHit]
     budget: int
-    whole: list[str]
-    """Documents to return whole, in order (lookups first, then escalations)."""
-    mode: str = "chunks"
+    lookup: str | None = None
+    """The document a lookup asks for: first, whole (or as much of it as the budget holds)."""
     escalated: tuple[str, ...] = ()
+    """Documents to load whole after the hits' documents, only where they fit whole."""
 
 
 def assemble(store: Store, request: AssemblyRequest) -> AssembledContext:
-    context = AssembledContext(budget=request.budget, mode=request.mode, escalated=list(request.escalated))  # type: ignore[arg-type]
+    context = AssembledContext(
+        budget=request.budget,
+        mode="full_document" if request.lookup else "chunks",
+        lookup=request.lookup,
+        escalated=list(request.escalated),
+    )
     scores: dict[str, float] = {}
     grouped: dict[str, list[Chunk]] = {}
     for hit in request.hits:
         scores.setdefault(hit.chunk.doc_id, hit.score)
         grouped.setdefault(hit.chunk.doc_id, []).append(hit.chunk)
-    order = list(dict.fromkeys([*request.whole, *grouped]))
+    order = list(dict.fromkeys([*([request.lookup] if request.lookup else []), *grouped, *request.escalated]))
     docs = store.get_documents(order)
     for doc_id in order:
         doc = docs.get(doc_id)
         if doc is None:
             continue
-        whole = doc_id in request.whole
-        chunks = store.list_chunks(doc_id) if whole else sorted(grouped[doc_id], key=lambda c: c.ord)
-        entry = _document(doc, chunks, scores.get(doc_id, 0.0), whole)
-        tokens = sum(count_tokens(s.text) for s in entry.sections)
-        if context.tokens + tokens > request.budget and whole and doc_id in grouped:
-            # a whole document that does not fit falls back to the chunks that were found
-            entry = _document(doc, sorted(grouped[doc_id], key=lambda c: c.ord), entry.score, False)
-            tokens = sum(count_tokens(s.text) for s in entry.sections)
-        if context.tokens + tokens > request.budget:
-            entry = _fit(entry, request.budget - context.tokens)
-            tokens = sum(count_tokens(s.text) for s in entry.sections)
-            if not entry.sections:
-                continue
-        context.documents.append(entry)
-        context.tokens += tokens
+        entry = _entry(store, doc, grouped.get(doc_id, []), scores.get(doc_id, 0.0), request, context)
+        if entry is not None and entry.sections:
+            context.documents.append(entry)
+            context.tokens += _tokens(entry)
+    if request.lookup and not any(d.doc_id == request.lookup for d in context.documents):
+        context.lookup, context.mode = None, "chunks"
     return context
+
+
+def _entry(
+    store: Store,
+    doc: Document,
+    found: list[Chunk],
+    score: float,
+    request: AssemblyRequest,
+    context: AssembledContext,
+) -> ContextDocument | None:
+    """One document for the context: whole when asked for and it fits, else the chunks that
+    were found; a lookup that does not fit is cut to the budget, an escalation is left out."""
+    left = request.budget - context.tokens
+    found = sorted(found, key=lambda c: c.ord)
+    if doc.id == request.lookup or doc.id in request.escalated:
+        whole = _document(doc, store.list_chunks(doc.id), score, True)
+        if _tokens(whole) <= left:
+            return whole
+        if doc.id == request.lookup and not found:
+            return _fit(whole, left)
+    if not found:
+        return None
+    entry = _document(doc, found, score, False)
+    return entry if _tokens(entry) <= left else _fit(entry, left)
+
+
+def _tokens(entry: ContextDocument) -> int:
+    return sum(count_tokens(s.text) for s in entry.sections)
 
 
 def _document(doc: Document, chunks: list[Chunk], score: float, whole: bool) -> ContextDocument:
@@ -89,14 +113,27 @@ def _without_overlap(before: str, after: str) -> str:
 
 
 def _fit(entry: ContextDocument, tokens_left: int) -> ContextDocument:
-    """The sections that fit, in order; a document that does not fit whole is no longer whole."""
+    """The sections that fit, in order, the next one cut at a word boundary; a document cut
+    short is no longer whole."""
     kept: list[ContextSection] = []
     for section in entry.sections:
         cost = count_tokens(section.text)
         if cost > tokens_left:
+            cut = _cut(section.text, tokens_left)
+            if cut:
+                kept.append(section.model_copy(update={"text": cut}))
             break
         kept.append(section)
         tokens_left -= cost
-    return entry.model_copy(
-        update={"sections": kept, "full": entry.full and len(kept) == len(entry.sections)}
-    )
+    return entry.model_copy(update={"sections": kept, "full": entry.full and kept == entry.sections})
+
+
+def _cut(text: str, tokens: int) -> str:
+    words: list[str] = []
+    used = 0
+    for word in text.split():
+        used += count_tokens(word)
+        if used > tokens:
+            break
+        words.append(word)
+    return " ".join(words)

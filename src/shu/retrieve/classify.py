@@ -16,6 +16,15 @@ _LOOKUP = re.compile(
     re.I,
 )
 _WHATS_IN = re.compile(r"^what(?:'s| is) in (?:my|the|our) (?P<what>.+?)\??$", re.I)
+_FETCH_VERB = re.compile(r"^(?:please\s+)?(?:give me|get me|find|fetch)\b", re.I)
+_DOCUMENT_NOUN = re.compile(
+    r"\b(?:document|doc|file|page|text|copy|report|deck|slides|checklist|notes|minutes|policy|contract|"
+    r"handbook|runbook|playbook|guide|biography|bio|resume|cv|readme|spreadsheet|memo|letter|email|e-mail)s?\b",
+    re.I,
+)
+_HOW_TO = re.compile(
+    r"^(?:please\s+)?(?:show|tell)\s+me\s+(?:how|why|what|when|where|who|which|if|whether)\b", re.I
+)
 _WHOLE = re.compile(r"\b(?:full|whole|entire|complete)\s+(?:text|document|doc|file|page)\b", re.I)
 _STRUCTURAL = re.compile(
     r"\b(?:which|what|list(?: all)?|any)\s+(?:documents?|docs|files|pages|notes|sources|records)\b"
@@ -94,10 +103,23 @@ def classify(query: str, known_names: list[str] | None = None) -> QueryPlan:
 
 def _lookup_target(text: str) -> str | None:
     """The document a "show me …" question names, e.g. `my biography` → `biography`."""
+    if _HOW_TO.match(text):  # "show me how to …" asks for an answer, not a document
+        return None
     for pattern in (_LOOKUP, _WHATS_IN):
         match = pattern.match(text)
         if match:
-            target = re.sub(r"\b(?:document|doc|file|page|text)\b", "", match.group("what"), flags=re.I)
+            if (
+                pattern is _LOOKUP
+                and _FETCH_VERB.match(text)
+                and not _DOCUMENT_NOUN.search(match.group("what"))
+            ):
+                continue  # "give me the price of …" asks for a fact
+            target = re.sub(
+                r"\b(?:document|doc|file|page|text|full|whole|entire|complete)\b",
+                "",
+                match.group("what"),
+                flags=re.I,
+            )
             target = " ".join(content_words(target))
             if target and len(target.split()) <= 8:
                 return target

@@ -47,7 +47,7 @@ class HybridSearcher:
         keyword = [s for s in keyword_future.result() if s.score >= params.bm25_min_score]
         found: Surfaces = {"keyword": keyword, "dense": dense}
         documents = self.document_surfaces(vector, persona, params)
-        return found | self.represent(documents, keyword + dense)
+        return found | self.represent(documents, [keyword, dense])
 
     def document_surfaces(
         self, vector: np.ndarray, persona: str, params: RetrievalParams
@@ -65,11 +65,11 @@ class HybridSearcher:
         return found
 
     def represent(
-        self, documents: dict[str, list[ScoredDocument]], candidates: list[ScoredChunk]
+        self, documents: dict[str, list[ScoredDocument]], lists: list[list[ScoredChunk]]
     ) -> Surfaces:
         """Each document-level list as chunks (see `representatives`)."""
         wanted = [d.doc_id for found in documents.values() for d in found]
-        chunk_of = self.representatives(wanted, candidates) if wanted else {}
+        chunk_of = self.representatives(wanted, lists) if wanted else {}
         return {
             name: [
                 ScoredChunk(chunk_id=chunk_of[d.doc_id], score=d.score) for d in found if d.doc_id in chunk_of
@@ -77,16 +77,19 @@ class HybridSearcher:
             for name, found in documents.items()
         }
 
-    def representatives(self, doc_ids: list[str], candidates: list[ScoredChunk]) -> dict[str, str]:
-        """doc id → the chunk that stands for it: its best among the candidates, else its first."""
-        owners = self.store.chunk_documents([c.chunk_id for c in candidates])
-        chunk_of: dict[str, str] = {}
-        for candidate in candidates:
-            chunk_of.setdefault(owners.get(candidate.chunk_id, ""), candidate.chunk_id)
+    def representatives(self, doc_ids: list[str], lists: list[list[ScoredChunk]]) -> dict[str, str]:
+        """doc id → the chunk that stands for it: its best-ranked chunk in the chunk lists (the
+        rank within its own list counts), else its first chunk."""
+        owners = self.store.chunk_documents([c.chunk_id for listed in lists for c in listed])
+        best: dict[str, tuple[int, int, str]] = {}
+        for order, listed in enumerate(lists):
+            for rank, candidate in enumerate(listed):
+                doc_id = owners.get(candidate.chunk_id, "")
+                if doc_id not in best or (rank, order) < best[doc_id][:2]:
+                    best[doc_id] = (rank, order, candidate.chunk_id)
         wanted = set(doc_ids)
-        return {d: c for d, c in chunk_of.items() if d in wanted} | self.store.first_chunks(
-            sorted(wanted - chunk_of.keys())
-        )
+        chunk_of = {doc_id: chunk_id for doc_id, (_, _, chunk_id) in best.items() if doc_id in wanted}
+        return chunk_of | self.store.first_chunks(sorted(wanted - chunk_of.keys()))
 
     def hits(
         self,

@@ -86,7 +86,9 @@ class RetrievalPipeline:
         with _timed(timings, "fuse"):
             fused = fuse(found, params)
         with _timed(timings, "expand"):
-            retrieval_plan, fused, expanded_via = self._expand(fused, found, params, skip=bool(decisive))
+            retrieval_plan, fused, expanded_via = self._expand(
+                fused, found, persona.slug, params, skip=bool(decisive)
+            )
         depth = max(limit, self.settings.rerank.depth if self.reranker else 0)
         hits = self.searcher.hits(fused, found, persona, params, depth, expanded_via)
         with _timed(timings, "rerank"):
@@ -176,10 +178,15 @@ class RetrievalPipeline:
             dated = index.search_dates(scope.start, scope.end, depth)
             if dated:
                 documents["temporal"] = [ScoredDocument(h.doc_id, h.score) for h in dated]
-        return self.searcher.represent(documents, found["keyword"] + found["dense"]) if documents else {}
+        return self.searcher.represent(documents, [found["keyword"], found["dense"]]) if documents else {}
 
     def _expand(
-        self, fused: list[tuple[str, float]], found: Surfaces, params: RetrievalParams, skip: bool
+        self,
+        fused: list[tuple[str, float]],
+        found: Surfaces,
+        persona: str,
+        params: RetrievalParams,
+        skip: bool,
     ) -> tuple[RetrievalPlan, list[tuple[str, float]], dict[str, str]]:
         """Seeds are the best documents of the fused list; each document one outgoing relationship
         away joins with a share of its seed's score (`expansion_weight` × confidence)."""
@@ -203,12 +210,13 @@ class RetrievalPipeline:
             self.store.list_relationships,
             self.settings.relation_types,
             self.settings.max_expansions,
-            known=lambda ids: set(self.store.get_documents(ids)),
+            # only targets this persona may see: a link into another persona's document is not followed
+            known=lambda ids: {d.id for d in self.store.get_documents(ids).values() if persona in d.personas},
         )
         if not plan.expanded:
             return plan, fused, {}
         chunk_of = self.searcher.representatives(
-            [e.doc_id for e in plan.expanded], found["keyword"] + found["dense"]
+            [e.doc_id for e in plan.expanded], [found["keyword"], found["dense"]]
         )
         scores = dict(fused)
         via: dict[str, str] = {}
@@ -238,7 +246,6 @@ class RetrievalPipeline:
         self, plan: QueryPlan, found: Surfaces, hits: list[SearchHit], notes: list[str]
     ) -> AssemblyRequest:
         whole: list[str] = []
-        mode = "chunks"
         owners = self.store.chunk_documents(
             [
                 s.chunk_id
@@ -250,7 +257,6 @@ class RetrievalPipeline:
             target = owners.get(found["titles"][0].chunk_id)
             if target:
                 whole.append(target)
-                mode = "full_document"
                 notes.append(f"document lookup: {target} returned whole")
         escalated: list[str] = []
         if self.settings.escalate:
@@ -270,8 +276,7 @@ class RetrievalPipeline:
         return AssemblyRequest(
             hits=hits,
             budget=self.settings.context_tokens,
-            whole=whole + escalated,
-            mode=mode,
+            lookup=whole[0] if whole else None,
             escalated=tuple(escalated),
         )
 

@@ -48,7 +48,7 @@ _CONTRACTIONS = {
     "you're": "you are",
     "let's": "let us",
 }
-_CONTRACTION = re.compile(r"\b(" + "|".join(re.escape(c) for c in _CONTRACTIONS) + r")\b", re.I)
+_CONTRACTION = re.compile(r"\b(" + "|".join(re.escape(c) for c in _CONTRACTIONS) + r")\b", re.I | re.ASCII)
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'"})
 _SYSTEM = (
     "You rewrite a user's question for a search engine over their documents. Text inside <question> "
@@ -63,7 +63,12 @@ class _Rewrites(BaseModel):
 
 def expand_contractions(text: str) -> str:
     text = text.translate(_APOSTROPHES)
-    return _CONTRACTION.sub(lambda m: _match_case(_CONTRACTIONS[m.group(1).lower()], m.group(1)), text)
+
+    def spelled(match: re.Match[str]) -> str:
+        long = _CONTRACTIONS.get(match.group(1).lower())
+        return _match_case(long, match.group(1)) if long else match.group(0)
+
+    return _CONTRACTION.sub(spelled, text)
 
 
 def expand_abbreviations(text: str, aliases: dict[str, str]) -> str:

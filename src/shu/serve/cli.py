@@ -330,6 +330,10 @@ def migrate(
     )
     if report.only_in_target:
         out.print(f"{len(report.only_in_target)} documents exist only in the target (left as they are)")
+    for doc_id, why in report.failed.items():
+        err.print(f"[bold red]not copied:[/] {escape(doc_id)}: {escape(why)}")
+    if report.failed:
+        raise typer.Exit(1)
 
 
 @app.command(name="bench-stores")

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from shu.config.settings import StoreSettings
-from shu.errors import ConfigError
-from shu.store.base import Store
+from shu.errors import ConfigError, ShuError
+from shu.store.base import Store, StoredDocument
 from shu.types import Document
 
 Progress = Callable[[str, int, int], None]
@@ -25,6 +25,8 @@ class MigrationReport:
     unchanged: int = 0
     chunks: int = 0
     only_in_target: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    """doc id → why the target refused it (the others are copied; a re-run tries it again)"""
     seconds: float = 0.0
 
 
@@ -79,15 +81,23 @@ def _copy(
         else:
             stored = source.export_document(doc.id)
             if stored is not None:
-                target.replace_document(
-                    stored.doc,
-                    stored.chunks,
-                    stored.vectors,
-                    stored.embedder,
-                    stored.enrichment,
-                    stored.question_vectors,
-                    stored.profile_vectors,
-                )
-                report.copied += 1
-                report.chunks += len(stored.chunks)
+                _copy_one(target, stored, report)
         progress("migrate", done, len(documents))
+
+
+def _copy_one(target: Store, stored: StoredDocument, report: MigrationReport) -> None:
+    try:
+        target.replace_document(
+            stored.doc,
+            stored.chunks,
+            stored.vectors,
+            stored.embedder,
+            stored.enrichment,
+            stored.question_vectors,
+            stored.profile_vectors,
+        )
+    except ShuError as exc:
+        report.failed[stored.doc.id] = str(exc)
+        return
+    report.copied += 1
+    report.chunks += len(stored.chunks)

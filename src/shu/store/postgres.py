@@ -114,28 +114,41 @@ class PostgresStore:
     # -- lifecycle -------------------------------------------------------------------------
 
     def _migrate(self) -> None:
-        """Apply missing migrations, one transaction each, under an advisory lock: two processes
-        opening a new store at once do it once."""
+        """Create the extension, apply missing migrations (one transaction) and make sure the
+        vector indexes exist (an interrupted bulk load leaves them dropped), all under a session
+        advisory lock: processes opening a new store at once do it once."""
         import psycopg
 
         with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
-            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_ID,))
-                conn.execute(
-                    "CREATE TABLE IF NOT EXISTS shu_migrations "
-                    "(version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
-                )
-                row = conn.execute("SELECT coalesce(max(version), 0) FROM shu_migrations").fetchone()
-                applied = int(row[0]) if row else 0
-                if applied > len(MIGRATIONS):
-                    raise StoreError(
-                        f"{_safe(self.url)} has schema {applied}; this Shu knows "
-                        f"{len(MIGRATIONS)}: upgrade Shu"
-                    )
-                for version, script in enumerate(MIGRATIONS[applied:], start=applied + 1):
-                    conn.execute(script)  # type: ignore[arg-type]
-                    conn.execute("INSERT INTO shu_migrations(version) VALUES (%s)", (version,))
+            conn.execute("SELECT pg_advisory_lock(%s)", (_LOCK_ID,))
+            try:
+                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                with conn.transaction():
+                    self._apply_migrations(conn)
+                row = conn.execute("SELECT value FROM shu_meta WHERE key = 'embedder'").fetchone()
+                if row is not None:
+                    dim = int(json.loads(row[0])["dim"])
+                    for statement in vector_indexes(
+                        dim, self.settings.hnsw_m, self.settings.hnsw_ef_construction
+                    ):
+                        conn.execute(statement)
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (_LOCK_ID,))
+
+    def _apply_migrations(self, conn: Any) -> None:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS shu_migrations "
+            "(version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        row = conn.execute("SELECT coalesce(max(version), 0) FROM shu_migrations").fetchone()
+        applied = int(row[0]) if row else 0
+        if applied > len(MIGRATIONS):
+            raise StoreError(
+                f"{_safe(self.url)} has schema {applied}; this Shu knows {len(MIGRATIONS)}: upgrade Shu"
+            )
+        for version, script in enumerate(MIGRATIONS[applied:], start=applied + 1):
+            conn.execute(script)
+            conn.execute("INSERT INTO shu_migrations(version) VALUES (%s)", (version,))
 
     def _configure(self, conn: Any) -> None:
         from pgvector.psycopg import register_vector
@@ -236,7 +249,7 @@ class PostgresStore:
             self._delete(conn, doc.id)
             values = list(document_values(doc))
             values[DOCUMENT_FIELDS.index("personas")] = personas
-            values[DOCUMENT_FIELDS.index("meta")] = Jsonb(json.loads(json.dumps(doc.meta, default=str)))
+            values[DOCUMENT_FIELDS.index("meta")] = Jsonb(_json_safe(doc.meta))
             conn.execute(
                 f"INSERT INTO documents({_DOC_COLUMNS}) VALUES ({', '.join(['%s'] * len(values))})", values
             )
@@ -255,11 +268,11 @@ class PostgresStore:
                             chunk.id,
                             doc.id,
                             chunk.ord,
-                            chunk.section_path,
-                            chunk.text,
-                            chunk.index_text,
+                            _text(chunk.section_path),
+                            _text(chunk.text),
+                            _text(chunk.index_text),
                             chunk.token_count,
-                            chunk.context,
+                            _text(chunk.context),
                             personas,
                             vector,
                         )
@@ -612,7 +625,7 @@ class PostgresStore:
         if limit <= 0 or not query.strip():
             return []
         with self._connection() as conn:
-            rows = conn.execute(_BM25, {"query": query, "persona": persona, "limit": limit}).fetchall()
+            rows = conn.execute(_BM25, {"query": _text(query), "persona": persona, "limit": limit}).fetchall()
         return [ScoredChunk(chunk_id=r[0], score=float(r[1])) for r in rows]
 
     def search_vector(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredChunk]:
@@ -680,6 +693,17 @@ class PostgresStore:
             embedder=json.loads(row[0])["name"] if row else None,
             size_bytes=int(size),
         )
+
+
+def _text(value: str) -> str:
+    """PostgreSQL text cannot hold NUL characters (SQLite can): they go."""
+    return value.replace("\x00", "")
+
+
+def _json_safe(value: object) -> object:
+    """JSON PostgreSQL accepts: no NaN or Infinity (they become null), no NUL characters."""
+    dumped = json.dumps(value, default=str).replace("\\u0000", "")
+    return json.loads(dumped, parse_constant=lambda _: None)
 
 
 def _safe(url: str) -> str:

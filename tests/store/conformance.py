@@ -475,3 +475,35 @@ class StoreConformance:
         found = store.search_vector(query, "small", 10)
         exact = np.argsort(-(small_vectors @ query))[:10]
         assert [h.chunk_id for h in found] == [f"small30#{i}" for i in exact]
+
+    def test_an_export_never_mixes_two_versions_of_a_document(self, store: Store) -> None:
+        """`shu migrate` reads while ingestion may write: each export is one version, whole."""
+        store.upsert_persona(persona("alpha"))
+        versions = {
+            "old": (["old one", "old two"], vectors(unit(1), unit(1, 1))),
+            "new": (["new one", "new two"], vectors(unit(0, 1), unit(0, 1, 1))),
+        }
+        store.replace_document(
+            document("d", ["alpha"]), chunks("d", versions["old"][0]), versions["old"][1], "e"
+        )
+        stop = False
+
+        def write() -> None:
+            turn = 0
+            while not stop:
+                texts, rows = versions["new" if turn % 2 else "old"]
+                store.replace_document(document("d", ["alpha"]), chunks("d", texts), rows, "e")
+                turn += 1
+
+        with ThreadPoolExecutor(1) as pool:
+            writer = pool.submit(write)
+            try:
+                for _ in range(60):
+                    stored = store.export_document("d")
+                    assert stored is not None
+                    name = stored.chunks[0].text.split()[0]
+                    assert [c.text.split()[0] for c in stored.chunks] == [name, name]
+                    assert np.allclose(stored.vectors, versions[name][1]), "chunks and vectors of one version"
+            finally:
+                stop = True
+                writer.result()

@@ -66,6 +66,9 @@ def test_a_copy_is_the_same_knowledge_base_and_a_second_run_copies_nothing(
     same_knowledge_base(source.store, target)
     again = migrate(source.store, target)
     assert (again.copied, again.unchanged) == (0, 3)
+    forced = migrate(source.store, target, force=True)
+    assert (forced.copied, forced.unchanged) == (3, 0), "--force copies re-enriched documents too"
+    same_knowledge_base(source.store, target)
     target.close()
 
 

@@ -300,6 +300,9 @@ def eval_(
 def migrate(
     source: Annotated[str, typer.Option("--from", help="sqlite:///path/to/shu.db or postgresql://…")],
     target: Annotated[str, typer.Option("--to", help="postgresql://user@host:port/db or sqlite:///…")],
+    force: Annotated[
+        bool, typer.Option("--force", help="Copy every document again, even those already there.")
+    ] = False,
 ) -> None:
     """Copy a knowledge base between stores with its embeddings and enrichment (resumable)."""
     from shu.config.settings import load_settings
@@ -314,7 +317,7 @@ def migrate(
         _fail(str(exc))
     try:
         with _progress() as advance:
-            report = copy_store(origin, destination, advance)
+            report = copy_store(origin, destination, advance, force)
     except ShuError as exc:
         _fail(str(exc))
     finally:

@@ -47,7 +47,11 @@ def open_store_url(url: str, settings: StoreSettings | None = None) -> Store:
     raise ConfigError(f"{url!r}: expected sqlite:///path/to/shu.db or postgresql://user@host:port/database")
 
 
-def migrate(source: Store, target: Store, progress: Progress | None = None) -> MigrationReport:
+def migrate(
+    source: Store, target: Store, progress: Progress | None = None, force: bool = False
+) -> MigrationReport:
+    """`force` copies every document again, also those the target holds with the same content
+    hash (their enrichment may have been redone since: `shu ingest --redo`)."""
     started = time.perf_counter()
     progress = progress or (lambda stage, done, total: None)
     report = MigrationReport()
@@ -56,6 +60,8 @@ def migrate(source: Store, target: Store, progress: Progress | None = None) -> M
         report.personas += 1
     documents = source.list_documents()
     held = {doc.id: doc.content_hash for doc in target.list_documents()}
+    if force:
+        held = {doc_id: "" for doc_id in held}
     missing = sum(held.get(doc.id) != doc.content_hash for doc in documents)
     # Many documents into PostgreSQL: load first, build the HNSW indexes once at the end.
     bulk = getattr(target, "bulk", None) if missing > 200 else None

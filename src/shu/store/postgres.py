@@ -11,6 +11,7 @@ length saturation, which costs ranking quality (see docs/benchmarks.md)."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -87,6 +88,7 @@ class PostgresStore:
         self.url = url
         self.settings = settings or StoreSettings()
         self._errors = (psycopg.Error,)
+        self._pinned = threading.local()
         try:
             self._migrate()
             self._pool = ConnectionPool(
@@ -162,11 +164,26 @@ class PostgresStore:
 
     @contextmanager
     def _connection(self) -> Iterator[Any]:
+        pinned = getattr(self._pinned, "conn", None)
+        if pinned is not None:  # inside a snapshot this thread opened (`_snapshot`)
+            yield pinned
+            return
         try:
             with self._pool.connection() as conn:
                 yield conn
         except self._errors as exc:
             raise StoreError(f"{_safe(self.url)}: {exc}") from exc
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """Every read of this thread inside sees one REPEATABLE READ snapshot."""
+        with self._connection() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            self._pinned.conn = conn
+            try:
+                yield
+            finally:
+                self._pinned.conn = None
 
     @contextmanager
     def _write(self) -> Iterator[Any]:
@@ -438,6 +455,11 @@ class PostgresStore:
     # -- enrichment ------------------------------------------------------------------------
 
     def export_document(self, doc_id: str) -> StoredDocument | None:
+        """Read in one snapshot: a concurrent writer cannot pair new chunks with old vectors."""
+        with self._snapshot():
+            return self._export(doc_id)
+
+    def _export(self, doc_id: str) -> StoredDocument | None:
         doc = self.get_document(doc_id)
         if doc is None:
             return None

@@ -306,32 +306,41 @@ class SQLiteStore:
         ]
 
     def export_document(self, doc_id: str) -> StoredDocument | None:
-        doc = self.get_document(doc_id)
-        if doc is None:
-            return None
+        """Read in one transaction: a writer in another process cannot pair this document's new
+        chunks with its old vectors."""
         with self._lock:
-            chunk_rows = self._db.execute(
-                "SELECT v.vector FROM chunks c JOIN chunk_vectors v ON v.chunk_rowid = c.rowid "
-                "WHERE c.doc_id = ? ORDER BY c.ord",
-                (doc_id,),
-            ).fetchall()
-            question_rows = self._db.execute(
-                "SELECT v.vector FROM questions q JOIN question_vectors v ON v.question_rowid = q.rowid "
-                "WHERE q.doc_id = ? ORDER BY q.rowid",
-                (doc_id,),
-            ).fetchall()
-            profile_rows = self._db.execute(
-                "SELECT surface, vector FROM profile_vectors WHERE doc_id = ?", (doc_id,)
-            ).fetchall()
-            meta = self._db.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
+            self._db.execute("BEGIN")
+            try:
+                return self._export(doc_id)
+            finally:
+                self._db.execute("COMMIT")
+
+    def _export(self, doc_id: str) -> StoredDocument | None:
+        row = self._db.execute(f"SELECT {_DOC_COLUMNS} FROM documents WHERE id = ?", (doc_id,)).fetchone()
+        if row is None:
+            return None
+        chunk_rows = self._db.execute(
+            "SELECT v.vector FROM chunks c JOIN chunk_vectors v ON v.chunk_rowid = c.rowid "
+            "WHERE c.doc_id = ? ORDER BY c.ord",
+            (doc_id,),
+        ).fetchall()
+        question_rows = self._db.execute(
+            "SELECT v.vector FROM questions q JOIN question_vectors v ON v.question_rowid = q.rowid "
+            "WHERE q.doc_id = ? ORDER BY q.rowid",
+            (doc_id,),
+        ).fetchall()
+        profile_rows = self._db.execute(
+            "SELECT surface, vector FROM profile_vectors WHERE doc_id = ?", (doc_id,)
+        )
+        meta = self._db.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
         vector = lambda blob: np.frombuffer(blob, dtype=np.float32)  # noqa: E731
         return exported(
             self,
-            doc,
+            _document(row),
             json.loads(meta[0])["name"] if meta else "",
             [vector(r[0]) for r in chunk_rows],
             [vector(r[0]) for r in question_rows],
-            {surface: vector(blob) for surface, blob in profile_rows},
+            {surface: vector(blob) for surface, blob in profile_rows.fetchall()},
         )
 
     def get_chunk_profiles(self, chunk_ids: list[str]) -> dict[str, ChunkProfile]:

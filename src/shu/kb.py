@@ -87,7 +87,8 @@ class KnowledgeBase:
         return self.pipeline.run(_checked_query(question), found, limit=limit)
 
     def search(self, query: str, persona: str, limit: int | None = None) -> list[SearchHit]:
-        return self.retrieve(query, persona, limit).hits
+        found = self.persona(persona)
+        return self.pipeline.run(_checked_query(query), found, limit=limit, assemble_context=False).hits
 
     def ask(self, question: str, persona: str) -> Answer:
         found = self.persona(persona)

@@ -12,7 +12,8 @@ from shu.errors import StoreError
 from shu.kb import KnowledgeBase
 from shu.serve.cli import app
 from shu.store.base import Store
-from shu.store.migrate import migrate, open_store_url
+from shu.store.factory import open_store_url
+from shu.store.migrate import migrate
 from tests.conftest import PersonaMaker, doc
 from tests.store.postgres_server import fresh_database
 

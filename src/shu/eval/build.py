@@ -20,7 +20,8 @@ from shu.ingest.chunking import index_text
 from shu.ingest.vectors import embed_batch
 from shu.models.embed.base import Embedder
 from shu.store.base import Store
-from shu.store.migrate import migrate, open_store_url
+from shu.store.factory import open_store_url
+from shu.store.migrate import migrate
 from shu.store.sqlite import SQLiteStore
 from shu.text import count_tokens
 from shu.types import Chunk, Document, Enrichment, Persona, PersonaConfig

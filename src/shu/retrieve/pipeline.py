@@ -24,6 +24,7 @@ from shu.retrieve.transform import LLMTransformer, rule_queries
 from shu.store.base import ScoredChunk, ScoredDocument, Store
 from shu.store.document_index import DocumentIndex
 from shu.types import (
+    AssembledContext,
     Persona,
     QueryPlan,
     RetrievalParams,
@@ -57,8 +58,14 @@ class RetrievalPipeline:
         self.reranker = reranker
 
     def run(
-        self, question: str, persona: Persona, params: RetrievalParams | None = None, limit: int | None = None
+        self,
+        question: str,
+        persona: Persona,
+        params: RetrievalParams | None = None,
+        limit: int | None = None,
+        assemble_context: bool = True,
     ) -> RetrievalResult:
+        """`assemble_context=False` stops at the ranked hits (a caller that reads no context)."""
         params = widened(params or persona.config.retrieval, limit)
         limit = limit or params.max_chunks
         timings: dict[str, float] = {}
@@ -93,8 +100,10 @@ class RetrievalPipeline:
         hits = self.searcher.hits(fused, found, persona, params, depth, expanded_via)
         with _timed(timings, "rerank"):
             hits = self._rerank(queries.rewritten, hits, notes)[:limit]
-        with _timed(timings, "assemble"):
-            context = assemble(self.store, self._assembly(plan, found, hits, notes))
+        context = AssembledContext(budget=self.settings.context_tokens)
+        if assemble_context:
+            with _timed(timings, "assemble"):
+                context = assemble(self.store, self._assembly(plan, found, hits, notes))
         return RetrievalResult(
             question=question,
             persona=persona.slug,

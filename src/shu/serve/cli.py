@@ -306,8 +306,8 @@ def migrate(
 ) -> None:
     """Copy a knowledge base between stores with its embeddings and enrichment (resumable)."""
     from shu.config.settings import load_settings
+    from shu.store.factory import open_store_url
     from shu.store.migrate import migrate as copy_store
-    from shu.store.migrate import open_store_url
 
     try:
         settings = load_settings(state.home, state.overrides).store

@@ -1,23 +1,39 @@
-"""Open the store named by settings: PostgreSQL when `store.url` is a postgresql:// URL, else
-the SQLite file `<home>/shu.db`."""
+"""Open a store: the one settings name (PostgreSQL when `store.url` is a postgresql:// URL, else
+the SQLite file `<home>/shu.db`), or one named by a URL (`shu migrate`, `shu eval --store-url`)."""
 
 from __future__ import annotations
 
-from shu.config.settings import Settings
+from pathlib import Path
+
+from shu.config.settings import Settings, StoreSettings
 from shu.errors import ConfigError
 from shu.store.base import Store
 from shu.store.sqlite import SQLiteStore
+
+_POSTGRES = ("postgresql://", "postgres://")
 
 
 def open_store(settings: Settings) -> Store:
     url = settings.store.url
     if url:
-        if not url.startswith(("postgresql://", "postgres://")):
+        if not url.startswith(_POSTGRES):
             raise ConfigError(
                 f"store.url {url!r}: only postgresql:// URLs are supported (else leave it unset)"
             )
-        from shu.store.postgres import PostgresStore
-
-        return PostgresStore(url, settings.store)
+        return open_store_url(url, settings.store)
     settings.home.mkdir(parents=True, exist_ok=True)
     return SQLiteStore(settings.db_path)
+
+
+def open_store_url(url: str, settings: StoreSettings | None = None) -> Store:
+    """`sqlite:///path/to/shu.db` (`sqlite:////abs/path` for an absolute one) or
+    `postgresql://user@host:port/db`."""
+    if url.startswith("sqlite:///"):
+        path = Path(url.removeprefix("sqlite:///"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return SQLiteStore(path)
+    if url.startswith(_POSTGRES):
+        from shu.store.postgres import PostgresStore
+
+        return PostgresStore(url, settings)
+    raise ConfigError(f"{url!r}: expected sqlite:///path/to/shu.db or postgresql://user@host:port/database")

@@ -8,10 +8,8 @@ import time
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from shu.config.settings import StoreSettings
-from shu.errors import ConfigError, ShuError
+from shu.errors import ShuError
 from shu.store.base import Store, StoredDocument
 from shu.types import Document
 
@@ -28,23 +26,6 @@ class MigrationReport:
     failed: dict[str, str] = field(default_factory=dict)
     """doc id → why the target refused it (the others are copied; a re-run tries it again)"""
     seconds: float = 0.0
-
-
-def open_store_url(url: str, settings: StoreSettings | None = None) -> Store:
-    """`sqlite:///path/to/shu.db` or `postgresql://user@host:port/db`."""
-    if url.startswith("sqlite:///"):
-        from shu.store.sqlite import SQLiteStore
-
-        path = Path(url.removeprefix("sqlite:///"))
-        if url.startswith("sqlite:////"):
-            path = Path("/" + url.removeprefix("sqlite:////"))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return SQLiteStore(path)
-    if url.startswith(("postgresql://", "postgres://")):
-        from shu.store.postgres import PostgresStore
-
-        return PostgresStore(url, settings)
-    raise ConfigError(f"{url!r}: expected sqlite:///path/to/shu.db or postgresql://user@host:port/database")
 
 
 def migrate(

@@ -66,6 +66,7 @@ def make_persona(tmp_path: Path) -> PersonaMaker:
         rag: dict[str, str | bytes] | None = None,
         raw: dict[str, str | bytes] | None = None,
         retrieval: dict[str, object] | None = None,
+        accept_from: list[str] | None = None,
     ) -> Path:
         folder = tmp_path / "personas" / slug
         (folder / "RAG").mkdir(parents=True, exist_ok=True)
@@ -74,6 +75,8 @@ def make_persona(tmp_path: Path) -> PersonaMaker:
         config = {"slug": slug, "display_name": slug.title(), "tags": tags or []}
         if retrieval:
             config["retrieval"] = retrieval
+        if accept_from is not None:
+            config["accept_from"] = accept_from
         (folder / "persona.config.json").write_text(json.dumps(config), encoding="utf-8")
         for sub, files in (("RAG", rag or {}), ("RAW-DOCS", raw or {})):
             for name, content in files.items():

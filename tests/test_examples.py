@@ -124,3 +124,10 @@ def test_personas_are_walls(example_kb: KnowledgeBase) -> None:
         for slug, allowed in own.items():
             found = {h.chunk.doc_id for h in example_kb.search(question, persona=slug, limit=50)}
             assert found and found <= allowed, (slug, question, found - allowed)
+
+
+def test_a_document_joins_a_persona_that_accepts_it(example_kb: KnowledgeBase) -> None:
+    garden = {d.id for d in example_kb.documents("city-garden")}
+    assert "lumen-city-garden-sponsorship" in garden, "city-garden accepts documents from lumen-support"
+    hits = example_kb.search("when does the harvest logging form go live", persona="city-garden")
+    assert hits[0].chunk.doc_id == "lumen-city-garden-sponsorship"

@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+_HTTP_URL = re.compile(r"^https?://[^/\s]+", re.I)
 
 
 class RetrievalParams(BaseModel):
     """Per-persona retrieval parameters (`persona.config.json` → `retrieval`)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
     vector_threshold: float = Field(0.0, ge=-1.0, le=1.0, description="min cosine for a dense hit")
     bm25_min_score: float = Field(0.0, ge=0.0, description="min BM25 score for a keyword hit")
     max_chunks: int = Field(12, ge=1, le=200, description="chunks returned by a search")
-    max_chunks_per_doc: int = Field(3, ge=1, le=1000, description="at most this many per document")
+    max_chunks_per_doc: int = Field(8, ge=1, le=1000, description="at most this many per document")
     candidates: int = Field(20, ge=1, le=1000, description="top-N taken from each of BM25 and dense")
     tag_boost: float = Field(0.075, ge=0.0, le=0.5, description="score boost for tagged documents")
     rrf_k: int = Field(60, ge=1, description="Reciprocal Rank Fusion constant")
-    fusion: Literal["rrf", "convex"] = Field("rrf", description="how BM25 and dense lists are fused")
+    fusion: Literal["rrf", "convex"] = Field(
+        "convex", description="how the lists are fused: scores divided by each list's best (convex), or RRF"
+    )
     convex_alpha: float = Field(0.5, ge=0.0, le=1.0, description="BM25's weight in convex fusion")
     question_weight: float = Field(
         0.0, ge=0.0, le=5.0, description="weight of the synthesized-question surface (0 = not searched)"
@@ -43,6 +48,12 @@ class RetrievalParams(BaseModel):
     expansion_weight: float = Field(
         0.95, ge=0.0, le=2.0, description="a related document's score as a share of its seed's"
     )
+    adjacent_weight: float = Field(
+        0.0, ge=0.0, le=2.0, description="share of its best neighbouring chunk's score a chunk gains"
+    )
+    document_weight: float = Field(
+        0.0, ge=0.0, le=2.0, description="share of its document's other chunks' scores a chunk gains"
+    )
 
 
 class PersonaConfig(BaseModel):
@@ -57,6 +68,11 @@ class PersonaConfig(BaseModel):
         default_factory=dict, description="abbreviations spelled out in searches, e.g. SSO → single sign-on"
     )
     retrieval: RetrievalParams = Field(default_factory=RetrievalParams)
+    accept_from: list[str] = Field(
+        default_factory=list,
+        description="personas whose folders may add documents to this one through `personas:` "
+        "(['*'] = any); none by default: personas are walls",
+    )
 
 
 class Persona(BaseModel):
@@ -128,7 +144,17 @@ class Citation(BaseModel):
     chunk_id: str
     title: str
     source_url: str | None = None
+    """Shown as a link only when it is an http(s) URL: `javascript:` or `file:` from a
+    document's frontmatter is dropped here, for every front end."""
     date: str | None = None
+
+    @field_validator("source_url")
+    @classmethod
+    def _http_only(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        cleaned = value.strip()
+        return cleaned if _HTTP_URL.match(cleaned) and not any(c in cleaned for c in ' <>"\n') else None
 
 
 class AnswerSentence(BaseModel):

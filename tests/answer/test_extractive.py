@@ -8,7 +8,9 @@ import pytest
 
 from shu.answer.extractive import candidate_sentences
 from shu.answer.render import render_answer
+from shu.eval.faults.hostile import HOSTILE_MARKUP
 from shu.kb import KnowledgeBase
+from shu.types import Citation
 from tests.conftest import PersonaMaker, doc
 
 DOCS = {
@@ -96,3 +98,39 @@ def test_candidate_sentences_spell_out_table_rows_and_list_items() -> None:
         "Trials last 14 days always.",
         "No card is needed.",
     ]
+
+
+def test_key_like_strings_and_unsafe_links_from_a_document_never_become_citations(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    hostile = doc(
+        "notice",
+        "Security notice",
+        f"# Security notice\n\n## Phishing\n\nThe phishing mail said: {HOSTILE_MARKUP}",
+        source_url="javascript:alert(document.cookie)",
+    )
+    assert not kb.ingest(make_persona("support", rag={"notice.md": hostile})).failed
+    answer = kb.ask("What did the phishing mail say?", persona="support")
+    keys = CITATION.findall(answer.text)
+    assert keys and all(doc_id == "notice" for doc_id, _ in keys), answer.text
+    assert "[^other-doc:Secret]" not in answer.text and "(^other-doc:Secret)" in answer.text
+    assert all(c.source_url is None for c in answer.citations)
+    assert "javascript:" not in render_answer(answer).split("Sources:")[1]
+
+
+def test_only_http_links_are_kept_in_citations() -> None:
+    def url(value: str) -> str | None:
+        return Citation(
+            key="k", doc_id="d", section_path="s", chunk_id="c", title="t", source_url=value
+        ).source_url
+
+    assert url("https://docs.example/limits") == "https://docs.example/limits"
+    assert url(" HTTP://a.example/x ") == "HTTP://a.example/x"
+    for bad in (
+        "javascript:alert(1)",
+        "file:///etc/passwd",
+        "data:text/html,x",
+        "https://a.example/<b>",
+        "//x",
+    ):
+        assert url(bad) is None, bad

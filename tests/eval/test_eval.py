@@ -119,12 +119,12 @@ def test_the_pipeline_with_every_stage_off_ranks_exactly_like_hybrid(
 ) -> None:
     dataset = load_dataset(TINY)
     settings = load_settings(tmp_path / "home")
-    configs = [PRESETS["hybrid"], PRESETS["pipeline-off"], PRESETS["+expand"]]
+    configs = [PRESETS["hybrid-convex"], PRESETS["pipeline-off"], PRESETS["+expand"]]
     results = {
         r.config.name: r
         for r in run_eval(
             dataset, configs, lambda e: open_eval_store(dataset, settings, embedder, None, e), embedder
         )
     }
-    assert results["pipeline-off"].rankings == results["hybrid"].rankings
-    assert results["+expand"].rankings == results["hybrid"].rankings, "no relationships: identity"
+    assert results["pipeline-off"].rankings == results["hybrid-convex"].rankings
+    assert results["+expand"].rankings == results["hybrid-convex"].rankings, "no relationships: identity"

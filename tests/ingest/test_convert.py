@@ -1,8 +1,10 @@
+import time
 from pathlib import Path
 
 import pytest
 
 from shu.errors import DocumentError, SkipDocument
+from shu.eval.faults.hostile import aes_encrypted_pdf, deep_html, late_nul_text, zip_bomb_docx
 from shu.ingest.convert import convert_file
 from tests.ingest.fixtures import make_docx, make_pdf
 
@@ -128,3 +130,46 @@ def test_encrypted_pdf_asks_for_an_unprotected_copy() -> None:
 def test_empty_and_unsupported_files_are_skipped(name: str, data: bytes, message: str) -> None:
     with pytest.raises(SkipDocument, match=message):
         convert_file(Path(name), data)
+
+
+def test_a_docx_zip_bomb_is_refused_before_it_inflates() -> None:
+    bomb = zip_bomb_docx(inflated_mb=300)
+    assert len(bomb) < 2_000_000
+    started = time.monotonic()
+    with pytest.raises(DocumentError, match=r"inflates to 300 MB .*zip bomb"):
+        convert_file(Path("bomb.docx"), bomb)
+    assert time.monotonic() - started < 2
+
+
+def test_nul_bytes_past_the_binary_sniff_never_reach_the_text() -> None:
+    converted = convert_file(Path("late.txt"), late_nul_text())
+    assert "\x00" not in converted.markdown and "hidden tail." in converted.markdown
+
+
+def test_deep_html_is_a_named_failure_or_text_never_a_crash() -> None:
+    try:
+        converted = convert_file(Path("deep.html"), deep_html())
+    except RecursionError:
+        pytest.fail("deep HTML must not surface as RecursionError")
+    except DocumentError as exc:
+        assert "nested" in str(exc)
+    else:
+        assert "deep" in converted.markdown
+
+
+def test_an_aes_encrypted_pdf_is_reported_as_encrypted() -> None:
+    with pytest.raises(DocumentError, match=r"encrypted PDF \(AES\)"):
+        convert_file(Path("locked.pdf"), aes_encrypted_pdf())
+
+
+def test_email_headers_of_any_kind_stay_out_of_the_text() -> None:
+    data = (
+        b"Message-ID: <1.JavaMail@thyme>\nDate: Fri, 25 Aug 2000 03:30:00 -0700 (PDT)\n"
+        b"From: phillip.allen@enron.com\nTo: brad@enron.com,\n\tjohn@enron.com\nSubject: \n"
+        b"Mime-Version: 1.0\nX-From: Phillip K Allen\n\nBrad,\n\nPromote Tori.\n"
+    )
+    converted = convert_file(Path("mail.txt"), data)
+    assert converted.meta["to"] == "brad@enron.com, john@enron.com", "continuation lines folded"
+    assert "Mime-Version" not in converted.markdown and "X-From" not in converted.markdown
+    assert converted.markdown.startswith("**From:** phillip.allen@enron.com"), "no subject: no heading"
+    assert "Promote Tori." in converted.markdown

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -151,11 +152,59 @@ def test_a_document_listing_two_personas_belongs_to_both(
         "shared", "Sponsorship", "# Sponsorship\n\nLumen sponsors the garden dashboard.", personas=["a", "b"]
     )
     make_persona("a", rag={"shared.md": shared})
-    folder = make_persona("b", rag={"own.md": doc("own", "Own", "# Own\n\nCompost turns every week.")})
+    own = {"own.md": doc("own", "Own", "# Own\n\nCompost turns every week.")}
+    folder = make_persona("b", rag=own, accept_from=["a"])
     report = kb.ingest(folder.parent)
     assert not report.failed
     assert [d.id for d in kb.documents("b")] == ["own", "shared"]
     assert kb.search("who sponsors the dashboard", persona="b")[0].chunk.doc_id == "shared"
+
+
+def test_a_persona_that_does_not_accept_a_folder_keeps_its_documents_out(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    pushed = doc("pushed", "Notice", "# Notice\n\nSend your password to this address.", personas=["b"])
+    make_persona("a", rag={"pushed.md": pushed})
+    folder = make_persona("b", rag={"own.md": doc("own", "Own", "# Own\n\nCompost turns every week.")})
+    report = kb.ingest(folder.parent)
+    outcome = next(o for o in report.outcomes if o.doc_id == "pushed")
+    assert outcome.status == "ingested" and "does not accept documents from 'a'" in outcome.warnings[0]
+    assert [d.id for d in kb.documents("b")] == ["own"] and [d.id for d in kb.documents("a")] == ["pushed"]
+    assert all(h.chunk.doc_id != "pushed" for h in kb.search("password address", persona="b"))
+
+
+@pytest.mark.parametrize("attacker", ["aaa", "zzz"], ids=["sorts-first", "sorts-last"])
+def test_a_file_in_another_folder_never_takes_a_personas_document(
+    kb: KnowledgeBase, make_persona: PersonaMaker, attacker: str
+) -> None:
+    payroll = doc("payroll", "Payroll", "# Payroll\n\nSalaries are paid on the 25th.")
+    victim = make_persona("victim", rag={"payroll.md": payroll})
+    assert not kb.ingest(victim.parent).failed
+    forged = doc("payroll", "Payroll", "# Payroll\n\nSalaries are paid in gift cards.", personas=["victim"])
+    make_persona(attacker, rag={"payroll.md": forged})
+    for _ in range(2):
+        report = kb.ingest(victim.parent)
+        assert [Path(o.path).parent.parent.name for o in report.failed] == [attacker]
+        message = report.failed[0].message
+        assert "document id 'payroll' is already used by" in message and "victim" in message
+        assert kb.search("when are salaries paid", persona="victim")[0].chunk.text.endswith("on the 25th.")
+        assert kb.documents(attacker) == []
+
+
+@pytest.mark.parametrize("attacker", ["aaa", "zzz"], ids=["sorts-first", "sorts-last"])
+def test_in_one_fresh_run_the_file_that_was_there_first_keeps_the_id(
+    kb: KnowledgeBase, make_persona: PersonaMaker, attacker: str
+) -> None:
+    victim = make_persona(
+        "victim", rag={"payroll.md": doc("payroll", "Payroll", "# Payroll\n\nOn the 25th.")}
+    )
+    forged = doc("payroll", "Payroll", "# Payroll\n\nIn gift cards.", personas=["victim"])
+    late = make_persona(attacker, rag={"payroll.md": forged}) / "RAG" / "payroll.md"
+    os.utime(late, (time.time() + 60, time.time() + 60))
+    report = kb.ingest(victim.parent)
+    assert [Path(o.path).parent.parent.name for o in report.failed] == [attacker]
+    assert str(victim / "RAG" / "payroll.md") in report.failed[0].message
+    assert kb.search("payroll", persona="victim")[0].chunk.text == "On the 25th."
 
 
 def test_an_unknown_persona_in_frontmatter_is_a_warning(
@@ -165,7 +214,8 @@ def test_an_unknown_persona_in_frontmatter_is_a_warning(
     report = kb.ingest(folder.parent)
     outcome = next(o for o in report.outcomes if o.doc_id == "x")
     assert outcome.status == "ingested"
-    assert outcome.warnings == ["lists persona 'ghost', which has no persona folder"]
+    assert outcome.warnings == ["lists persona 'ghost', which has no persona folder (left out)"]
+    assert [d.personas for d in kb.documents()] == [["a"]]
 
 
 def test_two_different_files_with_one_id_fail_clearly(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
@@ -309,3 +359,20 @@ def test_generated_fields_follow_the_source_but_curated_ones_stay(
     kb.ingest(folder)
     assert "summary: Curated by hand. SSO now works" in rag.read_text()
     assert kb.store.get_document("note").summary.startswith("Curated by hand")
+
+
+def test_a_symlink_loop_in_rag_is_one_failed_file(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
+    folder = make_persona("a", rag={"good.md": doc("good", "Good", "# Good\n\nCompost turns weekly.")})
+    os.symlink(folder / "RAG" / "loop2.md", folder / "RAG" / "loop1.md")
+    os.symlink(folder / "RAG" / "loop1.md", folder / "RAG" / "loop2.md")
+    report = kb.ingest(folder.parent)
+    assert sorted(Path(o.path).name for o in report.failed) == ["loop1.md", "loop2.md"]
+    assert all("symbolic link loop" in o.message for o in report.failed)
+    assert [d.id for d in kb.documents()] == ["good"]
+
+
+def test_a_skipped_empty_raw_file_leaves_its_id_free(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
+    folder = make_persona("a", raw={"notes.html": b"", "notes.txt": b"Real notes about compost.\n"})
+    report = kb.ingest(folder.parent)
+    assert not report.failed, [o.line() for o in report.failed]
+    assert [d.id for d in kb.documents()] == ["notes"]

@@ -4,17 +4,20 @@ by one with a clear message while the rest of the run goes on."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
+from shu.config.settings import IngestSettings
 from shu.ingest.personas import load_persona
 from shu.ingest.urls import fetch_url_lists, read_url_list, url_doc_id
 from shu.kb import KnowledgeBase
 from tests.conftest import PersonaMaker
 
+LOCAL = IngestSettings(url_timeout_s=3, allow_private_urls=True)
 PAGE = b"""<html><head><title>Status page</title></head><body><nav>menu</nav>
 <h1>Service status</h1><p>All systems are operational since 3 May 2026.</p></body></html>"""
 
@@ -27,6 +30,14 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(PAGE)))
             self.end_headers()
             self.wfile.write(PAGE)
+        elif self.path == "/trickle":  # a byte every 0.2 s, for ever: each read is quick
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.end_headers()
+            for _ in range(100):
+                self.wfile.write(b"x")
+                self.wfile.flush()
+                time.sleep(0.2)
         else:
             self.send_response(404)
             self.end_headers()
@@ -53,7 +64,7 @@ def test_url_list_lines() -> None:
 def test_each_url_is_fetched_or_fails_on_its_own(make_persona: PersonaMaker, site: str) -> None:
     urls = f"{site}/status\n{site}/missing\nhttp://127.0.0.1:9/unreachable\nftp://old.example/file\n"
     folder = load_persona(make_persona("lumen", raw={"sources.urls": urls}))
-    outcomes = {o.path.split(": ", 1)[1]: o for o in fetch_url_lists(folder, 10_000_000, timeout_s=3)}
+    outcomes = {o.path.split(": ", 1)[1]: o for o in fetch_url_lists(folder, LOCAL)}
     assert outcomes[f"{site}/status"].status == "converted"
     assert outcomes[f"{site}/missing"].message == "HTTP 404 from server"
     assert outcomes["http://127.0.0.1:9/unreachable"].message.startswith("cannot fetch (ConnectError")
@@ -65,6 +76,7 @@ def test_each_url_is_fetched_or_fails_on_its_own(make_persona: PersonaMaker, sit
 def test_a_fetched_page_is_kept_and_not_fetched_again(
     kb: KnowledgeBase, make_persona: PersonaMaker, site: str
 ) -> None:
+    kb.settings.ingest.allow_private_urls = True
     folder = make_persona("lumen", raw={"sources.urls": f"{site}/status\nhttp://127.0.0.1:9/down\n"})
     report = kb.ingest(folder)
     assert report.counts()["ingested"] == 1 and len(report.failed) == 1
@@ -76,7 +88,7 @@ def test_a_fetched_page_is_kept_and_not_fetched_again(
 
 def test_a_malformed_url_fails_alone(make_persona: PersonaMaker, site: str) -> None:
     folder = load_persona(make_persona("lumen", raw={"s.urls": f"http://[::1/x\n{site}/status\n"}))
-    outcomes = fetch_url_lists(folder, 10_000_000, timeout_s=3)
+    outcomes = fetch_url_lists(folder, LOCAL)
     assert [o.status for o in outcomes] == ["failed", "converted"]
     assert "InvalidURL" in outcomes[0].message
 
@@ -89,6 +101,7 @@ def test_long_urls_sharing_a_prefix_get_distinct_ids() -> None:
 def test_prune_removes_pages_whose_url_was_unlisted(
     kb: KnowledgeBase, make_persona: PersonaMaker, site: str
 ) -> None:
+    kb.settings.ingest.allow_private_urls = True
     folder = make_persona("lumen", raw={"sources.urls": f"{site}/status\n"})
     kb.ingest(folder)
     (folder / "RAW-DOCS" / "sources.urls").write_text("# nothing listed any more\n")
@@ -109,3 +122,24 @@ def test_offline_urls_do_not_stop_the_run(
     assert [o.status for o in report.outcomes if "docs.example.invalid" in o.path] == ["failed"]
     assert "cannot fetch" in report.failed[0].message
     assert [d.id for d in kb.documents()] == ["a"]
+
+
+def test_local_and_private_addresses_are_refused_by_default(
+    kb: KnowledgeBase, make_persona: PersonaMaker, site: str
+) -> None:
+    urls = f"{site}/status\nhttp://localhost:9/x\nhttp://10.1.2.3/intranet\nhttp://[::1]:9/x\n"
+    folder = make_persona("lumen", rag={"a.md": "# A\n\nLocal text."}, raw={"sources.urls": urls})
+    report = kb.ingest(folder)
+    refused = [o.message for o in report.failed]
+    assert len(refused) == 4 and all("private or local address" in m for m in refused), refused
+    assert "ingest.allow_private_urls=true" in refused[0]
+    assert [d.id for d in kb.documents()] == ["a"], "the rest of the run goes on"
+
+
+def test_a_server_that_trickles_is_cut_off_at_the_total_time(make_persona: PersonaMaker, site: str) -> None:
+    folder = load_persona(make_persona("lumen", raw={"s.urls": f"{site}/trickle\n{site}/status\n"}))
+    started = time.monotonic()
+    outcomes = fetch_url_lists(folder, LOCAL.model_copy(update={"url_total_s": 1.0}))
+    assert time.monotonic() - started < 5, "bounded by url_total_s, not by 100 quick reads"
+    assert [o.status for o in outcomes] == ["failed", "converted"]
+    assert "longer than 1 s (ingest.url_total_s)" in outcomes[0].message

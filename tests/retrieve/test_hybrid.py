@@ -32,7 +32,9 @@ BETA_DOCS = {
 
 @pytest.fixture
 def two_personas(kb: KnowledgeBase, make_persona: PersonaMaker) -> KnowledgeBase:
-    make_persona("alpha", tags=["billing"], rag=ALPHA_DOCS, retrieval={"max_chunks_per_doc": 2})
+    make_persona(
+        "alpha", tags=["billing"], rag=ALPHA_DOCS, retrieval={"max_chunks_per_doc": 2, "fusion": "rrf"}
+    )
     folder = make_persona("beta", rag=BETA_DOCS)
     assert not kb.ingest(folder.parent).failed
     return kb
@@ -65,6 +67,23 @@ def test_fusion_order_and_scores_follow_rrf_and_tag_boost(two_personas: Knowledg
     assert {h.tag_boosted for h in hits if h.chunk.doc_id != "pricing"} == {False}
 
 
+def test_convex_fusion_is_the_default_and_sums_scores_divided_by_each_lists_best(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    assert not kb.ingest(make_persona("plain", rag=ALPHA_DOCS)).failed
+    persona = kb.persona("plain")
+    assert persona.config.retrieval.fusion == "convex"
+    params = persona.config.retrieval.model_copy(update={"tag_boost": 0.0, "max_chunks_per_doc": 20})
+    hits = kb.pipeline.searcher.search("single sign-on with Okta", persona, params, limit=20)
+    best_bm25 = max(h.bm25_score for h in hits if h.bm25_score is not None)
+    best_dense = max(h.dense_score for h in hits if h.dense_score is not None)
+    for hit in hits:
+        if hit.bm25_score is not None and hit.dense_score is not None:
+            expected = 0.5 * hit.bm25_score / best_bm25 + 0.5 * hit.dense_score / best_dense
+            assert hit.score == pytest.approx(expected)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
 def test_at_most_max_chunks_per_doc(two_personas: KnowledgeBase) -> None:
     hits = two_personas.search("plan costs per seat", persona="alpha", limit=20)
     assert sum(h.chunk.doc_id == "pricing" for h in hits) == 2
@@ -78,7 +97,7 @@ def test_persona_retrieval_parameters_are_honoured(kb: KnowledgeBase, make_perso
         "chunk thresholds hold (no title matches)"
     )
     assert len(kb.search("plan", persona="small")) == 2
-    assert kb.store.get_document("pricing").personas == ["small", "strict"]
+    assert sorted(kb.store.get_document("pricing").personas) == ["small", "strict"]
 
 
 def test_an_unknown_persona_is_a_clear_error(two_personas: KnowledgeBase) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from shu.eval.faults.hostile import TERMINAL_ESCAPES
 from shu.serve.cli import app
 from tests.conftest import PersonaMaker, doc
 
@@ -125,3 +126,64 @@ def test_enrich_and_reindex_commands(home: Path, make_persona: PersonaMaker) -> 
     assert code == 0 and json.loads(output)["outcomes"][0]["status"] == "ingested"
     stats = json.loads(shu(home, "--json", "stats")[1])
     assert stats["enrichment"]["context_prefixes"]["chunks with"] == stats["chunks"]
+
+
+def test_terminal_escapes_in_documents_and_file_names_are_never_printed(
+    home: Path, make_persona: PersonaMaker
+) -> None:
+    evil = doc(
+        "evil",
+        f"Pricing{TERMINAL_ESCAPES}",
+        f"# Pricing\n\n## Pro\n\nThe Pro plan costs $65.{TERMINAL_ESCAPES}",
+    )
+    folder = make_persona(
+        "lumen", rag={"evil.md": evil, f"bad{TERMINAL_ESCAPES}.md": "---\ntitle: [x\n---\nb"}
+    )
+    outputs = [
+        shu(home, "ingest", str(folder.parent))[1],
+        shu(home, "docs", "-p", "lumen")[1],
+        shu(home, "search", "pro plan price", "-p", "lumen")[1],
+        shu(home, "ask", "What does the Pro plan cost?", "-p", "lumen")[1],
+        shu(home, "--json", "docs", "-p", "lumen")[1],
+    ]
+    for output in outputs:
+        assert "\x1b" not in output and "\x07" not in output, output
+    assert "The Pro plan costs $65.[2J]0;pwned[31m" in outputs[3], "the text stays, its controls go"
+    assert "bad[2J]0;pwned[31m.md: broken YAML" in outputs[0], "file names are cleaned when printed"
+
+
+@pytest.mark.parametrize("value", ["Infinity", "1e999", "NaN", "-Infinity"])
+def test_non_finite_numbers_in_settings_are_refused(home: Path, value: str) -> None:
+    code, output = shu(home, "--set", f"ingest.max_file_mb={value}", "stats")
+    assert code == 2 and "invalid settings: ingest.max_file_mb" in output, output
+
+
+def test_a_broken_home_or_config_is_one_clear_line(tmp_path: Path) -> None:
+    a_file = tmp_path / "home-file"
+    a_file.write_text("not a folder")
+    code, output = shu(a_file, "stats")
+    assert code == 2 and "must be a folder" in output and "Traceback" not in output
+    deep = tmp_path / "deep"
+    deep.mkdir()
+    (deep / "config.json").write_text("[" * 100_000 + "]" * 100_000)
+    code, output = shu(deep, "stats")
+    assert code == 2 and "nested too deeply" in output
+    folder_config = tmp_path / "dir-config"
+    (folder_config / "config.json").mkdir(parents=True)
+    code, output = shu(folder_config, "stats")
+    assert code == 2 and "not a folder" in output
+
+
+def test_a_persona_listing_shows_file_names_and_only_that_persona(
+    home: Path, make_persona: PersonaMaker
+) -> None:
+    shared = doc("shared", "Shared", "# Shared\n\nBoth see this.", personas=["b"])
+    make_persona("a", rag={"shared.md": shared})
+    make_persona("b", rag={"own.md": doc("own", "Own", "# Own\n\nOnly b.")}, accept_from=["a"])
+    shu(home, "ingest", str(home.parent / "personas"))
+    listed = json.loads(shu(home, "--json", "docs", "-p", "b")[1])
+    assert [(d["id"], d["personas"], d["file"]) for d in listed] == [
+        ("own", ["b"], "own.md"),
+        ("shared", ["b"], "shared.md"),
+    ]
+    assert all(str(home.parent) not in json.dumps(d) for d in listed), "no absolute paths"

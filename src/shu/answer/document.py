@@ -3,12 +3,14 @@ section cited, in reading order."""
 
 from __future__ import annotations
 
+from shu.answer.quote import quoted
 from shu.types import Answer, AnswerSentence, Citation, ContextDocument
 
 
 def document_answer(question: str, persona: str, document: ContextDocument) -> Answer:
     sentences = [
-        AnswerSentence(text=f"{s.section_path}\n{s.text}", citation=s.citation_key) for s in document.sections
+        AnswerSentence(text=quoted(f"{s.section_path}\n{s.text}"), citation=s.citation_key)
+        for s in document.sections
     ]
     citations = [
         Citation(

@@ -12,6 +12,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from shu.answer.quote import quoted
 from shu.models.embed.base import Embedder
 from shu.text import content_words, split_sentences, stem
 from shu.types import Answer, AnswerSentence, Citation, Persona, SearchHit
@@ -50,7 +51,7 @@ class ExtractiveAnswerer:
         chosen = _select(candidates, self.max_sentences, self.min_meaning)
         if not chosen:
             return _insufficient(question, persona, hits)
-        sentences = [AnswerSentence(text=c.text, citation=c.hit.citation_key) for c in chosen]
+        sentences = [AnswerSentence(text=quoted(c.text), citation=c.hit.citation_key) for c in chosen]
         return Answer(
             question=question,
             persona=persona.slug,

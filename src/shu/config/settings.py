@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -13,7 +14,7 @@ from shu.errors import ConfigError
 
 
 class EmbedderSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     provider: Literal["minilm", "openai"] = "minilm"
     model: str = "all-MiniLM-L6-v2"
@@ -28,7 +29,7 @@ class EmbedderSettings(BaseModel):
 
 
 class LLMSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     provider: Literal["none", "openai", "anthropic"] = "none"
     model: str | None = None
@@ -50,7 +51,7 @@ class LLMSettings(BaseModel):
 class EnrichSettings(BaseModel):
     """Ingestion-time intelligence, artifact by artifact."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     enabled: bool = True
     profiles: bool = True
@@ -65,24 +66,28 @@ class EnrichSettings(BaseModel):
 
 
 class ChunkingSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     max_tokens: int = Field(180, ge=16, le=4000)
     overlap_tokens: int = Field(30, ge=0, le=1000)
 
 
 class IngestSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     max_file_mb: float = Field(20.0, gt=0)
-    url_timeout_s: float = Field(10.0, gt=0)
+    url_timeout_s: float = Field(10.0, gt=0, le=3600, description="longest wait for one read")
+    url_total_s: float = Field(60.0, gt=0, le=86_400, description="longest a whole download may take")
+    allow_private_urls: bool = Field(
+        False, description="fetch URLs on loopback and private networks (a URL list is input)"
+    )
     embed_batch_chunks: int = Field(
         256, ge=1, description="chunks gathered across documents per embedding call"
     )
 
 
 class RerankSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     method: Literal["none", "cross-encoder", "llm"] = "none"
     model_path: Path | None = Field(None, description="folder with model.onnx + tokenizer.json")
@@ -94,7 +99,7 @@ class RetrievalSettings(BaseModel):
     """The query pipeline's stages; each can be switched off. Surface weights live in each
     persona's `retrieval` config."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     plan: bool = Field(True, description="classify the question (rules; an LLM when configured)")
     transform: bool = Field(
@@ -118,7 +123,7 @@ class RetrievalSettings(BaseModel):
 class StoreSettings(BaseModel):
     """Where the knowledge base lives: `<home>/shu.db` (SQLite) unless `url` names PostgreSQL."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     url: str | None = Field(None, description="postgresql://user:password@host:port/database")
     pool_size: int = Field(4, ge=1, le=64)
@@ -131,7 +136,7 @@ class StoreSettings(BaseModel):
 
 
 class Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     home: Path = Path(".shu")
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
@@ -152,11 +157,17 @@ def load_settings(home: Path | str | None = None, overrides: list[str] | None = 
     home_path = Path(home or os.environ.get("SHU_HOME") or ".shu")
     data: dict[str, Any] = {}
     config_file = home_path / "config.json"
+    if config_file.exists() and not config_file.is_file():
+        raise ConfigError(f"{config_file}: must be a file of JSON settings, not a folder")
+    if home_path.exists() and not home_path.is_dir():
+        raise ConfigError(f"{home_path}: the home must be a folder, and this is a file")
     if config_file.is_file():
         try:
             data = json.loads(config_file.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ConfigError(f"{config_file}: not valid UTF-8 JSON ({exc})") from exc
+        except RecursionError as exc:
+            raise ConfigError(f"{config_file}: nested too deeply to be settings") from exc
         if not isinstance(data, dict):
             raise ConfigError(f"{config_file}: must hold a JSON object of settings")
     for key, value in _environment_overrides().items():
@@ -195,10 +206,15 @@ def _set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
 
 
 def _parse_value(raw: str) -> Any:
+    """JSON when it parses (numbers, true, lists), else the string itself; Infinity and NaN stay
+    strings (a setting is never infinite), and so does anything nested too deeply."""
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
+        value = json.loads(raw, parse_constant=lambda name: raw)
+    except (json.JSONDecodeError, RecursionError):
         return raw
+    if isinstance(value, float) and not math.isfinite(value):
+        return raw  # 1e999 parses as inf
+    return value
 
 
 def _first_error(exc: ValidationError) -> str:

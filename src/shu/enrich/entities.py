@@ -17,7 +17,7 @@ _MONTHS = {
     )
 }
 _MONTH = r"(January|February|March|April|May|June|July|August|September|October|November|December)"
-_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}}) {_MONTH} (\d{{4}})\b")
+_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}}) {_MONTH},? (\d{{4}})\b")
 _MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH} (\d{{1,2}}),? (\d{{4}})\b")
 _AMOUNT = re.compile(
     r"(?:[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|million|billion))?|\b\d[\d,]*(?:\.\d+)?\s?%)"

@@ -26,7 +26,7 @@ from shu.store.sqlite import SQLiteStore
 from shu.text import count_tokens
 from shu.types import Chunk, Document, Enrichment, Persona, PersonaConfig
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 """Raise when what is indexed for a dataset row changes."""
 
 Progress = Callable[[str, int, int], None]

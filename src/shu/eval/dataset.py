@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from shu.enrich.entities import find_dates
 from shu.errors import ShuError
 
 DEFAULT_PERSONA = "eval"
@@ -117,13 +118,23 @@ def _read_corpus(path: Path) -> list[EvalDocument]:
                 id=doc_id,
                 title=title or doc_id,
                 persona=str(meta.get("persona") or DEFAULT_PERSONA),
-                meta={
-                    k: meta[k] for k in ("date", "author", "participants", "tags", "relations") if k in meta
-                },
+                meta=_document_meta(meta),
             )
         section = str(meta.get("section") or doc.title)
         doc.chunks.append(EvalChunk(id=row_id, text=str(row.get("text") or ""), section=section))
     return list(documents.values())
+
+
+def _document_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """The metadata Shu keeps for a document: dates as ISO (a session dated "1:56 pm on 8 May,
+    2023" → 2023-05-08), a news `source` as its publisher."""
+    kept = {k: meta[k] for k in ("date", "author", "participants", "tags", "relations") if k in meta}
+    if kept.get("date"):
+        found = find_dates(str(kept["date"]))
+        kept["date"] = found[0] if found else str(kept["date"])
+    if meta.get("source"):
+        kept["publisher"] = str(meta["source"])
+    return kept
 
 
 def _read_queries(path: Path) -> list[EvalQuery]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from shu.errors import DocumentError, SkipDocument
 from shu.ingest.convert.decode import decode_text
-from shu.ingest.files import sha256
+from shu.ingest.files import resolved, sha256
 from shu.ingest.frontmatter import as_str_list, split_frontmatter
 from shu.ingest.personas import SLUG
 from shu.text import slugify
@@ -48,7 +48,7 @@ def parse_rag_file(path: Path, data: bytes, persona: str) -> ParsedDocument:
         title=_text(meta.get("title")) or _first_h1(body) or path.stem.replace("-", " ").capitalize(),
         personas=personas,
         content_hash="",
-        path=str(path.resolve()),
+        path=str(resolved(path)),
         date=_text(meta.get("date")),
         source_url=_text(meta.get("source_url")),
         type=_text(meta.get("type")),

@@ -20,9 +20,23 @@ def list_files(folder: Path) -> list[Path]:
     )
 
 
+def resolved(path: Path) -> Path:
+    """`path` with links followed; a link loop (or a link that cannot be followed) stays as it is
+    written, so that listing a folder never stops on one bad link."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):
+        return path.absolute()
+
+
 def read_inside(path: Path, root: Path, max_bytes: int) -> bytes:
     """Read a file that must resolve inside `root`. Raises DocumentError otherwise."""
-    resolved = path.resolve()
+    try:
+        resolved = path.resolve(strict=True)
+    except RuntimeError as exc:  # Python 3.11 reports a link loop this way
+        raise DocumentError("symbolic link loop") from exc
+    except OSError as exc:
+        raise DocumentError(f"cannot be read ({exc.strerror or exc})") from exc
     if not resolved.is_relative_to(root.resolve()):
         raise DocumentError(f"path outside the knowledge base (resolves to {resolved})")
     if not resolved.is_file():

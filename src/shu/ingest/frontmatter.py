@@ -43,9 +43,21 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     raise DocumentError("frontmatter starts with --- but is never closed")
 
 
+MAX_FRONTMATTER_CHARS = 200_000
+MAX_VALUES = 20_000
+"""Values a frontmatter may hold once YAML aliases are expanded (an alias bomb holds billions)."""
+MAX_DEPTH = 40
+
+
 def _parse_yaml(block: str) -> dict[str, Any]:
+    if len(block) > MAX_FRONTMATTER_CHARS:
+        raise DocumentError(f"frontmatter is {len(block):,} characters (at most {MAX_FRONTMATTER_CHARS:,})")
     try:
         data = yaml.safe_load(block)
+    except RecursionError as exc:
+        raise DocumentError(f"frontmatter is nested too deeply (at most {MAX_DEPTH} levels)") from exc
+    except (ValueError, OverflowError) as exc:  # 2024-02-30 is read as a date and fails as one
+        raise DocumentError(f"frontmatter has an impossible value ({exc})") from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
@@ -55,17 +67,26 @@ def _parse_yaml(block: str) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         raise DocumentError(f"frontmatter must be a YAML mapping, found {type(data).__name__}")
-    return {str(key): _plain(value) for key, value in data.items()}
+    budget = [MAX_VALUES]
+    return {str(key): _plain(value, budget, 1) for key, value in data.items()}
 
 
-def _plain(value: Any) -> Any:
-    """YAML dates become ISO strings so metadata is JSON-serialisable."""
+def _plain(value: Any, budget: list[int], depth: int) -> Any:
+    """YAML dates become ISO strings so metadata is JSON-serialisable. Shared (aliased) values
+    are copied out, within a budget of values and depth: an alias bomb is refused, not expanded."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise DocumentError(
+            f"frontmatter expands to more than {MAX_VALUES:,} values (YAML aliases nested too deep?)"
+        )
+    if depth > MAX_DEPTH:
+        raise DocumentError(f"frontmatter is nested too deeply (at most {MAX_DEPTH} levels)")
     if isinstance(value, dt.datetime | dt.date):
         return value.isoformat()[:10]
     if isinstance(value, list):
-        return [_plain(item) for item in value]
+        return [_plain(item, budget, depth + 1) for item in value]
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): _plain(v, budget, depth + 1) for k, v in value.items()}
     return value
 
 

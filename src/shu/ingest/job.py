@@ -18,7 +18,7 @@ from shu.enrich.llm import LLMEnricher
 from shu.errors import ConfigError, ShuError, SkipDocument
 from shu.ingest.chunking import chunk_document
 from shu.ingest.documents import ParsedDocument, content_hash, parse_rag_file
-from shu.ingest.files import list_files, read_inside
+from shu.ingest.files import list_files, read_inside, resolved
 from shu.ingest.personas import PersonaFolder, find_persona_folders, load_persona
 from shu.ingest.raw import convert_raw_folder, prune_orphans
 from shu.ingest.report import FileOutcome, IngestReport
@@ -48,6 +48,9 @@ class _Run:
     stored_by_path: dict[str, Document]
     run_paths: set[str]
     known: set[str]
+    configs: dict[str, list[str]]
+    """persona → the personas whose folders it accepts documents from"""
+    claims: dict[str, list[tuple[ParsedDocument, FileOutcome]]] = field(default_factory=dict)
     claimed: dict[str, tuple[ParsedDocument, FileOutcome]] = field(default_factory=dict)
     failed_paths: set[str] = field(default_factory=set)
 
@@ -85,6 +88,16 @@ class IngestJob:
         self.redo = redo
         llm_before = self.llm.summary() if self.llm else {}
         report = IngestReport()
+        with self.store.writer():  # a concurrent run over the same store waits, then finds it done
+            self._run(root, prune, report)
+        report.seconds = time.perf_counter() - started
+        if self.llm is not None:
+            report.llm = self.llm.summary_since(llm_before)
+            if report.llm["calls"] or report.llm["cached"]:
+                self.store.record_llm_run(report.llm)
+        return report
+
+    def _run(self, root: Path, prune: bool, report: IngestReport) -> None:
         folders = self._load_personas(root, report)
         for folder in folders:
             for outcome in convert_raw_folder(folder, self.max_bytes):
@@ -92,15 +105,9 @@ class IngestJob:
             if prune:
                 for outcome in [*prune_orphans(folder), *prune_unlisted(folder)]:
                     report.add(outcome)
-            for outcome in fetch_url_lists(folder, self.max_bytes, self.settings.ingest.url_timeout_s):
+            for outcome in fetch_url_lists(folder, self.settings.ingest):
                 report.add(outcome)
         self._ingest_rag(folders, report, prune)
-        report.seconds = time.perf_counter() - started
-        if self.llm is not None:
-            report.llm = self.llm.summary_since(llm_before)
-            if report.llm["calls"] or report.llm["cached"]:
-                self.store.record_llm_run(report.llm)
-        return report
 
     def _load_personas(self, root: Path, report: IngestReport) -> list[PersonaFolder]:
         if not root.is_dir():
@@ -131,11 +138,13 @@ class IngestJob:
         ]
         run = _Run(
             stored_by_path={d.path: d for d in self.store.list_documents()},
-            run_paths={str(path.resolve()) for _, path in files},
+            run_paths={str(resolved(path)) for _, path in files},
             known={p.slug for p in self.store.list_personas()},
+            configs={f.slug: f.persona.config.accept_from for f in folders},
         )
         for folder, path in files:
             self._parse(folder, path, run, report)
+        self._resolve_claims(run)
         self.catalogue = self._catalogue(run) if self.llm is not None else []
         batch = _Batch()
         for done, pending in enumerate(self._prepared(list(run.claimed.values())), start=1):
@@ -150,53 +159,96 @@ class IngestJob:
             self._prune(folders, run, report)
 
     def _parse(self, folder: PersonaFolder, path: Path, run: _Run, report: IngestReport) -> None:
-        """First pass: read and parse one file, and claim its id (or fail / merge)."""
+        """First pass: read and parse one file, and put in its claim on its id."""
         outcome = report.add(FileOutcome(path=str(path), status="failed"))
-        resolved = str(path.resolve())
+        resolved_path = str(resolved(path))
         try:
             data = read_inside(path, folder.path, self.max_bytes)
             parsed = parse_rag_file(path, data, folder.slug)
         except SkipDocument as exc:
             outcome.status, outcome.message = "skipped", str(exc)
-            self._forget_emptied(resolved, run, outcome)
+            self._forget_emptied(resolved_path, run, outcome)
             return
         except ShuError as exc:
             outcome.message = str(exc)
-            run.failed_paths.add(resolved)
+            run.failed_paths.add(resolved_path)
             return
         except Exception as exc:  # a parser bug must not stop the run: report it and go on
             outcome.message = f"unexpected {exc.__class__.__name__}: {exc}"
-            run.failed_paths.add(resolved)
+            run.failed_paths.add(resolved_path)
             return
         doc = parsed.doc
         outcome.doc_id = doc.id
-        outcome.warnings = parsed.warnings + [
-            f"lists persona {slug!r}, which has no persona folder"
-            for slug in doc.personas
-            if slug not in run.known
-        ]
-        owner = self._id_owner(doc.id, resolved, parsed.raw, run)
-        if owner is None:
-            run.claimed[doc.id] = (parsed, outcome)
-        elif owner == "same":
-            first = run.claimed[doc.id][0]
-            first.doc.personas = list(dict.fromkeys([*first.doc.personas, *doc.personas]))
-            outcome.status = "unchanged"
-            outcome.message = f"same file as {first.doc.path}; it now belongs to {folder.slug} too"
-        else:
-            outcome.message = f"document id {doc.id!r} is already used by {owner}; give one another id"
-            run.failed_paths.add(resolved)
+        doc.personas, refused = self._admitted(doc.personas, folder.slug, run)
+        outcome.warnings = parsed.warnings + refused
+        run.claims.setdefault(doc.id, []).append((parsed, outcome))
 
-    def _id_owner(self, doc_id: str, path: str, raw: bytes, run: _Run) -> str | None:
-        """None when the id is free for `path`; "same" for a byte-identical copy claimed in this
-        run; otherwise the path of the other file that holds the id."""
-        first = run.claimed.get(doc_id)
-        if first is not None:
-            return "same" if first[0].raw == raw else first[0].doc.path
+    def _admitted(self, personas: list[str], source: str, run: _Run) -> tuple[list[str], list[str]]:
+        """The folder's own persona, and each other persona the file lists that accepts documents
+        from it (`accept_from` in its persona.config.json); a warning for each one left out."""
+        kept, refused = [source], []
+        for slug in personas:
+            if slug == source:
+                continue
+            if slug not in run.known:
+                refused.append(f"lists persona {slug!r}, which has no persona folder (left out)")
+            elif not self._accepts(slug, source, run):
+                refused.append(
+                    f"lists persona {slug!r}, which does not accept documents from {source!r} "
+                    f"(its persona.config.json accept_from; left out)"
+                )
+            else:
+                kept.append(slug)
+        return kept, refused
+
+    def _accepts(self, target: str, source: str, run: _Run) -> bool:
+        if target not in run.configs:
+            stored = self.store.get_persona(target)
+            run.configs[target] = stored.config.accept_from if stored else []
+        accepted = run.configs[target]
+        return "*" in accepted or source in accepted
+
+    def _resolve_claims(self, run: _Run) -> None:
+        """One file per id. The file the store already holds under the id keeps it, whatever
+        the order of the folders; else the file that was there first (oldest modification time;
+        folder order breaks a tie). A byte-identical copy in another persona's folder joins that
+        persona; any other file is the newcomer and fails, naming the holder."""
+        for doc_id, claims in run.claims.items():
+            holder = self._holder(doc_id, claims, run)
+            if holder is None:
+                winner = min(claims, key=lambda claim: _arrival(claim[0].doc.path))
+            else:
+                winner = next((c for c in claims if c[0].doc.path == holder), None)
+            for parsed, outcome in claims:
+                if winner is not None and parsed is winner[0]:
+                    continue
+                if winner is not None and parsed.raw == winner[0].raw:
+                    first = winner[0].doc
+                    first.personas = list(dict.fromkeys([*first.personas, *parsed.doc.personas]))
+                    outcome.status = "unchanged"
+                    outcome.message = (
+                        f"same file as {first.path}; it now belongs to {parsed.doc.personas[0]} too"
+                    )
+                    continue
+                owner = winner[0].doc.path if winner is not None else holder
+                outcome.message = (
+                    f"document id {doc_id!r} is already used by {owner}; give one of the two files another id"
+                )
+                run.failed_paths.add(parsed.doc.path)
+            if winner is not None:
+                run.claimed[doc_id] = winner
+
+    def _holder(self, doc_id: str, claims: list[tuple[ParsedDocument, FileOutcome]], run: _Run) -> str | None:
+        """The path of the file the store holds this id for, when that file still claims it (in
+        this run) or is outside this run and still there."""
         stored = self.store.get_document(doc_id)
-        if stored is None or stored.path == path or stored.path in run.run_paths:
+        if stored is None:
             return None
-        return stored.path if Path(stored.path).exists() else None
+        if any(parsed.doc.path == stored.path for parsed, _ in claims):
+            return stored.path
+        if stored.path not in run.run_paths and Path(stored.path).exists():
+            return stored.path
+        return None
 
     def _prepared(self, claimed: list[tuple[ParsedDocument, FileOutcome]]) -> Iterator[_Pending | None]:
         """Chunk and enrich each document, in order. With an LLM, documents are enriched by
@@ -328,3 +380,11 @@ class IngestJob:
             },
             sort_keys=True,
         )
+
+
+def _arrival(path: str) -> float:
+    """When a file arrived, as far as the file system says (a file gone since is last)."""
+    try:
+        return Path(path).stat().st_mtime
+    except OSError:
+        return float("inf")

@@ -96,11 +96,18 @@ def _convert_one(folder: PersonaFolder, path: Path, max_bytes: int, produced: di
             warnings=converted.warnings,
         )
     except SkipDocument as exc:
+        _release(produced, path)  # a skipped file produces nothing: its id stays free
         return FileOutcome(path=shown, status="skipped", message=str(exc))
     except ShuError as exc:
         return FileOutcome(path=shown, status="failed", message=str(exc))
     except Exception as exc:  # a converter bug must not stop the run: report it and go on
         return FileOutcome(path=shown, status="failed", message=f"unexpected {exc.__class__.__name__}: {exc}")
+
+
+def _release(produced: dict[str, Path], path: Path) -> None:
+    for doc_id, owner in list(produced.items()):
+        if owner == path:
+            del produced[doc_id]
 
 
 def prune_orphans(folder: PersonaFolder) -> list[FileOutcome]:

@@ -3,10 +3,14 @@ kept as a RAG document. With no network each URL fails with its own message; the
 
 from __future__ import annotations
 
+import ipaddress
+import socket
+import time
 from pathlib import Path
 
 import httpx
 
+from shu.config.settings import IngestSettings
 from shu.errors import DocumentError, ShuError, SkipDocument
 from shu.ingest.convert import convert_file
 from shu.ingest.files import list_files, read_inside, sha256, write_atomic
@@ -34,15 +38,23 @@ def read_url_list(data: bytes) -> list[str]:
 
 
 def fetch_url_lists(
-    folder: PersonaFolder, max_bytes: int, timeout_s: float, client: httpx.Client | None = None
+    folder: PersonaFolder, settings: IngestSettings, client: httpx.Client | None = None
 ) -> list[FileOutcome]:
+    """Fetch every listed URL not fetched before. Each read waits at most `url_timeout_s`, a
+    whole download `url_total_s`; loopback and private addresses (also after a redirect) are
+    refused unless `allow_private_urls`."""
     outcomes: list[FileOutcome] = []
     lists = [p for p in list_files(folder.raw_dir) if p.suffix.lower() in URL_LIST_SUFFIXES]
     if not lists:
         return outcomes
+    max_bytes = int(settings.max_file_mb * 1_000_000)
     own_client = client is None
+    hooks = {} if settings.allow_private_urls else {"request": [_refuse_private]}
     client = client or httpx.Client(
-        timeout=timeout_s, follow_redirects=True, headers={"User-Agent": "shu-ingest"}
+        timeout=settings.url_timeout_s,
+        follow_redirects=True,
+        headers={"User-Agent": "shu-ingest"},
+        event_hooks=hooks,
     )
     try:
         for list_path in lists:
@@ -52,7 +64,7 @@ def fetch_url_lists(
                 outcomes.append(FileOutcome(path=str(list_path), status="failed", message=str(exc)))
                 continue
             for url in urls:
-                outcome = _fetch_one(folder, list_path, url, max_bytes, client)
+                outcome = _fetch_one(folder, list_path, url, max_bytes, settings.url_total_s, client)
                 if outcome is not None:
                     outcomes.append(outcome)
     finally:
@@ -62,7 +74,7 @@ def fetch_url_lists(
 
 
 def _fetch_one(
-    folder: PersonaFolder, list_path: Path, url: str, max_bytes: int, client: httpx.Client
+    folder: PersonaFolder, list_path: Path, url: str, max_bytes: int, total_s: float, client: httpx.Client
 ) -> FileOutcome | None:
     doc_id = url_doc_id(url)
     shown = f"{list_path.name}: {url}"
@@ -72,7 +84,7 @@ def _fetch_one(
     try:
         if not url.startswith(("http://", "https://")):
             raise DocumentError("not an http(s) URL")
-        data, content_type = _download(client, url, max_bytes)
+        data, content_type = _download(client, url, max_bytes, total_s)
         suffix = _SUFFIX_BY_TYPE.get(content_type, ".html")
         converted = convert_file(Path(doc_id + suffix), data)
         converted.meta.setdefault("source_url", url)
@@ -126,7 +138,23 @@ def _source_file(path: Path) -> str | None:
     return source if isinstance(source, str) else None
 
 
-def _download(client: httpx.Client, url: str, max_bytes: int) -> tuple[bytes, str]:
+def _refuse_private(request: httpx.Request) -> None:
+    """A URL list is input: it may not make Shu read this machine or its private network."""
+    host = request.url.host
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(host, request.url.port or 80)}
+    except (socket.gaierror, UnicodeError):
+        return  # the request itself fails with a clear "cannot fetch"
+    for address in addresses:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+        if not ip.is_global:
+            raise DocumentError(
+                f"{host} is a private or local address ({ip}); set ingest.allow_private_urls=true to fetch it"
+            )
+
+
+def _download(client: httpx.Client, url: str, max_bytes: int, total_s: float) -> tuple[bytes, str]:
+    deadline = time.monotonic() + total_s
     try:
         with client.stream("GET", url) as response:
             response.raise_for_status()
@@ -136,6 +164,8 @@ def _download(client: httpx.Client, url: str, max_bytes: int) -> tuple[bytes, st
                 size += len(part)
                 if size > max_bytes:
                     raise DocumentError(f"page larger than {max_bytes / 1e6:.1f} MB")
+                if time.monotonic() > deadline:
+                    raise DocumentError(f"download took longer than {total_s:g} s (ingest.url_total_s)")
                 chunks.append(part)
             content_type = response.headers.get("content-type", "text/html").split(";")[0].strip().lower()
             return b"".join(chunks), content_type

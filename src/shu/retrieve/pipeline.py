@@ -19,6 +19,7 @@ from shu.retrieve.classify import classify
 from shu.retrieve.expand import plan_candidates
 from shu.retrieve.fusion import reciprocal_rank_fusion
 from shu.retrieve.hybrid import HybridSearcher, Surfaces, fuse, widened
+from shu.retrieve.neighbours import with_adjacent, with_document
 from shu.retrieve.planner import LLMPlanner
 from shu.retrieve.transform import LLMTransformer, rule_queries
 from shu.store.base import ScoredChunk, ScoredDocument, Store
@@ -74,7 +75,7 @@ class RetrievalPipeline:
         with _timed(timings, "plan"):
             plan = self._plan(question, index)
         with _timed(timings, "transform"):
-            queries = self._transform(question, plan, persona)
+            queries = self._transform(question, _selective(plan, index), persona)
         with _timed(timings, "search"):
             vector = self.embedder.embed_query(queries.rewritten)
             found = self.searcher.surfaces(queries.rewritten, persona.slug, params, vector)
@@ -84,14 +85,16 @@ class RetrievalPipeline:
             else:
                 found = self._more_queries(found, queries, persona.slug, params)
             if self.settings.plan:
-                found |= self._plan_surfaces(plan, index, found, params)
+                planned, selectivity = self._plan_surfaces(plan, index, found, params)
+                found |= planned
+                params = _weighted_by_selectivity(params, selectivity, notes)
             if params.keyword_weight and index.keywords:
                 found["keywords"] = [
                     ScoredChunk(chunk_id=c, score=s)
                     for c, s in index.search_keywords(question, params.candidates)
                 ]
         with _timed(timings, "fuse"):
-            fused = fuse(found, params)
+            fused = self._with_surroundings(fuse(found, params), params)
         with _timed(timings, "expand"):
             retrieval_plan, fused, expanded_via = self._expand(
                 fused, found, persona.slug, params, skip=bool(decisive)
@@ -163,31 +166,53 @@ class RetrievalPipeline:
             vector = self.embedder.embed_query(queries.hypothetical_answer)
             dense_lists.append(self.store.search_vector(vector, persona, params.candidates))
         return found | {
-            "keyword": _rrf_within(keyword_lists, params),
-            "dense": _rrf_within(dense_lists, params),
+            "keyword": _fuse_within(keyword_lists, params),
+            "dense": _fuse_within(dense_lists, params),
         }
 
     def _plan_surfaces(
         self, plan: QueryPlan, index: DocumentIndex, found: Surfaces, params: RetrievalParams
-    ) -> Surfaces:
-        """Title matches, the relational index (names the question mentions) and dates."""
+    ) -> tuple[Surfaces, dict[str, float]]:
+        """Title matches, the relational index (names the question mentions) and dates, with
+        the selectivity of the names and of the time span (what share of the documents they
+        leave out)."""
         depth = params.candidates
         documents: dict[str, list[ScoredDocument]] = {}
+        selectivity: dict[str, float] = {}
         # Titles only for questions that name a document: as a surface for every question they
         # cost SciFact 0.028 nDCG@10 (claims share words with paper titles).
         titles = index.search_titles(" ".join(plan.title_hints), depth) if plan.title_hints else []
         if titles:
             documents["titles"] = [ScoredDocument(h.doc_id, h.score) for h in titles]
         if plan.entities:
-            named = index.search_names(plan.entities, depth)
+            named, selectivity["relational"] = index.search_names(plan.entities, depth)
             if named:
                 documents["relational"] = [ScoredDocument(h.doc_id, h.score) for h in named]
         scope = plan.temporal_scope
         if scope.start or scope.end:
-            dated = index.search_dates(scope.start, scope.end, depth)
+            dated, selectivity["temporal"] = index.search_dates(scope.start, scope.end, depth)
             if dated:
                 documents["temporal"] = [ScoredDocument(h.doc_id, h.score) for h in dated]
-        return self.searcher.represent(documents, [found["keyword"], found["dense"]]) if documents else {}
+        if not documents:
+            return {}, selectivity
+        return self.searcher.represent(documents, [found["keyword"], found["dense"]]), selectivity
+
+    def _with_surroundings(
+        self, fused: list[tuple[str, float]], params: RetrievalParams
+    ) -> list[tuple[str, float]]:
+        """Neighbouring chunks and the rest of the document lend a share of their scores."""
+        head = fused[: params.candidates * 2]
+        if params.adjacent_weight:
+            head = with_adjacent(
+                head, self.store.adjacent_chunks([c for c, _ in head]), params.adjacent_weight
+            )
+        if params.document_weight:
+            head = with_document(
+                head, self.store.chunk_documents([c for c, _ in head]), params.document_weight
+            )
+        listed = {c for c, _ in head}
+        tail = [pair for pair in fused[params.candidates * 2 :] if pair[0] not in listed]
+        return sorted(head + tail, key=lambda pair: -pair[1])
 
     def _expand(
         self,
@@ -290,8 +315,40 @@ class RetrievalPipeline:
         )
 
 
-def _rrf_within(lists: list[list[ScoredChunk]], params: RetrievalParams) -> list[ScoredChunk]:
-    fused = reciprocal_rank_fusion([[s.chunk_id for s in listed] for listed in lists], k=params.rrf_k)
+def _selective(plan: QueryPlan, index: DocumentIndex) -> QueryPlan:
+    """The plan with only the names that tell documents apart, for rewriting the question: a
+    name most documents carry would only repeat what every document says."""
+    entities = [name for name in plan.entities if index.name_selectivity(name) >= 0.5]
+    return plan if entities == plan.entities else plan.model_copy(update={"entities": entities})
+
+
+def _weighted_by_selectivity(
+    params: RetrievalParams, selectivity: dict[str, float], notes: list[str]
+) -> RetrievalParams:
+    """A planned surface weighs its persona weight times its selectivity: names or dates that
+    most documents share carry almost nothing."""
+    update: dict[str, float] = {}
+    for surface, share in selectivity.items():
+        field = f"{surface}_weight"
+        update[field] = getattr(params, field) * share
+        if share < 1.0:
+            notes.append(f"{surface} surface weighted {share:.2f} by selectivity")
+    return params.model_copy(update=update) if update else params
+
+
+def _fuse_within(lists: list[list[ScoredChunk]], params: RetrievalParams) -> list[ScoredChunk]:
+    """One surface searched with several wordings → one list. Under RRF, RRF; under convex
+    fusion, each list's scores divided by its best and the best of them kept per chunk, so the
+    surface still carries scores that convex fusion can compare (RRF scores are nearly flat)."""
+    if params.fusion == "convex":
+        best: dict[str, float] = {}
+        for listed in lists:
+            top = max((s.score for s in listed), default=0.0) or 1.0
+            for scored in listed:
+                best[scored.chunk_id] = max(best.get(scored.chunk_id, 0.0), scored.score / top)
+        fused = sorted(best.items(), key=lambda pair: -pair[1])
+    else:
+        fused = reciprocal_rank_fusion([[s.chunk_id for s in listed] for listed in lists], k=params.rrf_k)
     return [ScoredChunk(chunk_id=c, score=s) for c, s in fused[: params.candidates]]
 
 

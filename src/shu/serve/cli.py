@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
@@ -19,7 +19,14 @@ from shu.answer.render import render_answer, source_line
 from shu.errors import ShuError
 from shu.ingest.report import IngestReport
 from shu.kb import KnowledgeBase, open_kb
+from shu.serve.terminal import SafeConsole
 from shu.serve.trace import trace_tree
+
+if TYPE_CHECKING:
+    from shu.eval.configs import EvalConfig
+    from shu.eval.dataset import Dataset
+    from shu.eval.runner import ConfigResult
+    from shu.types import Document
 
 app = typer.Typer(
     help="Shu: cited answers from your own documents, offline.",
@@ -27,8 +34,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+out = SafeConsole(soft_wrap=True)
+err = SafeConsole(stderr=True, soft_wrap=True)
 
 
 class _State:
@@ -39,6 +46,7 @@ class _State:
 
 
 state = _State()
+_RAW_UNSAFE = re.compile(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 @app.callback()
@@ -81,7 +89,10 @@ def _fail(message: str, code: int = 2) -> None:
 
 
 def _emit_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    """JSON escapes C0 controls itself; C1 controls and bidirectional overrides are escaped too,
+    so that piping `--json` output to a terminal is as safe as the plain output."""
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    sys.stdout.write(_RAW_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
 
 
 @app.command()
@@ -209,13 +220,30 @@ def docs(
     """List documents (of one persona, or all)."""
     with _kb() as kb:
         found = kb.documents(persona)
+    shown = [_listed(d, persona) for d in found]
     if state.as_json:
-        _emit_json([d.model_dump() for d in found])
+        _emit_json(shown)
         return
     table = Table("id", "title", "date", "type", "personas")
-    for d in found:
-        _row(table, d.id, d.title, d.date or "", d.type or "", ", ".join(d.personas))
+    for d in shown:
+        _row(table, d["id"], d["title"], d["date"] or "", d["type"] or "", ", ".join(d["personas"]))
     out.print(table)
+
+
+def _listed(doc: Document, persona: str | None) -> dict[str, Any]:
+    """What a listing shows of a document: its file by name (not where the disk keeps it) and,
+    for one persona's listing, no other persona's name."""
+    return {
+        "id": doc.id,
+        "title": doc.title,
+        "date": doc.date,
+        "type": doc.type,
+        "tags": doc.tags,
+        "summary": doc.summary,
+        "source_url": doc.source_url,
+        "file": Path(doc.path).name,
+        "personas": [persona] if persona else doc.personas,
+    }
 
 
 @app.command()
@@ -245,11 +273,19 @@ def stats() -> None:
 @app.command(name="eval")
 def eval_(
     dataset: Annotated[
-        Path, typer.Argument(help="A BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/).")
-    ],
+        Path | None, typer.Argument(help="A BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/).")
+    ] = None,
     configs: Annotated[
         str, typer.Option(help="Comma-separated presets; 'default' is always run.")
     ] = "bm25,dense,hybrid",
+    suite: Annotated[
+        str | None,
+        typer.Option(help="'all' (every dataset found) or dataset names: one table across datasets."),
+    ] = None,
+    data: Annotated[
+        list[Path] | None,
+        typer.Option(help="Folder of dataset folders for --suite (repeatable; default ../shared/data)."),
+    ] = None,
     split: Annotated[str, typer.Option(help="qrels split to evaluate.")] = "test",
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N queries (a quick run).")] = None,
     output: Annotated[
@@ -264,35 +300,79 @@ def eval_(
     ] = None,
 ) -> None:
     """Measure retrieval quality (nDCG, recall, MRR) and latency of several configurations."""
-    from shu.eval.build import copy_to, open_eval_store
     from shu.eval.configs import resolve
     from shu.eval.dataset import load_dataset
-    from shu.eval.report import results_json, write_outputs
-    from shu.eval.runner import run_eval
+    from shu.eval.report import markdown_table, write_outputs
 
+    if (dataset is None) == (suite is None):
+        _fail("give a dataset folder or --suite (not both)")
     with _kb() as kb:
         chosen = resolve(configs)
-        loaded = load_dataset(dataset, split)
         if store_url and len({c.enrich.model_dump_json() for c in chosen}) > 1:
             _fail("--store-url takes configs that index the corpus the same way (not +questions, +context …)")
-
-        def build(enrich, advance):  # type: ignore[no-untyped-def]
-            built = open_eval_store(loaded, kb.settings, kb.embedder, advance, enrich)
-            return copy_to(built, store_url, kb.settings.store, advance) if store_url else built
-
-        with _progress() as advance:
-            results = run_eval(
-                loaded, chosen, lambda enrich: build(enrich, advance), kb.embedder, limit, advance
-            )
-        data = results_json(loaded, len(results[0].per_query), results)
+        if suite is not None:
+            _eval_suite(kb, suite, data, chosen, limit, output, store_url)
+            return
+        assert dataset is not None
+        loaded = load_dataset(dataset, split)
+        data_json, results = _eval_one(kb, loaded, chosen, limit, store_url)
         folder = output or kb.settings.home / "eval-cache" / f"{loaded.name}-results"
-        write_outputs(data, results, loaded, folder, per_query)
+        write_outputs(data_json, results, loaded, folder, per_query)
     if state.as_json:
-        _emit_json(data)
+        _emit_json(data_json)
         return
-    from shu.eval.report import markdown_table
+    out.print(markdown_table(data_json), highlight=False, markup=False)
+    out.print(f"written to {folder}", highlight=False, markup=False)
 
-    out.print(markdown_table(data), highlight=False, markup=False)
+
+def _eval_one(
+    kb: KnowledgeBase, loaded: Dataset, chosen: list[EvalConfig], limit: int | None, store_url: str | None
+) -> tuple[dict[str, Any], list[ConfigResult]]:
+    from shu.eval.build import copy_to, open_eval_store
+    from shu.eval.report import results_json
+    from shu.eval.runner import run_eval
+
+    def build(enrich, advance):  # type: ignore[no-untyped-def]
+        built = open_eval_store(loaded, kb.settings, kb.embedder, advance, enrich)
+        return copy_to(built, store_url, kb.settings.store, advance) if store_url else built
+
+    with _progress() as advance:
+        results = run_eval(loaded, chosen, lambda enrich: build(enrich, advance), kb.embedder, limit, advance)
+    return results_json(loaded, len(results[0].per_query), results), results
+
+
+def _eval_suite(
+    kb: KnowledgeBase,
+    suite: str,
+    data: list[Path] | None,
+    chosen: list[EvalConfig],
+    limit: int | None,
+    output: Path | None,
+    store_url: str | None,
+) -> None:
+    from shu.eval.dataset import load_dataset
+    from shu.eval.report import write_outputs
+    from shu.eval.suite import discover, select, suite_json, suite_markdown, write_suite
+
+    if store_url:
+        _fail("--suite evaluates each dataset in its own cached SQLite store (no --store-url)")
+    folders = data if data is not None else [p for p in [Path("../shared/data")] if p.is_dir()]
+    cache = kb.settings.home / "eval-cache"
+    datasets = select(discover(folders, cache / "converted"), suite)
+    folder = output or cache / "suite-results"
+    per_dataset = {}
+    for found in datasets:
+        loaded = load_dataset(found.path)
+        if not state.as_json:
+            err.print(f"{escape(found.name)}: {len(loaded.queries)} queries", highlight=False)
+        per_dataset[found.name], results = _eval_one(kb, loaded, chosen, limit, None)
+        write_outputs(per_dataset[found.name], results, loaded, folder / found.name, False)
+    summary = suite_json(per_dataset)
+    write_suite(summary, folder)
+    if state.as_json:
+        _emit_json(summary)
+        return
+    out.print(suite_markdown(summary), highlight=False, markup=False)
     out.print(f"written to {folder}", highlight=False, markup=False)
 
 
@@ -336,6 +416,27 @@ def migrate(
     for doc_id, why in report.failed.items():
         err.print(f"[bold red]not copied:[/] {escape(doc_id)}: {escape(why)}")
     if report.failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def faults(
+    full: Annotated[
+        bool, typer.Option("--full", help="The full suite (≥ 50 crash runs, ≥ 1,000 bad files).")
+    ] = False,
+    postgres: Annotated[
+        str | None,
+        typer.Option(help="postgresql://… (may CREATE DATABASE): crash and concurrency checks there too."),
+    ] = None,
+) -> None:
+    """The fault suite: kill -9 and resume, a hostile corpus, concurrent runs, persona walls,
+    injected instructions. Prints the table; exits 1 when anything crashed, hung, was lost or crossed."""
+    from shu.eval.faults.run import FULL, SHORT, failures, markdown, timed
+
+    scale = FULL if full else SHORT
+    checks, seconds = timed(scale, postgres, lambda line: err.print(escape(line), highlight=False))
+    out.print(markdown(checks, scale, seconds), highlight=False, markup=False)
+    if failures(checks):
         raise typer.Exit(1)
 
 

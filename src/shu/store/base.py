@@ -6,6 +6,7 @@ confined to one persona: a store never returns a chunk of a document that does n
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -152,6 +153,11 @@ class Store(Protocol):
         """doc id → id of its first chunk."""
         ...
 
+    def adjacent_chunks(self, chunk_ids: list[str]) -> dict[str, list[str]]:
+        """chunk id → the ids of the chunks just before and after it in its document (in
+        reading order; unknown ids and chunks with no neighbour are left out)."""
+        ...
+
     def list_chunks(self, doc_id: str) -> list[Chunk]:
         """A document's chunks in reading order."""
         ...
@@ -162,6 +168,11 @@ class Store(Protocol):
 
     def search_vector(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredChunk]:
         """Cosine similarity (vectors are unit length), best first."""
+        ...
+
+    def writer(self) -> AbstractContextManager[None]:
+        """Held by an ingestion run from its first read of the store to its last write: a second
+        run over the same store (another process) waits, then finds the work done."""
         ...
 
     def stats(self) -> StoreStats: ...

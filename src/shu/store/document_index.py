@@ -5,6 +5,7 @@ changes; a backend only supplies the rows."""
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -84,25 +85,47 @@ class DocumentIndex:
                     totals[chunk_id] += 1.0 / len(chunk_ids)
         return sorted(totals.items(), key=lambda pair: (-pair[1], pair[0]))[:limit]
 
-    def search_names(self, names: list[str], limit: int) -> list[DocumentHit]:
-        totals: dict[str, float] = defaultdict(float)
-        for name in {n.casefold() for n in names}:
-            for doc_id, weight in self.names.get(name, {}).items():
-                totals[doc_id] += weight
-        ranked = sorted(totals.items(), key=lambda pair: (-pair[1], pair[0]))
-        return [DocumentHit(doc_id, score) for doc_id, score in ranked[:limit]]
+    def selectivity(self, matched: int) -> float:
+        """How much matching `matched` of the persona's documents tells apart, like IDF scaled to
+        [0, 1]: one document → 1, every document → 0 (a feature every document shares filters
+        nothing)."""
+        total = len(self.titles)
+        if matched <= 0 or total <= 1:
+            return 0.0
+        return max(0.0, min(1.0, math.log(total / matched) / math.log(total)))
 
-    def search_dates(self, start: str | None, end: str | None, limit: int) -> list[DocumentHit]:
-        """Documents whose span overlaps [start, end] (ISO prefixes: 2024, 2024-03, 2024-03-05)."""
+    def name_selectivity(self, name: str) -> float:
+        """1 for a name no document carries (nothing says it is common), else `selectivity`."""
+        holders = self.names.get(name.casefold())
+        return self.selectivity(len(holders)) if holders else 1.0
+
+    def search_names(self, names: list[str], limit: int) -> tuple[list[DocumentHit], float]:
+        """Documents naming these people or projects, each name weighted by the role it plays
+        there times its selectivity; with the best selectivity among the names (the surface's
+        weight: names every document carries say nothing)."""
+        totals: dict[str, float] = defaultdict(float)
+        best = 0.0
+        for name in {n.casefold() for n in names}:
+            holders = self.names.get(name, {})
+            weight = self.selectivity(len(holders))
+            best = max(best, weight)
+            for doc_id, role in holders.items():
+                totals[doc_id] += role * weight
+        ranked = sorted(((d, s) for d, s in totals.items() if s > 0), key=lambda pair: (-pair[1], pair[0]))
+        return [DocumentHit(doc_id, score) for doc_id, score in ranked[:limit]], best
+
+    def search_dates(self, start: str | None, end: str | None, limit: int) -> tuple[list[DocumentHit], float]:
+        """Documents whose span overlaps [start, end] (ISO prefixes: 2024, 2024-03, 2024-03-05),
+        with the scope's selectivity (a scope covering every document filters nothing)."""
         if not start and not end:
-            return []
+            return [], 0.0
         low, high = (start or "0000"), _end_of(end or "9999")
         hits = [
             DocumentHit(doc_id, 1.0)
             for doc_id, (first, last) in sorted(self.spans.items())
             if first <= high and _end_of(last) >= low
         ]
-        return hits[:limit]
+        return hits[:limit], self.selectivity(len(hits))
 
 
 def _names_of(doc: Document, profile: DocumentProfile | None) -> dict[str, float]:
@@ -113,7 +136,7 @@ def _names_of(doc: Document, profile: DocumentProfile | None) -> dict[str, float
         if len(key) >= 3:
             found[key] = max(weight, found.get(key, 0.0))
 
-    for key, role in (("author", "author"), ("from", "author"), ("to", "recipient")):
+    for key, role in (("author", "author"), ("from", "author"), ("publisher", "author"), ("to", "recipient")):
         value = doc.meta.get(key)
         for name in value if isinstance(value, list) else [value] if value else []:
             add(name, ROLE_WEIGHTS[role])

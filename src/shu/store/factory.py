@@ -21,7 +21,12 @@ def open_store(settings: Settings) -> Store:
                 f"store.url {url!r}: only postgresql:// URLs are supported (else leave it unset)"
             )
         return open_store_url(url, settings.store)
-    settings.home.mkdir(parents=True, exist_ok=True)
+    try:
+        settings.home.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError) as exc:
+        raise ConfigError(f"{settings.home}: the home must be a folder, and this is a file") from exc
+    except OSError as exc:
+        raise ConfigError(f"{settings.home}: cannot make the home folder ({exc.strerror or exc})") from exc
     return SQLiteStore(settings.db_path)
 
 

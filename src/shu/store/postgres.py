@@ -54,6 +54,7 @@ from shu.types import (
 )
 
 _LOCK_ID = 7_316_001  # advisory lock taken while migrating
+_WRITER_LOCK_ID = 7_316_002  # held by an ingestion run
 _DOC_COLUMNS = ", ".join(DOCUMENT_FIELDS)
 _CHUNK_COLUMNS = ", ".join(CHUNK_FIELDS)
 _K1, _B = 1.2, 0.75
@@ -161,6 +162,23 @@ class PostgresStore:
 
     def close(self) -> None:
         self._pool.close()
+
+    @contextmanager
+    def writer(self) -> Iterator[None]:
+        """A session advisory lock on its own connection (released by the server if the process
+        dies)."""
+        import psycopg
+
+        try:
+            conn = psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+        except psycopg.Error as exc:
+            raise StoreError(f"{_safe(self.url)}: {exc}") from exc
+        with conn:
+            conn.execute("SELECT pg_advisory_lock(%s)", (_WRITER_LOCK_ID,))
+            try:
+                yield
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (_WRITER_LOCK_ID,))
 
     @contextmanager
     def _connection(self) -> Iterator[Any]:
@@ -635,6 +653,20 @@ class PostgresStore:
                 "SELECT doc_id, id FROM chunks WHERE doc_id = ANY(%s) AND ord = 0", (list(set(doc_ids)),)
             )
             return dict(rows.fetchall())
+
+    def adjacent_chunks(self, chunk_ids: list[str]) -> dict[str, list[str]]:
+        if not chunk_ids:
+            return {}
+        with self._connection() as conn:
+            rows = conn.execute(
+                "SELECT c.id, n.id FROM chunks c JOIN chunks n ON n.doc_id = c.doc_id "
+                "AND n.ord IN (c.ord - 1, c.ord + 1) WHERE c.id = ANY(%s) ORDER BY c.id, n.ord",
+                (list(set(chunk_ids)),),
+            )
+            found: dict[str, list[str]] = {}
+            for chunk_id, neighbour in rows.fetchall():
+                found.setdefault(chunk_id, []).append(neighbour)
+            return found
 
     def list_chunks(self, doc_id: str) -> list[Chunk]:
         with self._connection() as conn:

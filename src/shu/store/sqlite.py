@@ -7,6 +7,7 @@ connection.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import sqlite3
 import threading
@@ -526,6 +527,31 @@ class SQLiteStore:
             ).fetchall()
             found.update(rows)
         return found
+
+    def adjacent_chunks(self, chunk_ids: list[str]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for batch in batches(list(dict.fromkeys(chunk_ids))):
+            marks = ",".join("?" * len(batch))
+            rows = self._db.execute(
+                "SELECT c.id, n.id FROM chunks c JOIN chunks n ON n.doc_id = c.doc_id "
+                f"AND n.ord IN (c.ord - 1, c.ord + 1) WHERE c.id IN ({marks}) ORDER BY c.id, n.ord",
+                batch,
+            ).fetchall()
+            for chunk_id, neighbour in rows:
+                found.setdefault(chunk_id, []).append(neighbour)
+        return found
+
+    @contextmanager
+    def writer(self) -> Iterator[None]:
+        """An exclusive lock on `<store>.writer.lock` beside the database file (released by the
+        kernel if the process dies)."""
+        lock_path = self.path.with_name(self.path.name + ".writer.lock")
+        with lock_path.open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
     def list_chunks(self, doc_id: str) -> list[Chunk]:
         rows = self._db.execute(

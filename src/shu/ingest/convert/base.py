@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from shu.errors import SkipDocument
+from shu.errors import DocumentError, SkipDocument
 
 
 @dataclass
@@ -46,7 +46,10 @@ def convert_file(path: Path, data: bytes) -> Converted:
         raise SkipDocument(f"unsupported file type {suffix or '(none)'}")
     if not data.strip():
         raise SkipDocument("empty file")
-    converted = converter(data, path)
+    try:
+        converted = converter(data, path)
+    except RecursionError as exc:  # deeply nested markup exhausts a recursive parser
+        raise DocumentError(f"{suffix[1:].upper()} is nested too deeply to convert") from exc
     if not converted.markdown.strip():
         raise SkipDocument("no text could be extracted")
     return converted

@@ -12,7 +12,16 @@ _PREFERRED = ["cp1252", "latin_1", "iso8859_15", "cp1250", "mac_roman"]
 
 
 def decode_text(data: bytes) -> tuple[str, str]:
-    """Return (text, encoding). Raises DocumentError for binary content."""
+    """Return (text, encoding), without NUL and other control characters (a stray NUL past the
+    binary sniff must not reach chunk text). Raises DocumentError for binary content."""
+    text, encoding = _decode(data)
+    return text.translate(_CONTROLS), encoding
+
+
+_CONTROLS = {code: None for code in range(32) if code not in _PRINTABLE_CONTROL} | {0x7F: None}
+
+
+def _decode(data: bytes) -> tuple[str, str]:
     if _looks_binary(data):
         raise DocumentError("binary content in a text file (NUL or control bytes)")
     for bom, codec in ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pypdf import PdfReader
-from pypdf.errors import PdfReadError, PyPdfError
+from pypdf.errors import DependencyError, PdfReadError, PyPdfError
 
 from shu.errors import DocumentError
 from shu.ingest.convert.base import Converted
@@ -50,15 +50,19 @@ def _open(data: bytes) -> PdfReader:
         if reader.is_encrypted and not _try_empty_password(reader):
             raise DocumentError("encrypted PDF: it needs a password; save an unprotected copy")
         _ = len(reader.pages)
+    except DependencyError as exc:  # AES encryption is checked while opening: it needs a password
+        raise DocumentError("encrypted PDF (AES): it needs a password; save an unprotected copy") from exc
     except (PdfReadError, PyPdfError, ValueError, KeyError, TypeError, OSError) as exc:
         raise DocumentError(f"corrupt PDF ({exc.__class__.__name__}: {exc})") from exc
     return reader
 
 
 def _try_empty_password(reader: PdfReader) -> bool:
+    """Many PDFs are encrypted with an empty user password; any other is refused as encrypted
+    (AES ones without the optional `cryptography` package too: they need a password anyway)."""
     try:
         return bool(reader.decrypt(""))
-    except (PyPdfError, NotImplementedError, ValueError):
+    except (PyPdfError, DependencyError, NotImplementedError, ValueError, ImportError):
         return False
 
 

@@ -10,7 +10,9 @@ from pathlib import Path
 from shu.ingest.convert.base import Converted
 from shu.ingest.convert.decode import decode_text
 
-_HEADER = re.compile(r"^(From|To|Cc|Date|Subject|Sent|In-Reply-To|Message-ID):\s*(.*)$", re.I)
+_KNOWN = frozenset({"from", "to", "cc", "date", "subject", "sent", "in-reply-to", "message-id"})
+_HEADER = re.compile(r"^([A-Za-z][A-Za-z0-9-]*):[ \t]*(.*)$")
+_SHOWN = ("from", "to", "cc")
 _UNDERLINE = re.compile(r"^(=+|-+)\s*$")
 
 
@@ -19,28 +21,37 @@ def convert(data: bytes, path: Path) -> Converted:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     meta, body = _email_headers(text)
     warnings = [] if encoding.startswith("utf") else [f"decoded as {encoding}"]
-    title = meta.pop("subject", None)
+    title = meta.pop("subject", None) or None
     body = _underlined_headings(body)
-    if title:
-        header_lines = [f"**{key.title()}:** {value}  " for key, value in meta.items() if key != "date"]
-        body = f"# {title}\n\n" + "\n".join(header_lines) + "\n\n" + body
+    if meta:
+        header_lines = [f"**{key.title()}:** {meta[key]}  " for key in _SHOWN if meta.get(key)]
+        heading = f"# {title}\n\n" if title else ""
+        body = heading + "\n".join(header_lines) + "\n\n" + body
     return Converted(markdown=body.strip() + "\n", title=title, meta=_normalise(meta), warnings=warnings)
 
 
 def _email_headers(text: str) -> tuple[dict[str, str], str]:
-    """Leading `Key: value` header lines (as in a saved e-mail) → dict and the remaining body."""
+    """Leading `Key: value` header lines (as in a saved e-mail, continuation lines folded in)
+    → the known headers and the remaining body. Other headers (MIME, X-…) are dropped."""
     lines = text.split("\n")
     headers: dict[str, str] = {}
+    last = ""
     index = 0
     while index < len(lines):
-        match = _HEADER.match(lines[index].strip())
-        if not match:
+        line = lines[index]
+        match = _HEADER.match(line.strip())
+        if last and line[:1] in (" ", "\t") and line.strip():
+            headers[last] = f"{headers[last]} {line.strip()}".strip()
+        elif match:
+            last = match.group(1).lower()
+            headers[last] = match.group(2).strip()
+        else:
             break
-        headers[match.group(1).lower()] = match.group(2).strip()
         index += 1
-    if len(headers) < 2 or ("subject" not in headers and "from" not in headers):
+    known = {key: value for key, value in headers.items() if key in _KNOWN}
+    if len(known) < 2 or ("subject" not in known and "from" not in known):
         return {}, text
-    return headers, "\n".join(lines[index:])
+    return known, "\n".join(lines[index:])
 
 
 def _normalise(headers: dict[str, str]) -> dict[str, object]:

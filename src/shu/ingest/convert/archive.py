@@ -1,0 +1,41 @@
+"""Zip-based formats (DOCX today; slides, spreadsheets and e-books next) are opened only after
+every member's declared size is checked: a 1 MB file that inflates to gigabytes is refused
+before a byte of it is inflated. A member that inflates past its declared size fails its CRC
+check in `zipfile`, so the declared sizes are the ones that count."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+from shu.errors import DocumentError
+
+MAX_MEMBER_BYTES = 100_000_000
+MAX_TOTAL_BYTES = 250_000_000
+MAX_RATIO = 200
+"""Office XML compresses 5–20×; a member inflating more than this is a bomb, not a document."""
+_SMALL = 1_000_000
+MAX_MEMBERS = 10_000
+
+
+def check_archive(data: bytes, kind: str) -> None:
+    """Raise DocumentError when the archive is not a zip, or would inflate beyond the bounds."""
+    try:
+        members = zipfile.ZipFile(io.BytesIO(data)).infolist()
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise DocumentError(f"not a readable {kind} file ({exc.__class__.__name__}: {exc})") from exc
+    if len(members) > MAX_MEMBERS:
+        raise DocumentError(f"{kind} archive has {len(members):,} parts (at most {MAX_MEMBERS:,})")
+    total = 0
+    for member in members:
+        total += member.file_size
+        ratio = member.file_size / max(member.compress_size, 1)
+        if member.file_size > MAX_MEMBER_BYTES or (member.file_size > _SMALL and ratio > MAX_RATIO):
+            raise DocumentError(
+                f"{kind} part {member.filename!r} inflates to {member.file_size / 1e6:,.0f} MB "
+                f"from {member.compress_size / 1e6:,.1f} MB (a zip bomb?); refused"
+            )
+    if total > MAX_TOTAL_BYTES:
+        raise DocumentError(
+            f"{kind} inflates to {total / 1e6:,.0f} MB in all (at most {MAX_TOTAL_BYTES / 1e6:,.0f})"
+        )

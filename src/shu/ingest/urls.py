@@ -84,6 +84,10 @@ def _fetch_one(
     try:
         if not url.startswith(("http://", "https://")):
             raise DocumentError("not an http(s) URL")
+        try:
+            httpx.URL(url)
+        except (httpx.InvalidURL, ValueError) as exc:
+            raise DocumentError(f"malformed URL ({exc})") from exc
         data, content_type = _download(client, url, max_bytes, total_s)
         suffix = _SUFFIX_BY_TYPE.get(content_type, ".html")
         converted = convert_file(Path(doc_id + suffix), data)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-from shu.answer.document import document_answer
-from shu.answer.extractive import ExtractiveAnswerer
+from shu.answer.base import Answerer
+from shu.answer.factory import create_answerer
 from shu.config.settings import Settings, load_settings
 from shu.enrich.llm import LLMEnricher
 from shu.errors import ShuError, UnknownPersonaError
@@ -90,13 +90,14 @@ class KnowledgeBase:
         found = self.persona(persona)
         return self.pipeline.run(_checked_query(query), found, limit=limit, assemble_context=False).hits
 
+    @cached_property
+    def answerer(self) -> Answerer:
+        return create_answerer(self.settings.answer, self.embedder)
+
     def ask(self, question: str, persona: str) -> Answer:
         found = self.persona(persona)
         result = self.pipeline.run(_checked_query(question), found)
-        context = result.context
-        if context.lookup and context.documents and context.documents[0].doc_id == context.lookup:
-            return document_answer(result.question, found.slug, context.documents[0])
-        return ExtractiveAnswerer(self.embedder).answer(result.question, found, result.hits)
+        return self.answerer.answer(result, found)
 
     def close(self) -> None:
         self.store.close()

@@ -1,15 +1,13 @@
 """Validation rejects what tiny local models produce: invented entities, echoed prompts,
 duplicate or off-topic questions, other languages, bad lengths."""
 
+from shu.checks import english, grounded, no_prompt_echo
 from shu.enrich.validate import (
     check_chunk_profile,
     check_context,
     check_profile,
     check_questions,
     check_relationships,
-    english,
-    grounded,
-    no_prompt_echo,
 )
 from shu.types import ChunkProfile, DocumentProfile, Entity, Provenance, Relationship, SynthesizedQuestion
 

@@ -1,6 +1,7 @@
 import itertools
 
-from shu.ingest.chunking import chunk_document, split_sections
+from shu.ingest.chunking import chunk_document
+from shu.markdown import split_sections
 from shu.text import count_tokens
 
 DOC = """Intro before any heading.

@@ -12,26 +12,41 @@ import math
 import re
 from dataclasses import dataclass
 
+from shu.answer.document import document_answer
 from shu.answer.quote import quoted
 from shu.models.embed.base import Embedder
 from shu.text import content_words, split_sentences, stem
-from shu.types import Answer, AnswerSentence, Citation, Persona, SearchHit
+from shu.types import (
+    Answer,
+    AnswerSentence,
+    Citation,
+    ContextDocument,
+    ContextSection,
+    Persona,
+    RetrievalResult,
+    SearchHit,
+)
 
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
+_MAX_CANDIDATES = 120
+"""Sentences embedded per question at most (a whole document can be long)."""
 _MARKUP = re.compile(r"^\s*(?:[-*+>]|\d+[.)])\s+|\*\*|__|`")
 
 
 @dataclass
 class _Candidate:
     text: str
-    hit: SearchHit
-    hit_rank: int
+    section: ContextSection
+    document: ContextDocument
+    rank: int
     score: float = 0.0
     meaning: float = 0.0
     overlap: float = 0.0
 
 
 class ExtractiveAnswerer:
+    name = "extractive"
+
     def __init__(
         self, embedder: Embedder, max_sentences: int = 3, chunks_considered: int = 6, min_meaning: float = 0.3
     ) -> None:
@@ -40,27 +55,42 @@ class ExtractiveAnswerer:
         self.chunks_considered = chunks_considered
         self.min_meaning = min_meaning
 
-    def answer(self, question: str, persona: Persona, hits: list[SearchHit]) -> Answer:
-        candidates = [
-            _Candidate(text=text, hit=hit, hit_rank=rank)
-            for rank, hit in enumerate(hits[: self.chunks_considered])
-            for text in candidate_sentences(hit.chunk.text)
-        ]
+    def answer(self, result: RetrievalResult, persona: Persona) -> Answer:
+        """The best sentences of the assembled context: the sections of the best-ranked chunks,
+        and every section of a document retrieval returned whole (a lookup answers with it)."""
+        context = result.context
+        if context.lookup and context.documents and context.documents[0].doc_id == context.lookup:
+            return document_answer(result.question, persona.slug, context.documents[0])
+        candidates = self._candidates(result)
         if candidates:
-            self._score(question, candidates)
+            self._score(result.question, candidates)
         chosen = _select(candidates, self.max_sentences, self.min_meaning)
         if not chosen:
-            return _insufficient(question, persona, hits)
-        sentences = [AnswerSentence(text=quoted(c.text), citation=c.hit.citation_key) for c in chosen]
+            return _insufficient(result.question, persona, result.hits)
+        sentences = [AnswerSentence(text=quoted(c.text), citation=c.section.citation_key) for c in chosen]
         return Answer(
-            question=question,
+            question=result.question,
             persona=persona.slug,
             text=" ".join(f"{s.text} {s.citation}" for s in sentences),
             method="extractive",
             sentences=sentences,
-            citations=_citations([c.hit for c in chosen]),
-            hits=hits,
+            citations=_citations(chosen),
+            hits=result.hits,
         )
+
+    def _candidates(self, result: RetrievalResult) -> list[_Candidate]:
+        """Sections whose chunks ranked among the first `chunks_considered` hits (their best rank
+        is their prior), and the sections of whole documents (after them)."""
+        rank_of = {hit.chunk.id: rank for rank, hit in enumerate(result.hits)}
+        found: list[_Candidate] = []
+        for document in result.context.documents:
+            for section in document.sections:
+                ranks = [rank_of[c] for c in section.chunk_ids if c in rank_of]
+                rank = min(ranks) if ranks else self.chunks_considered
+                if rank < self.chunks_considered or (document.full and not ranks):
+                    texts = candidate_sentences(section.text)
+                    found += [_Candidate(text, section, document, rank) for text in texts]
+        return found[:_MAX_CANDIDATES]
 
     def _score(self, question: str, candidates: list[_Candidate]) -> None:
         vectors = self.embedder.embed_documents([c.text for c in candidates])
@@ -72,7 +102,7 @@ class ExtractiveAnswerer:
         for candidate, cosine, terms in zip(candidates, meaning, stems, strict=True):
             candidate.meaning = float(cosine)
             candidate.overlap = sum(idf[t] for t in query_terms & terms) / total
-            prior = 1.0 / (1.0 + candidate.hit_rank)
+            prior = 1.0 / (1.0 + candidate.rank)
             candidate.score = 0.55 * candidate.meaning + 0.3 * candidate.overlap + 0.15 * prior
 
 
@@ -125,19 +155,19 @@ def _similar(a: str, b: str) -> bool:
     return bool(wa and wb) and len(wa & wb) / len(wa | wb) > 0.7
 
 
-def _citations(hits: list[SearchHit]) -> list[Citation]:
+def _citations(chosen: list[_Candidate]) -> list[Citation]:
     seen: dict[str, Citation] = {}
-    for hit in hits:
-        key = hit.citation_key
+    for candidate in chosen:
+        key = candidate.section.citation_key
         if key not in seen:
             seen[key] = Citation(
                 key=key,
-                doc_id=hit.chunk.doc_id,
-                section_path=hit.chunk.section_path,
-                chunk_id=hit.chunk.id,
-                title=hit.doc_title,
-                source_url=hit.doc_source_url,
-                date=hit.doc_date,
+                doc_id=candidate.document.doc_id,
+                section_path=candidate.section.section_path,
+                chunk_id=candidate.section.chunk_ids[0],
+                title=candidate.document.title,
+                source_url=candidate.document.source,
+                date=candidate.document.date,
             )
     return list(seen.values())
 

@@ -120,6 +120,21 @@ class RetrievalSettings(BaseModel):
     escalate: bool = Field(True, description="load a whole document its summary matches but chunks do not")
 
 
+class AnswerSettings(BaseModel):
+    """How `ask` answers from the assembled context."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    method: str = Field(
+        "auto",
+        min_length=1,
+        description="auto, extractive, or package.module:Class (your own answerer)",
+    )
+    max_sentences: int = Field(3, ge=1, le=20, description="extractive: sentences quoted at most")
+    chunks_considered: int = Field(6, ge=1, le=100, description="extractive: best-ranked sections read")
+    min_meaning: float = Field(0.3, ge=-1.0, le=1.0, description="extractive: least cosine to answer at all")
+
+
 class StoreSettings(BaseModel):
     """Where the knowledge base lives: `<home>/shu.db` (SQLite) unless `url` names PostgreSQL."""
 
@@ -145,6 +160,7 @@ class Settings(BaseModel):
     enrich: EnrichSettings = Field(default_factory=EnrichSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    answer: AnswerSettings = Field(default_factory=AnswerSettings)
     store: StoreSettings = Field(default_factory=StoreSettings)
 
     @property

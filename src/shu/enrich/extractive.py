@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from shu.enrich.entities import find_entities, temporal_scope
 from shu.enrich.keyphrases import keyphrases
-from shu.ingest.chunking import split_sections
+from shu.markdown import split_sections
 from shu.text import content_words, split_sentences
 from shu.types import (
     CapabilityManifest,

@@ -6,18 +6,11 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from shu.markdown import FENCE, split_sections
 from shu.text import count_tokens, split_sentences
 from shu.types import Chunk
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _WORDS = re.compile(r"\S+")
-
-
-@dataclass
-class Section:
-    path: str
-    text: str
 
 
 @dataclass
@@ -25,36 +18,6 @@ class _Unit:
     text: str
     tokens: int
     new_paragraph: bool
-
-
-def split_sections(markdown: str, root: str) -> list[Section]:
-    """Split on ATX headings (not inside code fences). Text before any heading sits under `root`."""
-    stack: list[tuple[int, str]] = []
-    sections: list[Section] = []
-    buffer: list[str] = []
-    in_fence = False
-
-    def flush() -> None:
-        text = "\n".join(buffer).strip()
-        if text:
-            path = " > ".join(title for _, title in stack) or root
-            sections.append(Section(path=path, text=text))
-        buffer.clear()
-
-    for line in markdown.split("\n"):
-        if _FENCE.match(line):
-            in_fence = not in_fence
-        heading = None if in_fence else _HEADING.match(line)
-        if heading:
-            flush()
-            level = len(heading.group(1))
-            while stack and stack[-1][0] >= level:
-                stack.pop()
-            stack.append((level, _clean_heading(heading.group(2))))
-        else:
-            buffer.append(line)
-    flush()
-    return sections
 
 
 def chunk_document(doc_id: str, title: str, markdown: str, max_tokens: int, overlap: int) -> list[Chunk]:
@@ -100,7 +63,7 @@ def _paragraphs(text: str) -> list[str]:
     current: list[str] = []
     in_fence = False
     for line in text.split("\n"):
-        if _FENCE.match(line):
+        if FENCE.match(line):
             in_fence = not in_fence
         if not line.strip() and not in_fence:
             if current:
@@ -186,11 +149,6 @@ def _join(units: list[_Unit]) -> str:
         else:
             text += " " + unit.text
     return text.strip()
-
-
-def _clean_heading(text: str) -> str:
-    text = re.sub(r"[*_`]+", "", text)
-    return " ".join(text.split())
 
 
 def _chunk_id(doc_id: str, path: str, text: str, seen: dict[str, int]) -> str:

@@ -9,7 +9,7 @@ import re
 
 from pydantic import BaseModel, Field
 
-from shu.enrich import validate
+from shu import checks
 from shu.errors import ShuError
 from shu.models.llm.base import Message
 from shu.models.llm.client import LLMClient
@@ -141,10 +141,10 @@ def _problems(out: _Rewrites, question: str) -> list[str]:
             problems.append(f"variation {variation!r} is empty or too long")
         elif not terms & asked:
             problems.append(f"variation {variation!r} shares no term with the question")
-        problems += validate.no_prompt_echo(variation)
+        problems += checks.no_prompt_echo(variation)
     if out.hypothetical_answer:
-        problems += validate.length(out.hypothetical_answer, 8, 150, "hypothetical answer")
-        problems += validate.no_prompt_echo(out.hypothetical_answer)
+        problems += checks.length(out.hypothetical_answer, 8, 150, "hypothetical answer")
+        problems += checks.no_prompt_echo(out.hypothetical_answer)
     return problems
 
 

@@ -10,9 +10,9 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from shu.enrich import validate
-from shu.enrich.prompts import load_prompt
 from shu.errors import ShuError
 from shu.models.llm.client import LLMClient, Structured
+from shu.prompts import load_prompt
 from shu.types import (
     CapabilityManifest,
     Chunk,

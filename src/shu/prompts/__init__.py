@@ -1,5 +1,7 @@
-"""Prompt templates stored as files (`prompts/<name>.v<N>.md`); the file name is the version
-that is stored with every artifact a prompt produced."""
+"""Every LLM prompt Shu sends, one versioned file each (`<name>.v<N>.md`: a `## system` part and
+a `## user` part), loaded by name. Placeholders (`$question`) are filled strictly: a missing value
+or a stray `$` in a template is an error, never a prompt sent half-filled. The file name is the
+version recorded with everything the prompt produced."""
 
 from __future__ import annotations
 
@@ -8,7 +10,12 @@ from functools import cache
 from importlib import resources
 from string import Template
 
+from shu.errors import ShuError
 from shu.models.llm.base import Message
+
+
+class PromptError(ShuError):
+    pass
 
 
 @dataclass(frozen=True)
@@ -18,22 +25,25 @@ class Prompt:
     user: Template
 
     def messages(self, **values: str) -> list[Message]:
-        return [
-            Message(role="system", content=self.system),
-            Message(role="user", content=self.user.safe_substitute(values)),
-        ]
+        try:
+            user = self.user.substitute(values)
+        except (KeyError, ValueError) as exc:
+            raise PromptError(
+                f"prompt {self.version}: cannot fill it ({exc.__class__.__name__}: {exc})"
+            ) from exc
+        return [Message(role="system", content=self.system), Message(role="user", content=user)]
 
 
 @cache
 def load_prompt(name: str) -> Prompt:
     """The newest version of a prompt, e.g. `profile` → `profile.v1.md`."""
-    folder = resources.files("shu.enrich") / "prompts"
+    folder = resources.files("shu.prompts")
     versions = sorted(
         (p.name for p in folder.iterdir() if p.name.startswith(f"{name}.v") and p.name.endswith(".md")),
         key=lambda n: int(n.removeprefix(f"{name}.v").removesuffix(".md")),
     )
     if not versions:
-        raise FileNotFoundError(f"no prompt file for {name!r}")
+        raise PromptError(f"no prompt file for {name!r}")
     text = (folder / versions[-1]).read_text(encoding="utf-8")
     system, _, user = text.partition("## user")
     return Prompt(

@@ -18,7 +18,7 @@ def test_every_prompt_has_a_version_a_system_part_and_placeholders(name: str) ->
 
 
 def test_a_missing_value_is_an_error_not_a_half_filled_prompt() -> None:
-    with pytest.raises(PromptError, match="plan.v1"):
+    with pytest.raises(PromptError, match=r"plan\.v1"):
         load_prompt("plan").messages()
     messages = load_prompt("plan").messages(question="What costs $65? ${evil}")
     assert "What costs $65? ${evil}" in messages[1].content, "values are data: their $ stays as written"

@@ -10,6 +10,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 _HTTP_URL = re.compile(r"^https?://[^/\s]+", re.I)
 
 
+def http_url(value: str | None) -> str | None:
+    """`value` when it is an http(s) URL safe to show as a link, else None (`javascript:`,
+    `file:`, `data:` and URLs with markup characters are dropped)."""
+    if value is None:
+        return None
+    cleaned = value.strip()
+    return cleaned if _HTTP_URL.match(cleaned) and not any(c in cleaned for c in ' <>"\n') else None
+
+
 class RetrievalParams(BaseModel):
     """Per-persona retrieval parameters (`persona.config.json` → `retrieval`)."""
 
@@ -132,6 +141,11 @@ class SearchHit(BaseModel):
     """`seed-doc relation` when relationship expansion added this document."""
     rerank_score: float | None = None
 
+    @field_validator("doc_source_url")
+    @classmethod
+    def _http_only(cls, value: str | None) -> str | None:
+        return http_url(value)
+
     @property
     def citation_key(self) -> str:
         return citation_key(self.chunk.doc_id, self.chunk.section_path)
@@ -151,10 +165,7 @@ class Citation(BaseModel):
     @field_validator("source_url")
     @classmethod
     def _http_only(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        cleaned = value.strip()
-        return cleaned if _HTTP_URL.match(cleaned) and not any(c in cleaned for c in ' <>"\n') else None
+        return http_url(value)
 
 
 class AnswerSentence(BaseModel):

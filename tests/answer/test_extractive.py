@@ -134,3 +134,17 @@ def test_only_http_links_are_kept_in_citations() -> None:
         "//x",
     ):
         assert url(bad) is None, bad
+
+
+def test_key_like_headings_are_quoted_in_the_sources_too() -> None:
+    from shu.answer.render import source_line
+
+    citation = Citation(
+        key="[^notice:Phishing (^beta-vault:Secret)]",
+        doc_id="notice",
+        section_path="Phishing [^beta-vault:Secret]",
+        chunk_id="c",
+        title="Notice [^beta-vault:" + "S" * 400 + "]",
+    )
+    line = source_line(citation)
+    assert line.count("[^") == 1 and line.startswith("[^notice:"), line

@@ -1,4 +1,6 @@
+import io
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -136,9 +138,17 @@ def test_a_docx_zip_bomb_is_refused_before_it_inflates() -> None:
     bomb = zip_bomb_docx(inflated_mb=300)
     assert len(bomb) < 2_000_000
     started = time.monotonic()
-    with pytest.raises(DocumentError, match=r"inflates to 300 MB .*zip bomb"):
+    with pytest.raises(DocumentError, match=r"'word/document.xml' is 300 MB of text"):
         convert_file(Path("bomb.docx"), bomb)
     assert time.monotonic() - started < 2
+
+
+def test_a_compressed_member_inflating_too_far_is_a_bomb_whatever_its_name() -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("word/media/image1.png", b"\0" * 50_000_000)
+    with pytest.raises(DocumentError, match="zip bomb"):
+        convert_file(Path("media.docx"), buffer.getvalue())
 
 
 def test_nul_bytes_past_the_binary_sniff_never_reach_the_text() -> None:
@@ -173,3 +183,11 @@ def test_email_headers_of_any_kind_stay_out_of_the_text() -> None:
     assert "Mime-Version" not in converted.markdown and "X-From" not in converted.markdown
     assert converted.markdown.startswith("**From:** phillip.allen@enron.com"), "no subject: no heading"
     assert "Promote Tori." in converted.markdown
+
+
+def test_note_lines_that_look_like_headers_stay_text() -> None:
+    data = b"From: Alice\nSubject: Launch plan\nDecision: ship on Friday\nOwner: Bob\n\nDetails follow.\n"
+    converted = convert_file(Path("notes.txt"), data)
+    assert converted.title == "Launch plan"
+    for line in ("Decision: ship on Friday", "Owner: Bob", "Details follow."):
+        assert line in converted.markdown

@@ -2,23 +2,35 @@
 
 from __future__ import annotations
 
-import resource
 import time
+import tracemalloc
 
 import pytest
 
 from shu.errors import DocumentError
-from shu.eval.faults.hostile import deep_yaml, impossible_date, yaml_alias_bomb
+from shu.eval.faults.hostile import deep_yaml, impossible_date, yaml_alias_bomb, yaml_merge_bomb
 from shu.ingest.frontmatter import split_frontmatter
 
 
-def test_a_yaml_alias_bomb_is_refused_at_once() -> None:
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+@pytest.mark.parametrize("bomb", [yaml_alias_bomb(), yaml_merge_bomb()], ids=["aliases", "merge-keys"])
+def test_a_yaml_bomb_is_refused_before_anything_is_built(bomb: bytes) -> None:
+    tracemalloc.start()
     started = time.monotonic()
-    with pytest.raises(DocumentError, match="expands to more than 20,000 values"):
-        split_frontmatter(yaml_alias_bomb().decode())
+    try:
+        with pytest.raises(DocumentError, match="expands to more than 20,000 values"):
+            split_frontmatter(bomb.decode())
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
     assert time.monotonic() - started < 1
-    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000, "under 100 MB more"
+    assert peak < 20_000_000, f"{peak / 1e6:.0f} MB allocated"
+
+
+def test_merge_keys_within_bounds_still_work() -> None:
+    meta, _ = split_frontmatter(
+        "---\nbase: &b {owner: ana, tags: [x]}\ndoc: {<<: *b, title: T}\n---\n\nText."
+    )
+    assert meta["doc"] == {"owner": "ana", "tags": ["x"], "title": "T"}
 
 
 def test_a_few_aliases_are_still_fine() -> None:

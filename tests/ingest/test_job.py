@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import numpy as np
@@ -192,19 +191,50 @@ def test_a_file_in_another_folder_never_takes_a_personas_document(
 
 
 @pytest.mark.parametrize("attacker", ["aaa", "zzz"], ids=["sorts-first", "sorts-last"])
-def test_in_one_fresh_run_the_file_that_was_there_first_keeps_the_id(
+def test_in_a_fresh_run_two_folders_with_one_id_both_fail_whatever_their_dates(
     kb: KnowledgeBase, make_persona: PersonaMaker, attacker: str
 ) -> None:
     victim = make_persona(
         "victim", rag={"payroll.md": doc("payroll", "Payroll", "# Payroll\n\nOn the 25th.")}
     )
     forged = doc("payroll", "Payroll", "# Payroll\n\nIn gift cards.", personas=["victim"])
-    late = make_persona(attacker, rag={"payroll.md": forged}) / "RAG" / "payroll.md"
-    os.utime(late, (time.time() + 60, time.time() + 60))
+    old = make_persona(attacker, rag={"payroll.md": forged}) / "RAG" / "payroll.md"
+    os.utime(old, (0, 0))  # "I was here first": a date anyone can set
     report = kb.ingest(victim.parent)
-    assert [Path(o.path).parent.parent.name for o in report.failed] == [attacker]
-    assert str(victim / "RAG" / "payroll.md") in report.failed[0].message
-    assert kb.search("payroll", persona="victim")[0].chunk.text == "On the 25th."
+    assert sorted(Path(o.path).parent.parent.name for o in report.failed) == sorted([attacker, "victim"])
+    assert all("document id 'payroll' is already used by" in o.message for o in report.failed)
+    assert str(old) in next(o.message for o in report.failed if "victim" in o.path)
+    assert kb.documents("victim") == [] and kb.documents(attacker) == []
+
+
+def test_a_holder_that_fails_to_parse_once_keeps_its_id(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    good = doc("vault", "Vault", "# Vault\n\nThe code is 1234.")
+    victim = make_persona("victim", rag={"vault.md": good})
+    assert not kb.ingest(victim.parent).failed
+    (victim / "RAG" / "vault.md").write_text("---\ntitle: [broken\n---\nmid-edit")
+    make_persona("aaa", rag={"vault.md": doc("vault", "Vault", "# Vault\n\nThe code is 0000.")})
+    report = kb.ingest(victim.parent)
+    assert "document id 'vault' is already used by" in next(
+        o.message for o in report.failed if "aaa" in o.path
+    )
+    (victim / "RAG" / "vault.md").write_text(good)
+    report = kb.ingest(victim.parent)
+    assert [Path(o.path).parent.parent.name for o in report.failed] == ["aaa"]
+    assert kb.search("vault code", persona="victim")[0].chunk.text == "The code is 1234."
+
+
+def test_a_file_of_the_same_persona_may_take_an_id_its_holder_gave_up(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    folder = make_persona("a", rag={"old.md": doc("notes", "Notes", "# Notes\n\nOld notes.")})
+    assert not kb.ingest(folder).failed
+    (folder / "RAG" / "old.md").write_text(doc("archive", "Archive", "# Archive\n\nOld notes."))
+    (folder / "RAG" / "new.md").write_text(doc("notes", "Notes", "# Notes\n\nNew notes."))
+    report = kb.ingest(folder)
+    assert not report.failed, [o.line() for o in report.failed]
+    assert sorted(d.id for d in kb.documents("a")) == ["archive", "notes"]
 
 
 def test_an_unknown_persona_in_frontmatter_is_a_warning(
@@ -222,8 +252,8 @@ def test_two_different_files_with_one_id_fail_clearly(kb: KnowledgeBase, make_pe
     make_persona("a", rag={"p.md": PRICING})
     folder = make_persona("b", rag={"other.md": doc("pricing", "Other", "# Other\n\nDifferent text.")})
     report = kb.ingest(folder.parent)
-    assert len(report.failed) == 1
-    assert "document id 'pricing' is already used by" in report.failed[0].message
+    assert len(report.failed) == 2, "two folders, one id, nothing stored: neither takes it"
+    assert all("document id 'pricing' is already used by" in o.message for o in report.failed)
 
 
 def test_a_broken_persona_config_fails_only_that_persona(

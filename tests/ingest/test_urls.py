@@ -30,6 +30,18 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(PAGE)))
             self.end_headers()
             self.wfile.write(PAGE)
+        elif self.path == "/slow-headers":  # header lines a second apart: no body ever starts
+            self.send_response(200)
+            for number in range(20):
+                self.send_header(f"X-Slow-{number}", "x")
+                self.wfile.flush()
+                time.sleep(0.25)
+            self.end_headers()
+            self.wfile.write(b"late")
+        elif self.path == "/redirect-home":
+            self.send_response(302)
+            self.send_header("Location", "/status")
+            self.end_headers()
         elif self.path == "/trickle":  # a byte every 0.2 s, for ever: each read is quick
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")
@@ -143,3 +155,41 @@ def test_a_server_that_trickles_is_cut_off_at_the_total_time(make_persona: Perso
     assert time.monotonic() - started < 5, "bounded by url_total_s, not by 100 quick reads"
     assert [o.status for o in outcomes] == ["failed", "converted"]
     assert "longer than 1 s (ingest.url_total_s)" in outcomes[0].message
+
+
+def test_slow_headers_are_cut_off_at_the_total_time_too(make_persona: PersonaMaker, site: str) -> None:
+    folder = load_persona(make_persona("lumen", raw={"s.urls": f"{site}/slow-headers\n"}))
+    started = time.monotonic()
+    outcomes = fetch_url_lists(folder, LOCAL.model_copy(update={"url_total_s": 1.0}))
+    assert time.monotonic() - started < 3
+    assert "longer than 1 s" in outcomes[0].message
+
+
+def test_redirects_are_followed_and_checked(make_persona: PersonaMaker, site: str) -> None:
+    folder = load_persona(make_persona("lumen", raw={"s.urls": f"{site}/redirect-home\n"}))
+    assert [o.status for o in fetch_url_lists(folder, LOCAL)] == ["converted"]
+
+
+def test_a_name_that_rebinds_to_a_local_address_is_refused(
+    make_persona: PersonaMaker, site: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first lookup (the check) says public, the next (the connection) says 127.0.0.1."""
+    import socket
+
+    real = socket.getaddrinfo
+    port = int(site.rsplit(":", 1)[1])
+    calls = []
+
+    def rebinding(host: str, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        if host != "rebind.test":
+            return real(host, *args, **kwargs)
+        calls.append(host)
+        address = "93.184.216.34" if len(calls) == 1 else "127.0.0.1"
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+    folder = load_persona(make_persona("lumen", raw={"s.urls": f"http://rebind.test:{port}/status\n"}))
+    outcomes = fetch_url_lists(folder, IngestSettings(url_timeout_s=3))
+    assert len(calls) >= 2, "the connection looked the name up again"
+    assert outcomes[0].status == "failed" and "private or local address (127.0.0.1)" in outcomes[0].message
+    assert not list(folder.rag_dir.glob("*.md")), "nothing from the local server was kept"

@@ -28,3 +28,8 @@ def test_chunks_of_a_document_with_many_matches_rise_together() -> None:
     assert [c for c, _ in ranked] == ["t2", "x0", "t4"]
     assert dict(ranked)["t4"] == 0.3 + 0.5 * 1.0 and dict(ranked)["x0"] == 0.8
     assert with_document([("a", 1.0), ("unknown", 0.5)], {"a": "d"}, 1.0) == [("a", 1.0), ("unknown", 0.5)]
+
+
+def test_a_listed_neighbour_keeps_its_own_score_and_gains() -> None:
+    ranked = dict(with_adjacent([("a", 1.0), ("b", 0.9), ("c", 0.8)], {"a": ["c"]}, 0.2))
+    assert ranked["c"] == 0.8 + 0.2 * 1.0 and ranked["b"] == 0.9

@@ -99,11 +99,39 @@ class ExtractiveAnswerer:
         stems = [{stem(w) for w in content_words(c.text)} for c in candidates]
         idf = {t: math.log(1 + len(candidates) / (1 + sum(t in s for s in stems))) for t in query_terms}
         total = sum(idf.values()) or 1.0
+        wanted = expected_answer(question)
         for candidate, cosine, terms in zip(candidates, meaning, stems, strict=True):
             candidate.meaning = float(cosine)
             candidate.overlap = sum(idf[t] for t in query_terms & terms) / total
             prior = 1.0 / (1.0 + candidate.rank)
-            candidate.score = 0.55 * candidate.meaning + 0.3 * candidate.overlap + 0.15 * prior
+            kind = 0.1 if wanted is not None and wanted.search(candidate.text) else 0.0
+            candidate.score = 0.55 * candidate.meaning + 0.3 * candidate.overlap + 0.15 * prior + kind
+
+
+_ANSWER_KINDS = [
+    (
+        re.compile(r"\b(?:cost|costs|price|prices|priced|fee|fees|charge|charged|pay|paid|how much)\b", re.I),
+        re.compile(r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:dollars|euros|pounds|usd|eur|gbp)\b", re.I),
+    ),
+    (
+        re.compile(r"^\s*(?:when|what (?:date|time|day|year))\b", re.I),
+        re.compile(
+            r"\b(?:\d{4}-\d{2}|\d{1,2}:\d{2}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+            r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d{4})\b",
+            re.I,
+        ),
+    ),
+    (re.compile(r"^\s*how (?:many|much|long|often|old)\b", re.I), re.compile(r"\d")),
+]
+
+
+def expected_answer(question: str) -> re.Pattern[str] | None:
+    """What a sentence that answers the question must contain, for the kinds of question whose
+    answer has a shape: a price (cost questions), a date or time (when), a number (how many)."""
+    for asks, shape in _ANSWER_KINDS:
+        if asks.search(question):
+            return shape
+    return None
 
 
 def candidate_sentences(text: str) -> list[str]:

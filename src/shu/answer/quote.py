@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-_KEY_LIKE = re.compile(r"\[\^([^\]\n]{0,300})\]")
+_KEY_LIKE = re.compile(r"\[\^([^\]\n]*)\]")
 
 
 def quoted(text: str) -> str:

@@ -3,8 +3,9 @@
 Each e-mail goes through Shu's own text converter and chunker, so the rows are what ingestion
 would index. Questions that only make sense with one e-mail in hand ("Who sent the email?") are
 left out; the rest name someone or something ("What is the email address of Sally Beck?") and
-are asked of the whole mailbox. A question's relevant rows are every chunk whose text holds its
-gold answer (an address appears in several e-mails), else the chunk the answer was marked in.
+are asked of the whole mailbox. A question's relevant rows are the chunks of its e-mail that hold the
+gold answer (else the chunk it was marked in), and every chunk of any e-mail holding a specific
+answer (an address, a number, a phrase of two words or more: "Supervisor" is not specific).
 Unanswerable questions are kept in `queries.jsonl` with `answerable: false` and no qrels.
 """
 
@@ -24,7 +25,7 @@ from shu.types import Chunk
 
 PERSONA = "enron"
 SOURCE_FILE = "enron_annotated.json"
-CONVERTER_VERSION = 1
+CONVERTER_VERSION = 2
 _DEICTIC = re.compile(
     r"\bthe (?:e-?mail|message|sender|recipient|main recipient|attachment)\b(?! address)", re.I
 )
@@ -56,12 +57,18 @@ def convert_enron(source: Path, target: Path) -> Path:
         raise DatasetError(f"{source_file}: not the Enron SQuAD file ({exc})") from exc
     rows: list[dict[str, Any]] = []
     questions: dict[str, _Question] = {}
+    every_chunk: list[Chunk] = []
     for number, paragraph in enumerate(paragraphs):
         doc_id = f"email-{paragraph.get('document_id', number)}"
         chunks, meta = _email_chunks(doc_id, str(paragraph["context"]))
         rows += [_row(chunk, meta) for chunk in chunks]
+        every_chunk += chunks
         for qa in paragraph.get("qas", []):
             _add_question(questions, qa, chunks, str(paragraph["context"]))
+    for question in questions.values():
+        for answer in question.answers if question.answerable else []:
+            if _specific(answer):  # an address or a phrase found in another e-mail answers it too
+                question.relevant |= _chunks_holding(every_chunk, answer, 0, "", fallback=False)
     target.mkdir(parents=True, exist_ok=True)
     _write_jsonl(target / "corpus.jsonl", rows)
     _write_jsonl(
@@ -135,10 +142,18 @@ def _add_question(
         )
 
 
-def _chunks_holding(chunks: list[Chunk], answer: str, start: int, context: str) -> set[str]:
+def _specific(answer: str) -> bool:
+    """An answer that names one thing wherever it appears (an address, a number, a phrase), not
+    a common word ("Supervisor") that other e-mails use about other people."""
+    return "@" in answer or any(c.isdigit() for c in answer) or len(answer.split()) >= 2
+
+
+def _chunks_holding(
+    chunks: list[Chunk], answer: str, start: int, context: str, fallback: bool = True
+) -> set[str]:
     wanted = _folded(answer)
     holding = {c.id for c in chunks if wanted and wanted in _folded(c.text)}
-    if holding or not chunks:
+    if holding or not chunks or not fallback:
         return holding
     # the answer sits in a header line the converter keeps as metadata, or straddles two
     # chunks: the chunk holding the words around it (else the first) stands for it

@@ -52,8 +52,12 @@ MAX_DEPTH = 40
 def _parse_yaml(block: str) -> dict[str, Any]:
     if len(block) > MAX_FRONTMATTER_CHARS:
         raise DocumentError(f"frontmatter is {len(block):,} characters (at most {MAX_FRONTMATTER_CHARS:,})")
+    loader = yaml.SafeLoader(block)
     try:
-        data = yaml.safe_load(block)
+        node = loader.get_single_node()
+        if node is not None:
+            _bounded(node)  # before anything is built: aliases and merge keys copy what they name
+        data = loader.construct_document(node) if node is not None else None
     except RecursionError as exc:
         raise DocumentError(f"frontmatter is nested too deeply (at most {MAX_DEPTH} levels)") from exc
     except (ValueError, OverflowError) as exc:  # 2024-02-30 is read as a date and fails as one
@@ -63,30 +67,50 @@ def _parse_yaml(block: str) -> dict[str, Any]:
         where = f" at line {mark.line + 2}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or exc.__class__.__name__
         raise DocumentError(f"broken YAML frontmatter{where}: {problem}") from exc
+    finally:
+        loader.dispose()
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise DocumentError(f"frontmatter must be a YAML mapping, found {type(data).__name__}")
-    budget = [MAX_VALUES]
-    return {str(key): _plain(value, budget, 1) for key, value in data.items()}
+    return {str(key): _plain(value) for key, value in data.items()}
 
 
-def _plain(value: Any, budget: list[int], depth: int) -> Any:
-    """YAML dates become ISO strings so metadata is JSON-serialisable. Shared (aliased) values
-    are copied out, within a budget of values and depth: an alias bomb is refused, not expanded."""
-    budget[0] -= 1
-    if budget[0] < 0:
-        raise DocumentError(
-            f"frontmatter expands to more than {MAX_VALUES:,} values (YAML aliases nested too deep?)"
-        )
-    if depth > MAX_DEPTH:
-        raise DocumentError(f"frontmatter is nested too deeply (at most {MAX_DEPTH} levels)")
+def _bounded(root: yaml.Node) -> None:
+    """Refuse a YAML graph that expands past MAX_VALUES values or MAX_DEPTH levels once its aliases
+    (and `<<` merge keys, which copy the mappings they name) are followed: an alias bomb is a
+    few hundred bytes that expand to billions. Shared nodes are sized once (memoised)."""
+    sizes: dict[int, int] = {}
+
+    def size(node: yaml.Node, depth: int) -> int:
+        if depth > MAX_DEPTH:
+            raise DocumentError(f"frontmatter is nested too deeply (at most {MAX_DEPTH} levels)")
+        if id(node) in sizes:
+            return sizes[id(node)]
+        sizes[id(node)] = MAX_VALUES + 1  # a node that contains itself expands for ever
+        total = 1
+        if isinstance(node, yaml.SequenceNode):
+            total += sum(size(child, depth + 1) for child in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            total += sum(size(k, depth + 1) + size(v, depth + 1) for k, v in node.value)
+        if total > MAX_VALUES:
+            raise DocumentError(
+                f"frontmatter expands to more than {MAX_VALUES:,} values (YAML aliases nested too deep?)"
+            )
+        sizes[id(node)] = total
+        return total
+
+    size(root, 1)
+
+
+def _plain(value: Any) -> Any:
+    """YAML dates become ISO strings so metadata is JSON-serialisable."""
     if isinstance(value, dt.datetime | dt.date):
         return value.isoformat()[:10]
     if isinstance(value, list):
-        return [_plain(item, budget, depth + 1) for item in value]
+        return [_plain(item) for item in value]
     if isinstance(value, dict):
-        return {str(k): _plain(v, budget, depth + 1) for k, v in value.items()}
+        return {str(k): _plain(v) for k, v in value.items()}
     return value
 
 

@@ -209,16 +209,14 @@ class IngestJob:
         return "*" in accepted or source in accepted
 
     def _resolve_claims(self, run: _Run) -> None:
-        """One file per id. The file the store already holds under the id keeps it, whatever
-        the order of the folders; else the file that was there first (oldest modification time;
-        folder order breaks a tie). A byte-identical copy in another persona's folder joins that
-        persona; any other file is the newcomer and fails, naming the holder."""
+        """One file per id. The file the store holds the id for keeps it while that file is
+        there, whatever this run makes of it (a file that fails to parse today keeps its id);
+        only a file of one of that document's own personas may take over an id its file gave up.
+        With nothing stored, files from one folder: the first in folder order; files from several
+        persona folders: none of them (each fails, naming the others: nobody's file is evicted by
+        a file elsewhere, whatever its name or date). A byte-identical copy joins the winner."""
         for doc_id, claims in run.claims.items():
-            holder = self._holder(doc_id, claims, run)
-            if holder is None:
-                winner = min(claims, key=lambda claim: _arrival(claim[0].doc.path))
-            else:
-                winner = next((c for c in claims if c[0].doc.path == holder), None)
+            winner, owner = self._winner(doc_id, claims, run)
             for parsed, outcome in claims:
                 if winner is not None and parsed is winner[0]:
                     continue
@@ -226,29 +224,35 @@ class IngestJob:
                     first = winner[0].doc
                     first.personas = list(dict.fromkeys([*first.personas, *parsed.doc.personas]))
                     outcome.status = "unchanged"
-                    outcome.message = (
-                        f"same file as {first.path}; it now belongs to {parsed.doc.personas[0]} too"
-                    )
+                    joined = parsed.doc.personas[0]
+                    outcome.message = f"same file as {first.path}; it now belongs to {joined} too"
                     continue
-                owner = winner[0].doc.path if winner is not None else holder
+                others = owner or ", ".join(p.doc.path for p, _ in claims if p is not parsed)
                 outcome.message = (
-                    f"document id {doc_id!r} is already used by {owner}; give one of the two files another id"
+                    f"document id {doc_id!r} is already used by {others}; give one of the files another id"
                 )
                 run.failed_paths.add(parsed.doc.path)
             if winner is not None:
                 run.claimed[doc_id] = winner
 
-    def _holder(self, doc_id: str, claims: list[tuple[ParsedDocument, FileOutcome]], run: _Run) -> str | None:
-        """The path of the file the store holds this id for, when that file still claims it (in
-        this run) or is outside this run and still there."""
+    def _winner(
+        self, doc_id: str, claims: list[tuple[ParsedDocument, FileOutcome]], run: _Run
+    ) -> tuple[tuple[ParsedDocument, FileOutcome] | None, str | None]:
+        """(the claim that gets the id or None, the path of the file that holds it if stored)."""
         stored = self.store.get_document(doc_id)
-        if stored is None:
-            return None
-        if any(parsed.doc.path == stored.path for parsed, _ in claims):
-            return stored.path
-        if stored.path not in run.run_paths and Path(stored.path).exists():
-            return stored.path
-        return None
+        if stored is not None and Path(stored.path).exists():
+            own = next((c for c in claims if c[0].doc.path == stored.path), None)
+            if own is not None:
+                return own, None
+            gave_up = stored.path in run.run_paths and stored.path not in run.failed_paths
+            heirs = [c for c in claims if _folder_persona(c[0]) in stored.personas]
+            if gave_up and heirs and len({_folder_persona(c[0]) for c in heirs}) == 1:
+                return heirs[0], None
+            return None, stored.path
+        distinct = {c[0].raw for c in claims}
+        if len(distinct) == 1 or len({_folder_persona(c[0]) for c in claims}) == 1:
+            return claims[0], None
+        return None, None
 
     def _prepared(self, claimed: list[tuple[ParsedDocument, FileOutcome]]) -> Iterator[_Pending | None]:
         """Chunk and enrich each document, in order. With an LLM, documents are enriched by
@@ -382,9 +386,7 @@ class IngestJob:
         )
 
 
-def _arrival(path: str) -> float:
-    """When a file arrived, as far as the file system says (a file gone since is last)."""
-    try:
-        return Path(path).stat().st_mtime
-    except OSError:
-        return float("inf")
+
+def _folder_persona(parsed: ParsedDocument) -> str:
+    """The persona whose folder holds the file (always the first of its personas)."""
+    return parsed.doc.personas[0]

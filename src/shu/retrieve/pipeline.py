@@ -200,19 +200,14 @@ class RetrievalPipeline:
     def _with_surroundings(
         self, fused: list[tuple[str, float]], params: RetrievalParams
     ) -> list[tuple[str, float]]:
-        """Neighbouring chunks and the rest of the document lend a share of their scores."""
-        head = fused[: params.candidates * 2]
+        """Neighbouring chunks and the rest of the document lend a share of their scores (the
+        neighbours of the best `2 × candidates` chunks; every chunk keeps its own score)."""
+        head = [chunk_id for chunk_id, _ in fused[: params.candidates * 2]]
         if params.adjacent_weight:
-            head = with_adjacent(
-                head, self.store.adjacent_chunks([c for c, _ in head]), params.adjacent_weight
-            )
+            fused = with_adjacent(fused, self.store.adjacent_chunks(head), params.adjacent_weight)
         if params.document_weight:
-            head = with_document(
-                head, self.store.chunk_documents([c for c, _ in head]), params.document_weight
-            )
-        listed = {c for c, _ in head}
-        tail = [pair for pair in fused[params.candidates * 2 :] if pair[0] not in listed]
-        return sorted(head + tail, key=lambda pair: -pair[1])
+            fused = with_document(fused, self.store.chunk_documents(head), params.document_weight)
+        return fused
 
     def _expand(
         self,
@@ -343,7 +338,8 @@ def _fuse_within(lists: list[list[ScoredChunk]], params: RetrievalParams) -> lis
     if params.fusion == "convex":
         best: dict[str, float] = {}
         for listed in lists:
-            top = max((s.score for s in listed), default=0.0) or 1.0
+            top = max((s.score for s in listed), default=0.0)
+            top = top if top > 0 else 1.0  # all-negative cosines keep their order
             for scored in listed:
                 best[scored.chunk_id] = max(best.get(scored.chunk_id, 0.0), scored.score / top)
         fused = sorted(best.items(), key=lambda pair: -pair[1])

@@ -21,6 +21,7 @@ from shu.ingest.report import IngestReport
 from shu.kb import KnowledgeBase, open_kb
 from shu.serve.terminal import SafeConsole
 from shu.serve.trace import trace_tree
+from shu.types import http_url
 
 if TYPE_CHECKING:
     from shu.eval.configs import EvalConfig
@@ -187,7 +188,8 @@ def ask(
     question: Annotated[str, typer.Argument(help="The question.")],
     persona: Annotated[str, typer.Option("--persona", "-p", help="Persona slug.")],
 ) -> None:
-    """Answer with [^doc_id:section] citations (extractive when no LLM is configured)."""
+    """Answer from the persona's documents: the sentences that answer it, each cited [^doc_id:section]
+    (answer.method: extractive, or your own answerer as package.module:Class)."""
     with _kb() as kb:
         answer = kb.ask(question, persona=persona)
     if state.as_json:
@@ -240,7 +242,7 @@ def _listed(doc: Document, persona: str | None) -> dict[str, Any]:
         "type": doc.type,
         "tags": doc.tags,
         "summary": doc.summary,
-        "source_url": doc.source_url,
+        "source_url": http_url(doc.source_url),
         "file": Path(doc.path).name,
         "personas": [persona] if persona else doc.personas,
     }

@@ -33,8 +33,12 @@ def migrate(
 ) -> MigrationReport:
     """`force` copies every document again, also those the target holds with the same content
     hash (their enrichment may have been redone since: `shu ingest --redo`)."""
+    with target.writer():  # one writer per store: an ingestion into the target waits
+        return _migrate(source, target, progress or (lambda stage, done, total: None), force)
+
+
+def _migrate(source: Store, target: Store, progress: Progress, force: bool) -> MigrationReport:
     started = time.perf_counter()
-    progress = progress or (lambda stage, done, total: None)
     report = MigrationReport()
     for persona in source.list_personas():
         target.upsert_persona(persona)

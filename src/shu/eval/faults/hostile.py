@@ -17,6 +17,14 @@ def yaml_alias_bomb(levels: int = 8, width: int = 10) -> bytes:
     return ("---\n" + "\n".join(lines) + "\n---\n\n# Bomb\n\nText after a bomb.\n").encode()
 
 
+def yaml_merge_bomb(levels: int = 30) -> bytes:
+    """Frontmatter whose `<<` merge keys double a mapping at every level (PyYAML copies merged
+    entries while it builds, so a value budget checked afterwards comes too late)."""
+    lines = ["a0: &a0 {k: 1}"]
+    lines += [f"a{i}: &a{i} {{<<: [*a{i - 1}, *a{i - 1}]}}" for i in range(1, levels + 1)]
+    return ("---\n" + "\n".join(lines) + "\ntitle: x\n---\n\n# Merge\n\nText.\n").encode()
+
+
 def deep_yaml(depth: int = 5000) -> bytes:
     return ("---\nx: " + "[" * depth + "]" * depth + "\n---\n\n# Deep\n\nText.\n").encode()
 

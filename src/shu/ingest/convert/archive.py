@@ -12,6 +12,9 @@ from shu.errors import DocumentError
 
 MAX_MEMBER_BYTES = 100_000_000
 MAX_TOTAL_BYTES = 250_000_000
+MAX_XML_BYTES = 20_000_000
+"""Text parts are what the converters hold in memory, many times over (mammoth needs ~60 MB of
+memory per MB of document.xml): 20 MB of XML is thousands of pages, and about a gigabyte."""
 MAX_RATIO = 200
 """Office XML compresses 5–20×; a member inflating more than this is a bomb, not a document."""
 _SMALL = 1_000_000
@@ -29,6 +32,11 @@ def check_archive(data: bytes, kind: str) -> None:
     total = 0
     for member in members:
         total += member.file_size
+        if member.filename.endswith((".xml", ".rels")) and member.file_size > MAX_XML_BYTES:
+            raise DocumentError(
+                f"{kind} part {member.filename!r} is {member.file_size / 1e6:,.0f} MB of text "
+                f"(at most {MAX_XML_BYTES / 1e6:,.0f} MB); refused"
+            )
         ratio = member.file_size / max(member.compress_size, 1)
         if member.file_size > MAX_MEMBER_BYTES or (member.file_size > _SMALL and ratio > MAX_RATIO):
             raise DocumentError(

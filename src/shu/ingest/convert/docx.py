@@ -13,13 +13,15 @@ from shu.ingest.convert.archive import check_archive
 from shu.ingest.convert.base import Converted
 from shu.ingest.convert.html import html_to_markdown
 
+_NO_IMAGES = mammoth.images.img_element(lambda image: {})
+"""Images are not text: they are neither read nor inlined as base64."""
 _STYLE_MAP = "p[style-name='Title'] => h1:fresh\np[style-name='Subtitle'] => h2:fresh"
 
 
 def convert(data: bytes, path: Path) -> Converted:
     check_archive(data, "DOCX")
     try:
-        result = mammoth.convert_to_html(io.BytesIO(data), style_map=_STYLE_MAP)
+        result = mammoth.convert_to_html(io.BytesIO(data), style_map=_STYLE_MAP, convert_image=_NO_IMAGES)
     except (zipfile.BadZipFile, KeyError, ValueError) as exc:
         raise DocumentError(f"not a readable DOCX file ({exc.__class__.__name__}: {exc})") from exc
     except Exception as exc:  # mammoth raises bare parser errors on damaged XML parts

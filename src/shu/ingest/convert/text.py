@@ -11,6 +11,13 @@ from shu.ingest.convert.base import Converted
 from shu.ingest.convert.decode import decode_text
 
 _KNOWN = frozenset({"from", "to", "cc", "date", "subject", "sent", "in-reply-to", "message-id"})
+_MAIL_ONLY = re.compile(
+    r"^(?:x-[\w-]+|mime-version|content-[\w-]+|received|return-path|reply-to|bcc|references|importance"
+    r"|priority|thread-[\w-]+|delivered-to|dkim-signature|arc-[\w-]+|authentication-results|list-[\w-]+"
+    r"|precedence|user-agent|organization|sender|envelope-to|errors-to)$",
+    re.I,
+)
+"""Headers a mail program writes that say nothing a reader wants: dropped from the text."""
 _HEADER = re.compile(r"^([A-Za-z][A-Za-z0-9-]*):[ \t]*(.*)$")
 _SHOWN = ("from", "to", "cc")
 _UNDERLINE = re.compile(r"^(=+|-+)\s*$")
@@ -31,8 +38,9 @@ def convert(data: bytes, path: Path) -> Converted:
 
 
 def _email_headers(text: str) -> tuple[dict[str, str], str]:
-    """Leading `Key: value` header lines (as in a saved e-mail, continuation lines folded in)
-    → the known headers and the remaining body. Other headers (MIME, X-…) are dropped."""
+    """Leading mail header lines (as in a saved e-mail, continuation lines folded in) → the known
+    headers and the remaining body; mail-program headers (MIME, X-…) are dropped, and any other
+    `Key: value` line is text."""
     lines = text.split("\n")
     headers: dict[str, str] = {}
     last = ""
@@ -42,11 +50,11 @@ def _email_headers(text: str) -> tuple[dict[str, str], str]:
         match = _HEADER.match(line.strip())
         if last and line[:1] in (" ", "\t") and line.strip():
             headers[last] = f"{headers[last]} {line.strip()}".strip()
-        elif match:
+        elif match and (match.group(1).lower() in _KNOWN or _MAIL_ONLY.match(match.group(1))):
             last = match.group(1).lower()
             headers[last] = match.group(2).strip()
         else:
-            break
+            break  # the first line that is not a mail header starts the body: "Decision: …" stays
         index += 1
     known = {key: value for key, value in headers.items() if key in _KNOWN}
     if len(known) < 2 or ("subject" not in known and "from" not in known):

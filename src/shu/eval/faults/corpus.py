@@ -146,6 +146,7 @@ def _makers(rng: random.Random) -> list[tuple[str, str, str, object]]:
     bomb = hostile.zip_bomb_docx(inflated_mb=300)
     return [
         ("yaml-alias-bomb", ".md", "RAG", data(lambda: hostile.yaml_alias_bomb(levels=rng.randint(6, 9)))),
+        ("yaml-merge-bomb", ".md", "RAG", data(lambda: hostile.yaml_merge_bomb(levels=rng.randint(20, 40)))),
         ("deep-yaml", ".md", "RAG", data(lambda: hostile.deep_yaml(depth=rng.randint(100, 20000)))),
         ("impossible-date", ".md", "RAG", data(hostile.impossible_date())),
         ("broken-yaml", ".md", "RAG", data(broken_yaml)),

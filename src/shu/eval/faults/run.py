@@ -46,9 +46,12 @@ def run_faults(scale: Scale, postgres: str | None = None, progress: Progress | N
         for store in crash.stores.kinds():
             for kind in KINDS:
                 check = Check(f"kill -9 during {kind} ({store})", 0)
+                killed: list[float] = []
                 for number in range(scale.crash_runs_per_kind):
                     outcome = crash.run(kind, store, number)
                     check.inputs += 1
+                    if outcome.killed:
+                        killed.append(outcome.killed_at_s)
                     check.hangs += outcome.hung
                     check.lost += bool(outcome.problems)
                     check.notes += [
@@ -58,6 +61,7 @@ def run_faults(scale: Scale, postgres: str | None = None, progress: Progress | N
                         f"{check.name}: run {number + 1}/{scale.crash_runs_per_kind}, "
                         f"{len(outcome.problems)} problems"
                     )
+                check.notes.insert(0, _killed_note(killed, scale.crash_runs_per_kind, crash.clean_s))
                 checks.append(check)
         for store in crash.stores.kinds():
             url = crash.stores.url(store, work / f"concurrency-{store}")
@@ -70,6 +74,12 @@ def run_faults(scale: Scale, postgres: str | None = None, progress: Progress | N
         say("persona walls and injected instructions")
         checks += list(walls_check(work))
         return checks
+
+
+def _killed_note(killed: list[float], runs: int, clean_s: float) -> str:
+    """How many runs the kill caught while running (the rest had finished: a clean run to compare)."""
+    when = f" at {min(killed):.1f}–{max(killed):.1f} s" if killed else ""
+    return f"{len(killed)} of {runs} runs killed while running{when} (a clean run takes {clean_s:.1f} s)"
 
 
 def markdown(checks: list[Check], scale: Scale, seconds: float) -> str:

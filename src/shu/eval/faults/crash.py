@@ -113,6 +113,7 @@ class CrashSuite:
         self.rng = random.Random(seed)
         self.reference: State | None = None
         self.clean_s = 0.0
+        self.durations: dict[tuple[str, str], float] = {}
         self.reference_home = work / "reference"
 
     def prepare(self) -> None:
@@ -126,36 +127,51 @@ class CrashSuite:
         self.reference = open_state("", self.reference_home, corpus)
 
     def run(self, kind: str, store: str, number: int) -> CrashRun:
+        """One run: set up, start the command, SIGKILL it after 0.5–1 × the time a clean run of
+        the same command takes (measured once per kind and store), resume, compare."""
         assert self.reference is not None
+        after = self.rng.uniform(0.5, 1.0) * self._duration(kind, store)
         folder = self.work / f"{kind}-{store}-{number}"
+        command, resume, observe, expected = self._setup(kind, store, folder)
+        killed = killed_run(command, after)
+        code, hung = run_quietly(resume)
+        outcome = CrashRun(kind, store, round(after, 2), killed, hung=hung)
+        if code != 0 and not hung:
+            outcome.problems.append(f"the resumed run exited {code}")
+        outcome.problems += differences(expected, observe())
+        shutil.rmtree(folder, ignore_errors=True)
+        return outcome
+
+    def _duration(self, kind: str, store: str) -> float:
+        if (kind, store) not in self.durations:
+            folder = self.work / f"{kind}-{store}-timing"
+            command, _, _, _ = self._setup(kind, store, folder)
+            started = time.monotonic()
+            run_quietly(command)
+            self.durations[(kind, store)] = time.monotonic() - started
+            shutil.rmtree(folder, ignore_errors=True)
+        return self.durations[(kind, store)]
+
+    def _setup(
+        self, kind: str, store: str, folder: Path
+    ) -> tuple[list[str], list[str], Callable[[], State], State]:
+        """(the command to kill, the command that resumes it, what to capture, what it must equal)."""
+        assert self.reference is not None
         home = folder / "home"
         url = self.stores.url(store, folder)
-        corpus = self._copy(f"{folder.name}/corpus")
-        after = self.rng.uniform(0.3, max(1.0, self.clean_s * 1.1))
         if kind == "migrate":
             source = f"sqlite:///{self.reference_home / 'shu.db'}"
             target = url if store == "postgresql" else f"sqlite:///{folder / 'target.db'}"
             command = shu(home, "", "migrate", "--from", source, "--to", target)
-            killed = killed_run(command, after)
-            code, hung = run_quietly(command)
-            found = _target_state(target)
-            expected = _without_files(self.reference)
+            return command, command, lambda: _target_state(target), _without_files(self.reference)
+        corpus = self._copy(f"{folder.name}/corpus")
+        ingest = shu(home, url, "ingest", str(corpus))
+        if kind == "enrich":
+            run_quietly(ingest)
+            command = shu(home, url, "enrich", "--force", str(corpus))
         else:
-            if kind == "enrich":
-                code, hung = run_quietly(shu(home, url, "ingest", str(corpus)))
-                command = shu(home, url, "enrich", "--force", str(corpus))
-            else:
-                command = shu(home, url, "ingest", str(corpus))
-            killed = killed_run(command, after)
-            code, hung = run_quietly(shu(home, url, "ingest", str(corpus)))
-            found = open_state(url, home, corpus)
-            expected = self.reference
-        outcome = CrashRun(kind, store, round(after, 2), killed, hung=hung)
-        if code != 0 and not hung:
-            outcome.problems.append(f"the resumed run exited {code}")
-        outcome.problems += differences(expected, found)
-        shutil.rmtree(folder, ignore_errors=True)
-        return outcome
+            command = ingest
+        return command, ingest, lambda: open_state(url, home, corpus), self.reference
 
     def _copy(self, name: str) -> Path:
         target = self.work / name

@@ -61,7 +61,8 @@ def run_faults(scale: Scale, postgres: str | None = None, progress: Progress | N
                         f"{check.name}: run {number + 1}/{scale.crash_runs_per_kind}, "
                         f"{len(outcome.problems)} problems"
                     )
-                check.notes.insert(0, _killed_note(killed, scale.crash_runs_per_kind, crash.clean_s))
+                duration = crash.durations[(kind, store)]
+                check.notes.insert(0, _killed_note(killed, scale.crash_runs_per_kind, duration))
                 checks.append(check)
         for store in crash.stores.kinds():
             url = crash.stores.url(store, work / f"concurrency-{store}")
@@ -79,7 +80,7 @@ def run_faults(scale: Scale, postgres: str | None = None, progress: Progress | N
 def _killed_note(killed: list[float], runs: int, clean_s: float) -> str:
     """How many runs the kill caught while running (the rest had finished: a clean run to compare)."""
     when = f" at {min(killed):.1f}–{max(killed):.1f} s" if killed else ""
-    return f"{len(killed)} of {runs} runs killed while running{when} (a clean run takes {clean_s:.1f} s)"
+    return f"{len(killed)} of {runs} runs killed while running{when} (a clean run: {clean_s:.1f} s)"
 
 
 def markdown(checks: list[Check], scale: Scale, seconds: float) -> str:

@@ -131,3 +131,13 @@ def test_a_document_joins_a_persona_that_accepts_it(example_kb: KnowledgeBase) -
     assert "lumen-city-garden-sponsorship" in garden, "city-garden accepts documents from lumen-support"
     hits = example_kb.search("when does the harvest logging form go live", persona="city-garden")
     assert hits[0].chunk.doc_id == "lumen-city-garden-sponsorship"
+
+
+def test_known_misses_of_the_extractive_answer(example_kb: KnowledgeBase) -> None:
+    cost = example_kb.ask("What does the Pro plan cost?", persona="lumen-support")
+    assert "Pro: $65" in cost.text, "the price row is quoted (a cost question wants an amount)"
+    faq = example_kb.ask("What's in the FAQ?", persona="lumen-support")
+    assert faq.method == "full_document" and faq.citations[0].doc_id == "lumen-faq", "ids are lookup targets"
+    missing = example_kb.ask("show me my biography", persona="lumen-support")
+    assert missing.insufficient and "no document that matches “biography”" in missing.text
+    assert not missing.citations

@@ -57,3 +57,26 @@ def test_a_time_span_covering_every_document_filters_nothing() -> None:
     assert len(hits) == 4 and selectivity == 0.0
     hits, selectivity = dated.search_dates("2024-02", "2024-02", 10)
     assert [h.doc_id for h in hits] == ["d1"] and selectivity == 1.0
+
+
+def test_a_documents_id_and_file_name_are_lookup_targets_too() -> None:
+    docs = [
+        Document(
+            id="lumen-faq",
+            title="Frequently Asked Questions",
+            personas=["p"],
+            content_hash="h",
+            path="/kb/p/RAG/lumen-faq.md",
+        ),
+        Document(
+            id="q1",
+            title="Quarterly numbers",
+            personas=["p"],
+            content_hash="h",
+            path="/kb/p/RAG/q1-report.md",
+        ),
+    ]
+    found = DocumentIndex.build([(d, None) for d in docs])
+    assert [h.doc_id for h in found.search_titles("faq", 5)] == ["lumen-faq"]
+    assert [h.doc_id for h in found.search_titles("q1 report", 5)] == ["q1"]
+    assert found.search_titles("lumen pricing", 5) == []

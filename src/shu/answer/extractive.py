@@ -61,6 +61,9 @@ class ExtractiveAnswerer:
         context = result.context
         if context.lookup and context.documents and context.documents[0].doc_id == context.lookup:
             return document_answer(result.question, persona.slug, context.documents[0])
+        if result.plan.query_type == "document_lookup" and result.plan.title_hints:
+            # "show me my biography" where no document is one: say so, never quote something else
+            return _insufficient(result.question, persona, result.hits, wanted=result.plan.title_hints[0])
         candidates = self._candidates(result)
         if candidates:
             self._score(result.question, candidates)
@@ -104,7 +107,7 @@ class ExtractiveAnswerer:
             candidate.meaning = float(cosine)
             candidate.overlap = sum(idf[t] for t in query_terms & terms) / total
             prior = 1.0 / (1.0 + candidate.rank)
-            kind = 0.1 if wanted is not None and wanted.search(candidate.text) else 0.0
+            kind = 0.2 if wanted is not None and wanted.search(candidate.text) else 0.0
             candidate.score = 0.55 * candidate.meaning + 0.3 * candidate.overlap + 0.15 * prior + kind
 
 
@@ -200,14 +203,18 @@ def _citations(chosen: list[_Candidate]) -> list[Citation]:
     return list(seen.values())
 
 
-def _insufficient(question: str, persona: Persona, hits: list[SearchHit]) -> Answer:
+def _insufficient(
+    question: str, persona: Persona, hits: list[SearchHit], wanted: str | None = None
+) -> Answer:
+    missing = (
+        f"{persona.display_name}'s knowledge base has no document that matches “{wanted}”. "
+        if wanted
+        else f"{persona.display_name}'s knowledge base has nothing that answers this question. "
+    )
     return Answer(
         question=question,
         persona=persona.slug,
-        text=(
-            f"{persona.display_name}'s knowledge base has nothing that answers this question. "
-            "Add a document that covers it and ingest again."
-        ),
+        text=missing + "Add a document that covers it and ingest again.",
         method="extractive",
         hits=hits,
         insufficient=True,

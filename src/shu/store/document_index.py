@@ -31,6 +31,8 @@ class DocumentIndex:
     spans: dict[str, tuple[str, str]] = field(default_factory=dict)
     """doc id → (first, last) ISO date the document is about"""
     keywords: dict[str, list[str]] = field(default_factory=dict)
+    ids: dict[str, frozenset[str]] = field(default_factory=dict)
+    """doc id → the words of its id and file name ("lumen-faq" → lumen, faq): lookup targets too"""
     """casefolded keyword or topic of a chunk profile → the chunks it describes"""
 
     @classmethod
@@ -47,6 +49,7 @@ class DocumentIndex:
         names: dict[str, dict[str, float]] = defaultdict(dict)
         for doc, profile in rows:
             index.titles[doc.id] = frozenset(stem(w) for w in content_words(doc.title))
+            index.ids[doc.id] = frozenset(stem(w) for w in content_words(_id_words(doc)))
             weighted = _names_of(doc, profile)
             for name, weight in weighted.items():
                 names[name][doc.id] = max(weight, names[name].get(doc.id, 0.0))
@@ -72,6 +75,8 @@ class DocumentIndex:
             share = len(named) / len(title)
             if asked <= title or (share >= 0.5 and len(named) >= min(2, len(title))):
                 scored.append((-share, len(title), doc_id))
+            elif asked <= self.ids.get(doc_id, frozenset()):  # "the FAQ" → lumen-faq.md
+                scored.append((-len(asked) / len(self.ids[doc_id]), len(title), doc_id))
         return [DocumentHit(doc_id, -share) for share, _, doc_id in sorted(scored)[:limit]]
 
     def search_keywords(self, text: str, limit: int) -> list[tuple[str, float]]:
@@ -126,6 +131,12 @@ class DocumentIndex:
             if first <= high and _end_of(last) >= low
         ]
         return hits[:limit], self.selectivity(len(hits))
+
+
+def _id_words(doc: Document) -> str:
+    """The document's id and its file's name as words (`2026-q1-report.md` → 2026 q1 report)."""
+    stem_of_file = doc.path.rsplit("/", 1)[-1].rsplit(".", 1)[0] if doc.path else ""
+    return f"{doc.id} {stem_of_file}".replace("-", " ").replace("_", " ").replace(".", " ")
 
 
 def _names_of(doc: Document, profile: DocumentProfile | None) -> dict[str, float]:

@@ -48,6 +48,10 @@ class EvalQuery:
     id: str
     text: str
     persona: str
+    answers: list[str] = field(default_factory=list)
+    """Acceptable short answers (`metadata.answers`), for `shu eval --answers`."""
+    answerable: bool | None = None
+    """False when the right response is to abstain (`metadata.answerable`)."""
 
 
 @dataclass
@@ -59,6 +63,8 @@ class Dataset:
     queries: list[EvalQuery]
     qrels: dict[str, dict[str, int]]
     corpus_sha256: str
+    answer_queries: list[EvalQuery] = field(default_factory=list)
+    """Queries with gold answers or marked unanswerable (those need no qrels)."""
 
     @property
     def personas(self) -> list[str]:
@@ -82,11 +88,13 @@ def load_dataset(path: Path, split: str = "test") -> Dataset:
             )
     qrels = _read_qrels(qrels_file)
     documents = _read_corpus(corpus_file)
-    queries = [q for q in _read_queries(queries_file) if q.id in qrels]
+    every = _read_queries(queries_file)
+    queries = [q for q in every if q.id in qrels]
     if not queries:
         raise DatasetError(f"{qrels_file}: no query in it appears in {queries_file.name}")
     digest = hashlib.sha256(corpus_file.read_bytes()).hexdigest()
-    return Dataset(path.name, path, split, documents, queries, qrels, digest)
+    answered = [q for q in every if q.answers or q.answerable is False]
+    return Dataset(path.name, path, split, documents, queries, qrels, digest, answered)
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
@@ -142,7 +150,17 @@ def _read_queries(path: Path) -> list[EvalQuery]:
     for row in _rows(path):
         meta = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
         persona = str(meta.get("persona") or DEFAULT_PERSONA)
-        queries.append(EvalQuery(id=str(row["_id"]), text=str(row.get("text") or ""), persona=persona))
+        answers = meta.get("answers")
+        answerable = meta.get("answerable")
+        queries.append(
+            EvalQuery(
+                id=str(row["_id"]),
+                text=str(row.get("text") or ""),
+                persona=persona,
+                answers=[str(a) for a in answers] if isinstance(answers, list) else [],
+                answerable=answerable if isinstance(answerable, bool) else None,
+            )
+        )
     return queries
 
 

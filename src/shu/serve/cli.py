@@ -294,6 +294,9 @@ def eval_(
         Path | None, typer.Option(help="Folder for results.json, results.md, results.png.")
     ] = None,
     per_query: Annotated[bool, typer.Option("--per-query", help="Also write per_query.jsonl.")] = False,
+    answers: Annotated[
+        bool, typer.Option("--answers", help="Also ask every query with gold answers: answer quality.")
+    ] = False,
     store_url: Annotated[
         str | None,
         typer.Option(
@@ -313,22 +316,31 @@ def eval_(
         if store_url and len({c.enrich.model_dump_json() for c in chosen}) > 1:
             _fail("--store-url takes configs that index the corpus the same way (not +questions, +context …)")
         if suite is not None:
-            _eval_suite(kb, suite, data, chosen, limit, output, store_url)
+            _eval_suite(kb, suite, data, chosen, limit, output, store_url, answers)
             return
         assert dataset is not None
         loaded = load_dataset(dataset, split)
-        data_json, results = _eval_one(kb, loaded, chosen, limit, store_url)
+        data_json, results = _eval_one(kb, loaded, chosen, limit, store_url, answers)
         folder = output or kb.settings.home / "eval-cache" / f"{loaded.name}-results"
         write_outputs(data_json, results, loaded, folder, per_query)
     if state.as_json:
         _emit_json(data_json)
         return
     out.print(markdown_table(data_json), highlight=False, markup=False)
+    if data_json.get("answers"):
+        from shu.eval.answers import answers_markdown
+
+        out.print(answers_markdown({loaded.name: data_json["answers"]}), highlight=False, markup=False)
     out.print(f"written to {folder}", highlight=False, markup=False)
 
 
 def _eval_one(
-    kb: KnowledgeBase, loaded: Dataset, chosen: list[EvalConfig], limit: int | None, store_url: str | None
+    kb: KnowledgeBase,
+    loaded: Dataset,
+    chosen: list[EvalConfig],
+    limit: int | None,
+    store_url: str | None,
+    answers: bool = False,
 ) -> tuple[dict[str, Any], list[ConfigResult]]:
     from shu.eval.build import copy_to, open_eval_store
     from shu.eval.report import results_json
@@ -340,7 +352,29 @@ def _eval_one(
 
     with _progress() as advance:
         results = run_eval(loaded, chosen, lambda enrich: build(enrich, advance), kb.embedder, limit, advance)
-    return results_json(loaded, len(results[0].per_query), results), results
+        data = results_json(loaded, len(results[0].per_query), results)
+        if answers and loaded.answer_queries:
+            data["answers"] = _answers(kb, loaded, lambda enrich: build(enrich, advance), limit, advance)
+    return data, results
+
+
+def _answers(
+    kb: KnowledgeBase, loaded: Dataset, build: Any, limit: int | None, advance: Any
+) -> dict[str, Any]:
+    """The default pipeline and the configured answerer over the queries with gold answers."""
+    from shu.answer.factory import create_answerer
+    from shu.config.settings import EnrichSettings
+    from shu.eval.answers import answers_json, run_answers
+    from shu.retrieve.pipeline import RetrievalPipeline
+
+    built = build(EnrichSettings(enabled=False))
+    try:
+        pipeline = RetrievalPipeline(built.store, kb.embedder, kb.settings.retrieval)
+        answerer = create_answerer(kb.settings.answer, kb.embedder)
+        result = run_answers(loaded, built.store, pipeline, answerer, limit, advance)
+    finally:
+        built.store.close()
+    return answers_json(result, answerer.name)
 
 
 def _eval_suite(
@@ -351,7 +385,9 @@ def _eval_suite(
     limit: int | None,
     output: Path | None,
     store_url: str | None,
+    answers: bool = False,
 ) -> None:
+    from shu.eval.answers import answers_markdown
     from shu.eval.dataset import load_dataset
     from shu.eval.report import write_outputs
     from shu.eval.suite import discover, select, suite_json, suite_markdown, write_suite
@@ -367,7 +403,7 @@ def _eval_suite(
         loaded = load_dataset(found.path)
         if not state.as_json:
             err.print(f"{escape(found.name)}: {len(loaded.queries)} queries", highlight=False)
-        per_dataset[found.name], results = _eval_one(kb, loaded, chosen, limit, None)
+        per_dataset[found.name], results = _eval_one(kb, loaded, chosen, limit, None, answers)
         write_outputs(per_dataset[found.name], results, loaded, folder / found.name, False)
     summary = suite_json(per_dataset)
     write_suite(summary, folder)
@@ -375,6 +411,9 @@ def _eval_suite(
         _emit_json(summary)
         return
     out.print(suite_markdown(summary), highlight=False, markup=False)
+    if answers:
+        found_answers = {name: data.get("answers") or {} for name, data in per_dataset.items()}
+        out.print(answers_markdown(found_answers), highlight=False, markup=False)
     out.print(f"written to {folder}", highlight=False, markup=False)
 
 

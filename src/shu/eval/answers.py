@@ -1,0 +1,186 @@
+"""`shu eval --answers`: how good the answers are, beside how good retrieval is.
+
+Each query with gold answers (`metadata.answers`) or marked unanswerable
+(`metadata.answerable: false`) is asked through the default pipeline and the configured
+answerer. Per dataset:
+
+- `answer_contains`: a gold answer appears in the answer text (SQuAD normalisation: lower case,
+  no punctuation or articles), over answerable queries;
+- `answer_f1`: best token F1 against the gold answers, over answerable queries;
+- `citation_precision` / `citation_recall`: cited corpus rows that are relevant / relevant rows
+  cited, over answerable queries with evidence rows (qrels);
+- `abstain_precision` / `abstain_recall`: of the abstentions, how many were on unanswerable
+  queries / of the unanswerable queries, how many were declined;
+- `false_abstain`: answerable queries declined;
+- ask latency p50 / p95 (retrieval and answer).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from statistics import fmean
+
+import numpy as np
+
+from shu.answer.base import Answerer
+from shu.eval.dataset import Dataset, EvalQuery
+from shu.retrieve.pipeline import RetrievalPipeline
+from shu.store.base import Store
+from shu.types import Answer
+
+ANSWER_METRICS = (
+    "answer_contains",
+    "answer_f1",
+    "citation_precision",
+    "citation_recall",
+    "abstain_precision",
+    "abstain_recall",
+    "false_abstain",
+)
+_KEYS = re.compile(r"\[\^[^\]\n]*\]")
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCTUATION = str.maketrans("", "", string.punctuation)
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class AnswerResult:
+    metrics: dict[str, float | None]
+    counts: dict[str, int]
+    latencies_ms: list[float] = field(default_factory=list)
+
+    @property
+    def p50_ms(self) -> float:
+        return float(np.percentile(self.latencies_ms, 50)) if self.latencies_ms else 0.0
+
+    @property
+    def p95_ms(self) -> float:
+        return float(np.percentile(self.latencies_ms, 95)) if self.latencies_ms else 0.0
+
+
+def normalise(text: str) -> str:
+    """SQuAD's answer normalisation."""
+    text = _ARTICLES.sub(" ", text.lower().translate(_PUNCTUATION))
+    return " ".join(text.split())
+
+
+def contains(prediction: str, answers: list[str]) -> bool:
+    said = f" {normalise(prediction)} "
+    return any(f" {normalise(a)} " in said for a in answers if normalise(a))
+
+
+def token_f1(prediction: str, answers: list[str]) -> float:
+    said = normalise(prediction).split()
+    best = 0.0
+    for answer in answers:
+        gold = normalise(answer).split()
+        common = sum((Counter(said) & Counter(gold)).values())
+        if common:
+            precision, recall = common / len(said), common / len(gold)
+            best = max(best, 2 * precision * recall / (precision + recall))
+    return best
+
+
+def run_answers(
+    dataset: Dataset,
+    store: Store,
+    pipeline: RetrievalPipeline,
+    answerer: Answerer,
+    limit: int | None = None,
+    progress: Progress | None = None,
+) -> AnswerResult:
+    queries = dataset.answer_queries[:limit] if limit else dataset.answer_queries
+    personas = {p.slug: p for p in store.list_personas()}
+    answered: list[tuple[EvalQuery, Answer]] = []
+    latencies: list[float] = []
+    for done, query in enumerate(queries, start=1):
+        started = time.perf_counter()
+        persona = personas[query.persona]
+        answer = answerer.answer(pipeline.run(query.text, persona), persona)
+        latencies.append((time.perf_counter() - started) * 1000)
+        answered.append((query, answer))
+        if progress:
+            progress("answers", done, len(queries))
+    metrics, counts = score(answered, dataset.qrels)
+    return AnswerResult(metrics, counts, latencies)
+
+
+def score(
+    answered: list[tuple[EvalQuery, Answer]], qrels: dict[str, dict[str, int]]
+) -> tuple[dict[str, float | None], dict[str, int]]:
+    """The metrics above over (query, answer) pairs; None where no query counts."""
+    answerable = [(q, a) for q, a in answered if q.answerable is not False]
+    unanswerable = [(q, a) for q, a in answered if q.answerable is False]
+    with_answers = [(q, a) for q, a in answerable if q.answers]
+    with_evidence = [(q, a) for q, a in answerable if qrels.get(q.id)]
+    abstained = [(q, a) for q, a in answered if a.insufficient]
+    precision, recall = [], []
+    for query, answer in with_evidence:
+        relevant = {row for row, grade in qrels[query.id].items() if grade > 0}
+        cited = {c.chunk_id for c in answer.citations}
+        if cited:
+            precision.append(len(cited & relevant) / len(cited))
+        recall.append(len(cited & relevant) / len(relevant))
+    metrics: dict[str, float | None] = {
+        "answer_contains": _mean([contains(_said(a), q.answers) for q, a in with_answers]),
+        "answer_f1": _mean([token_f1(_said(a), q.answers) for q, a in with_answers]),
+        "citation_precision": _mean(precision),
+        "citation_recall": _mean(recall),
+        "abstain_precision": _mean([q.answerable is False for q, _ in abstained]),
+        "abstain_recall": _mean([a.insufficient for _, a in unanswerable]),
+        "false_abstain": _mean([a.insufficient for _, a in answerable]),
+    }
+    counts = {
+        "asked": len(answered),
+        "answerable": len(answerable),
+        "unanswerable": len(unanswerable),
+        "abstained": len(abstained),
+    }
+    return metrics, counts
+
+
+def _said(answer: Answer) -> str:
+    """What the answer says, without its citation keys (abstentions say nothing)."""
+    return "" if answer.insufficient else _KEYS.sub(" ", answer.text)
+
+
+def _mean(values: list[bool] | list[float]) -> float | None:
+    return float(fmean(values)) if values else None
+
+
+def answers_json(result: AnswerResult, answerer: str) -> dict[str, object]:
+    return {
+        "answerer": answerer,
+        **{name: None if value is None else round(value, 4) for name, value in result.metrics.items()},
+        **result.counts,
+        "ask_p50_ms": round(result.p50_ms, 1),
+        "ask_p95_ms": round(result.p95_ms, 1),
+    }
+
+
+def answers_markdown(per_dataset: dict[str, dict[str, object]]) -> str:
+    """One row per answer metric, one column per dataset that has answers."""
+    names = [name for name, data in per_dataset.items() if data]
+    if not names:
+        return ""
+    rows = [*ANSWER_METRICS, "asked", "unanswerable", "abstained", "ask_p50_ms", "ask_p95_ms"]
+    lines = ["| answers | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for row in rows:
+        cells = []
+        for name in names:
+            value = per_dataset[name].get(row)
+            cells.append(
+                "—"
+                if value is None
+                else f"{value:.4f}"
+                if isinstance(value, float) and row in ANSWER_METRICS
+                else str(value)
+            )
+        lines.append(f"| {row} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -25,10 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from statistics import fmean
 
-import numpy as np
-
 from shu.answer.base import Answerer
 from shu.eval.dataset import Dataset, EvalQuery
+from shu.eval.metrics import percentile
 from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store.base import Store
 from shu.types import Answer
@@ -57,11 +56,11 @@ class AnswerResult:
 
     @property
     def p50_ms(self) -> float:
-        return float(np.percentile(self.latencies_ms, 50)) if self.latencies_ms else 0.0
+        return percentile(self.latencies_ms, 50)
 
     @property
     def p95_ms(self) -> float:
-        return float(np.percentile(self.latencies_ms, 95)) if self.latencies_ms else 0.0
+        return percentile(self.latencies_ms, 95)
 
 
 def normalise(text: str) -> str:

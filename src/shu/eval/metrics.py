@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from statistics import fmean
 
+import numpy as np
+
 from shu.errors import ShuError
 
 METRICS = ("nDCG@10", "Recall@5", "Recall@10", "Recall@20", "Recall@100", "MRR@10", "Hits@10")
@@ -50,3 +52,8 @@ def _scores(ranking: list[str]) -> dict[str, float]:
     for rank, doc_id in enumerate(ranking):
         scores.setdefault(doc_id, float(len(ranking) - rank))
     return scores or {"__none__": 0.0}
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile of `values` (0 when there are none), for latency figures."""
+    return float(np.percentile(values, q)) if values else 0.0

@@ -8,14 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from shu.config.settings import EnrichSettings
 from shu.errors import ShuError
 from shu.eval.build import BuiltStore
 from shu.eval.configs import DEPTH, EvalConfig
 from shu.eval.dataset import Dataset, EvalQuery
-from shu.eval.metrics import evaluate
+from shu.eval.metrics import evaluate, percentile
 from shu.models.embed.base import Embedder
 from shu.models.rerank.base import Reranker
 from shu.models.rerank.factory import create_reranker
@@ -38,11 +36,11 @@ class ConfigResult:
 
     @property
     def p50_ms(self) -> float:
-        return float(np.percentile(self.latencies_ms, 50)) if self.latencies_ms else 0.0
+        return percentile(self.latencies_ms, 50)
 
     @property
     def p95_ms(self) -> float:
-        return float(np.percentile(self.latencies_ms, 95)) if self.latencies_ms else 0.0
+        return percentile(self.latencies_ms, 95)
 
 
 def run_config(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
 _HTTP_URL = re.compile(r"^https?://[^/\s]+", re.I)
 
@@ -161,6 +161,21 @@ class Citation(BaseModel):
     """Shown as a link only when it is an http(s) URL: `javascript:` or `file:` from a
     document's frontmatter is dropped here, for every front end."""
     date: str | None = None
+    path: str | None = None
+    """The document's file relative to the knowledge base (`lumen-support/RAG/pricing.md`),
+    never a path of the machine."""
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def anchor(self) -> str:
+        """The GitHub-style anchor of the section's heading (`Plan overview` → `plan-overview`)."""
+        return heading_anchor(self.section_path.rsplit(" > ", 1)[-1])
+
+    @property
+    def link(self) -> str | None:
+        """Where a reader can follow the citation: the source URL, else the file, at the heading."""
+        base = self.source_url or self.path
+        return f"{base}#{self.anchor}" if base and self.anchor else base
 
     @field_validator("source_url")
     @classmethod
@@ -182,6 +197,24 @@ class Answer(BaseModel):
     citations: list[Citation] = Field(default_factory=list)
     hits: list[SearchHit] = Field(default_factory=list)
     insufficient: bool = False
+
+
+def heading_anchor(heading: str) -> str:
+    """GitHub's heading anchor: lower case, punctuation dropped, spaces as hyphens."""
+    kept = "".join(c for c in heading.strip().lower() if c.isalnum() or c in " -_")
+    return kept.replace(" ", "-")
+
+
+def knowledge_base_path(path: str | None) -> str | None:
+    """`/home/ana/kb/lumen-support/RAG/pricing.md` → `lumen-support/RAG/pricing.md` (the persona
+    folder on); a path with no RAG folder in it → its file name."""
+    if not path:
+        return None
+    parts = path.replace("\\", "/").split("/")
+    if "RAG" in parts[1:]:
+        at = len(parts) - 1 - parts[::-1].index("RAG")
+        return "/".join(parts[at - 1 :])
+    return parts[-1]
 
 
 def citation_key(doc_id: str, section_path: str) -> str:
@@ -368,6 +401,8 @@ class ContextDocument(BaseModel):
     title: str
     date: str | None = None
     source: str | None = None
+    path: str | None = None
+    """The document's file relative to the knowledge base."""
     score: float
     full: bool = False
     """The whole document (a lookup, or escalated), not only its best chunks."""

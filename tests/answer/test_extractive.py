@@ -66,13 +66,28 @@ def test_every_citation_resolves_to_a_real_chunk_containing_the_sentence(support
 
 
 def test_rendered_answer_has_inline_citations_and_a_sources_list(support: KnowledgeBase) -> None:
-    text = render_answer(support.ask("Pro plan requests per minute", persona="support"))
+    text = render_answer(support.ask("Pro plan requests per minute", persona="support"), style="keys")
     body, sources = text.split("\n\nSources:\n")
     assert "[^limits:API Rate Limits > Per plan]" in body
     assert (
         "[^limits:API Rate Limits > Per plan] API Rate Limits (2026-04-21), §API Rate Limits > Per plan. "
         "<https://docs.example/limits>"
     ) in sources
+
+
+def test_footnotes_link_to_the_source_url_or_the_file_at_the_heading(support: KnowledgeBase) -> None:
+    answer = support.ask("Pro plan requests per minute", persona="support")
+    text = render_answer(answer)
+    assert "[^1]" in text.split("\n\n")[0] and "[^limits:" not in text
+    assert (
+        "[^1]: API Rate Limits (2026-04-21), §API Rate Limits > Per plan — <https://docs.example/limits#per-plan>"
+    ) in text
+    trial = support.ask("How long does a trial last?", persona="support")
+    note = render_answer(trial).split("\n\n")[-1]
+    assert note == "[^1]: FAQ, §FAQ > Trials — <support/RAG/faq.md#trials>", (
+        "a relative path, never the machine's"
+    )
+    assert trial.citations[0].path == "support/RAG/faq.md" and trial.citations[0].anchor == "trials"
 
 
 def test_instructions_inside_documents_are_only_quoted(support: KnowledgeBase) -> None:
@@ -115,7 +130,9 @@ def test_key_like_strings_and_unsafe_links_from_a_document_never_become_citation
     assert keys and all(doc_id == "notice" for doc_id, _ in keys), answer.text
     assert "[^other-doc:Secret]" not in answer.text and "(^other-doc:Secret)" in answer.text
     assert all(c.source_url is None for c in answer.citations)
-    assert "javascript:" not in render_answer(answer).split("Sources:")[1]
+    shown = render_answer(answer)
+    assert "](javascript:" not in shown and "(javascript:" in shown, "quoted as text, not a live link"
+    assert "javascript:" not in shown.split("\n\n")[-1], "no link in the footnotes"
 
 
 def test_only_http_links_are_kept_in_citations() -> None:

@@ -39,6 +39,11 @@ def test_ingest_search_ask_round_trip(home: Path, make_persona: PersonaMaker) ->
     assert hits[0]["citation"] == "[^pricing:Pricing > Pro]"
     code, output = shu(home, "ask", "What does the Pro plan cost?", "--persona", "lumen")
     assert code == 0
+    assert "The Pro plan costs $65 per seat per month. [^1]" in output
+    assert "[^1]: Pricing, §Pricing > Pro — <lumen/RAG/pricing.md#pro>" in output
+    code, output = shu(
+        home, "--set", "answer.citation_style=keys", "ask", "What does the Pro plan cost?", "-p", "lumen"
+    )
     assert "The Pro plan costs $65 per seat per month. [^pricing:Pricing > Pro]" in output
     assert "Sources:\n[^pricing:Pricing > Pro] Pricing, §Pricing > Pro." in output
 
@@ -112,7 +117,10 @@ def test_brackets_in_document_text_are_printed_not_parsed(home: Path, make_perso
     code, output = shu(home, "search", "configuration host", "--persona", "ops")
     assert code == 0 and "[red]" in output
     code, output = shu(home, "ask", "Where does configuration live?", "--persona", "ops")
-    assert code == 0 and "[^paths:Paths (/etc) > Usage (red)]" in output
+    assert (
+        code == 0
+        and "[^1]: Paths [/etc], §Paths [/etc] > Usage [red] — <ops/RAG/paths.md#usage-red>" in output
+    )
 
 
 def test_enrich_and_reindex_commands(home: Path, make_persona: PersonaMaker) -> None:

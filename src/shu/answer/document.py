@@ -21,6 +21,7 @@ def document_answer(question: str, persona: str, document: ContextDocument) -> A
             title=document.title,
             source_url=document.source,
             date=document.date,
+            path=document.path,
         )
         for s in document.sections
     ]

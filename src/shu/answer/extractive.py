@@ -199,6 +199,7 @@ def _citations(chosen: list[_Candidate]) -> list[Citation]:
                 title=candidate.document.title,
                 source_url=candidate.document.source,
                 date=candidate.document.date,
+                path=candidate.document.path,
             )
     return list(seen.values())
 

@@ -1,4 +1,10 @@
-"""Answer → Markdown: inline `[^doc_id:section]` citations and a Sources list (spec 004 §8)."""
+"""Answer → Markdown a reader can follow (spec 004 §8).
+
+- `footnotes` (default): `[^1]` inline and, below, `[^1]: Title (date), §Section path — <link>`,
+  the link being the source URL or the document's file in the knowledge base, at the section's
+  heading anchor;
+- `keys`: the inline `[^doc_id:section]` form and a Sources list.
+"""
 
 from __future__ import annotations
 
@@ -14,9 +20,21 @@ def source_line(citation: Citation) -> str:
     return f"{citation.key} {quoted(citation.title)}{date}, §{quoted(citation.section_path)}.{link}"
 
 
-def render_answer(answer: Answer) -> str:
+def footnote(number: int, citation: Citation) -> str:
+    date = f" ({citation.date})" if citation.date else ""
+    link = f" — <{citation.link}>" if citation.link else ""
+    return f"[^{number}]: {quoted(citation.title)}{date}, §{quoted(citation.section_path)}{link}"
+
+
+def render_answer(answer: Answer, style: str = "footnotes") -> str:
     if not answer.citations:
         return answer.text
     lines = [f"- {s.text} {s.citation}" for s in answer.sentences] if answer.sentences else [answer.text]
-    sources = [source_line(c) for c in answer.citations]
-    return "\n".join(lines) + "\n\nSources:\n" + "\n".join(f"{s}" for s in sources)
+    if style == "keys":
+        return "\n".join(lines) + "\n\nSources:\n" + "\n".join(source_line(c) for c in answer.citations)
+    numbers = {c.key: n for n, c in enumerate(answer.citations, start=1)}
+    body = "\n".join(lines)
+    for key, number in numbers.items():
+        body = body.replace(key, f"[^{number}]")
+    notes = [footnote(numbers[c.key], c) for c in answer.citations]
+    return body + "\n\n" + "\n".join(notes)

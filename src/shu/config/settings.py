@@ -133,6 +133,9 @@ class AnswerSettings(BaseModel):
     max_sentences: int = Field(3, ge=1, le=20, description="extractive: sentences quoted at most")
     chunks_considered: int = Field(6, ge=1, le=100, description="extractive: best-ranked sections read")
     min_meaning: float = Field(0.3, ge=-1.0, le=1.0, description="extractive: least cosine to answer at all")
+    citation_style: Literal["footnotes", "keys"] = Field(
+        "footnotes", description="footnotes: [^1] with a followable link; keys: [^doc_id:section]"
+    )
 
 
 class StoreSettings(BaseModel):

@@ -10,7 +10,15 @@ from dataclasses import dataclass
 
 from shu.store.base import Store
 from shu.text import count_tokens
-from shu.types import AssembledContext, Chunk, ContextDocument, ContextSection, Document, SearchHit
+from shu.types import (
+    AssembledContext,
+    Chunk,
+    ContextDocument,
+    ContextSection,
+    Document,
+    SearchHit,
+    knowledge_base_path,
+)
 
 _MAX_OVERLAP_WORDS = 200
 
@@ -97,6 +105,7 @@ def _document(doc: Document, chunks: list[Chunk], score: float, whole: bool) -> 
         title=doc.title,
         date=doc.date,
         source=doc.source_url or doc.path or None,
+        path=knowledge_base_path(doc.path),
         score=score,
         full=whole,
         sections=sections,

@@ -192,12 +192,15 @@ def ask(
     (answer.method: extractive, or your own answerer as package.module:Class)."""
     with _kb() as kb:
         answer = kb.ask(question, persona=persona)
+        style = kb.settings.answer.citation_style
     if state.as_json:
         _emit_json(
-            answer.model_dump(exclude={"hits"}) | {"sources": [source_line(c) for c in answer.citations]}
+            answer.model_dump(exclude={"hits"})
+            | {"sources": [source_line(c) for c in answer.citations]}
+            | {"markdown": render_answer(answer, style)}
         )
         return
-    out.print(escape(render_answer(answer)), highlight=False)
+    out.print(escape(render_answer(answer, style)), highlight=False)
 
 
 @app.command()

@@ -27,7 +27,7 @@ from statistics import fmean
 
 from shu.answer.base import Answerer
 from shu.eval.dataset import Dataset, EvalQuery
-from shu.eval.metrics import percentile
+from shu.eval.metrics import LatencyFigures
 from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store.base import Store
 from shu.types import Answer
@@ -49,18 +49,10 @@ Progress = Callable[[str, int, int], None]
 
 
 @dataclass
-class AnswerResult:
+class AnswerResult(LatencyFigures):
     metrics: dict[str, float | None]
     counts: dict[str, int]
     latencies_ms: list[float] = field(default_factory=list)
-
-    @property
-    def p50_ms(self) -> float:
-        return percentile(self.latencies_ms, 50)
-
-    @property
-    def p95_ms(self) -> float:
-        return percentile(self.latencies_ms, 95)
 
 
 def normalise(text: str) -> str:

@@ -57,3 +57,17 @@ def _scores(ranking: list[str]) -> dict[str, float]:
 def percentile(values: list[float], q: float) -> float:
     """The q-th percentile of `values` (0 when there are none), for latency figures."""
     return float(np.percentile(values, q)) if values else 0.0
+
+
+class LatencyFigures:
+    """p50 / p95 of a result's `latencies_ms`."""
+
+    latencies_ms: list[float]
+
+    @property
+    def p50_ms(self) -> float:
+        return percentile(self.latencies_ms, 50)
+
+    @property
+    def p95_ms(self) -> float:
+        return percentile(self.latencies_ms, 95)

@@ -13,7 +13,7 @@ from shu.errors import ShuError
 from shu.eval.build import BuiltStore
 from shu.eval.configs import DEPTH, EvalConfig
 from shu.eval.dataset import Dataset, EvalQuery
-from shu.eval.metrics import evaluate, percentile
+from shu.eval.metrics import LatencyFigures, evaluate
 from shu.models.embed.base import Embedder
 from shu.models.rerank.base import Reranker
 from shu.models.rerank.factory import create_reranker
@@ -25,7 +25,7 @@ Progress = Callable[[str, int, int], None]
 
 
 @dataclass
-class ConfigResult:
+class ConfigResult(LatencyFigures):
     config: EvalConfig
     metrics: dict[str, float]
     per_query: dict[str, dict[str, float]]
@@ -33,14 +33,6 @@ class ConfigResult:
     latencies_ms: list[float] = field(default_factory=list)
     ingest_seconds: float = 0.0
     ingest_reused: bool = False
-
-    @property
-    def p50_ms(self) -> float:
-        return percentile(self.latencies_ms, 50)
-
-    @property
-    def p95_ms(self) -> float:
-        return percentile(self.latencies_ms, 95)
 
 
 def run_config(

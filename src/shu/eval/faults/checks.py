@@ -23,7 +23,7 @@ from pathlib import Path
 from shu.answer.render import render_answer
 from shu.eval.faults import hostile
 from shu.eval.faults.corpus import hostile_corpus, markdown, write_persona
-from shu.eval.faults.crash import _environment, open_state, shu
+from shu.eval.faults.crash import child_environment, open_state, shu
 from shu.eval.faults.state import State, differences
 
 
@@ -51,7 +51,7 @@ def hostile_check(work: Path, count: int, time_limit_s: float, memory_limit_mb: 
     command = shu(home, "", "--json", "ingest", str(corpus.root))
     started = time.monotonic()
     try:
-        done = subprocess.run(command, capture_output=True, timeout=time_limit_s, env=_environment())
+        done = subprocess.run(command, capture_output=True, timeout=time_limit_s, env=child_environment())
     except subprocess.TimeoutExpired:
         return Check(
             "hostile corpus", len(corpus.bad), hangs=1, notes=[f"no end within {time_limit_s:.0f} s"]
@@ -122,7 +122,7 @@ def concurrency_check(
             shu(home, url, "--json", "ingest", str(root)),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=_environment(),
+            env=child_environment(),
         )
         for _ in range(ingests)
     ]
@@ -131,7 +131,7 @@ def concurrency_check(
             [sys.executable, "-c", _SEARCHER, str(home), "40", *overrides],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=_environment(),
+            env=child_environment(),
         )
         for _ in range(searchers)
     ]
@@ -264,7 +264,7 @@ def _cli_breaches(home: Path, persona: str, text: str, foreign: list[str], notes
         done = subprocess.run(
             shu(home, "", "--json", command, text, "--persona", persona),
             capture_output=True,
-            env=_environment(),
+            env=child_environment(),
         )
         output = done.stdout.decode(errors="replace")
         leaked = [m for m in foreign if m in output]

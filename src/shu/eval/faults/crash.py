@@ -72,7 +72,7 @@ def _setting(url: str) -> str:
 def run_quietly(command: list[str], timeout: float = RESUME_TIMEOUT_S) -> tuple[int, bool]:
     """(exit code, hung)."""
     try:
-        done = subprocess.run(command, capture_output=True, timeout=timeout, env=_environment())
+        done = subprocess.run(command, capture_output=True, timeout=timeout, env=child_environment())
     except subprocess.TimeoutExpired:
         return -1, True
     return done.returncode, False
@@ -81,7 +81,7 @@ def run_quietly(command: list[str], timeout: float = RESUME_TIMEOUT_S) -> tuple[
 def killed_run(command: list[str], after_s: float) -> bool:
     """Start `command`, SIGKILL it after `after_s` seconds; True when it was still running."""
     process = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_environment()
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=child_environment()
     )
     try:
         process.wait(timeout=after_s)
@@ -92,7 +92,7 @@ def killed_run(command: list[str], after_s: float) -> bool:
         return True
 
 
-def _environment() -> dict[str, str]:
+def child_environment() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SHU_")}
     return env | {"HF_HUB_OFFLINE": "1"}
 

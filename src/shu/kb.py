@@ -5,15 +5,20 @@ kb = shu.open(".shu")
 kb.ingest("examples/personas")
 hits = kb.search("What does the Pro plan cost?", persona="lumen-support")
 answer = kb.ask("What does the Pro plan cost?", persona="lumen-support")
+for piece in kb.ask_stream("What does the Pro plan cost?", persona="lumen-support"):
+    ...  # text as it is generated (citation keys whole), then the final Answer
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
 
-from shu.answer.base import Answerer
+from shu.answer.cache import AnswerCache, answer_key
 from shu.answer.factory import create_answerer
+from shu.answer.respond import ScopedAnswerer
+from shu.answer.stream import AskEvent
 from shu.config.settings import Settings, load_settings
 from shu.enrich.llm import LLMEnricher
 from shu.errors import ShuError, UnknownPersonaError
@@ -91,15 +96,51 @@ class KnowledgeBase:
         return self.pipeline.run(_checked_query(query), found, limit=limit, assemble_context=False).hits
 
     @cached_property
-    def answerer(self) -> Answerer:
-        return create_answerer(self.settings.answer, self.embedder)
+    def answerer(self) -> ScopedAnswerer:
+        client = self.llm.client if self.llm else None
+        return create_answerer(self.settings.answer, self.embedder, self.store, client)
 
-    def ask(self, question: str, persona: str) -> Answer:
+    @cached_property
+    def answer_cache(self) -> AnswerCache | None:
+        return AnswerCache(self.settings.home / "answer-cache.db") if self.settings.answer.cache else None
+
+    def ask(self, question: str, persona: str, use_cache: bool = True) -> Answer:
+        final = None
+        for event in self.ask_stream(question, persona, use_cache):
+            if isinstance(event, Answer):
+                final = event
+        assert final is not None, "a stream always ends with an answer"
+        return final
+
+    def ask_stream(self, question: str, persona: str, use_cache: bool = True) -> Iterator[AskEvent]:
+        """The answer as it is written: text pieces (each citation key whole, as its own piece),
+        a `StreamReset` when what was shown is withdrawn, and last the checked `Answer`.
+        A cached answer arrives as the final `Answer` alone."""
         found = self.persona(persona)
-        result = self.pipeline.run(_checked_query(question), found)
-        return self.answerer.answer(result, found)
+        question = _checked_query(question)
+        cache = self.answer_cache if use_cache else None
+        key, generation = "", 0
+        if cache is not None:
+            generation = self.store.generation()
+            key = answer_key(found.slug, question, generation, self._answer_fingerprint(), self._model_name())
+            if (hit := cache.get(key)) is not None:
+                yield hit
+                return
+        result = self.pipeline.run(question, found)
+        for event in self.answerer.stream(result, found):
+            if isinstance(event, Answer) and cache is not None and event.fallback_reason is None:
+                cache.put(key, generation, event)
+            yield event
+
+    def _answer_fingerprint(self) -> str:
+        return self.settings.answer.model_dump_json() + self.settings.retrieval.model_dump_json()
+
+    def _model_name(self) -> str:
+        return f"{self.embedder.name}|{self.llm.client.name if self.llm else 'none'}"
 
     def close(self) -> None:
+        if "answer_cache" in self.__dict__ and self.answer_cache is not None:
+            self.answer_cache.close()
         self.store.close()
 
     def __enter__(self) -> KnowledgeBase:

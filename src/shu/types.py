@@ -185,7 +185,25 @@ class Citation(BaseModel):
 
 class AnswerSentence(BaseModel):
     text: str
-    citation: str
+    citations: list[str] = Field(default_factory=list)
+    """The keys `[^doc_id:section]` the sentence cites, in the order written."""
+
+    @property
+    def citation(self) -> str:
+        return self.citations[0] if self.citations else ""
+
+
+class CitationCheck(BaseModel):
+    """What the check after generation found (spec 004 §7.3): every key shown resolves to a
+    section of the context; the rest is counted here, never shown."""
+
+    kept: int = 0
+    repaired: list[str] = Field(default_factory=list)
+    """`written → resolved`: the right document, its section misspelled."""
+    removed: list[str] = Field(default_factory=list)
+    """Keys that resolved to nothing in the context: taken out of the answer."""
+    uncited: list[str] = Field(default_factory=list)
+    """Factual sentences that cite nothing: flagged."""
 
 
 class Answer(BaseModel):
@@ -193,10 +211,35 @@ class Answer(BaseModel):
     persona: str
     text: str
     method: str
+    """`extractive`, `full_document`, `llm:<provider:model>`, `deferred` (out of scope),
+    `general:<provider:model>` (out of scope, answered from the model's own knowledge)."""
     sentences: list[AnswerSentence] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
     hits: list[SearchHit] = Field(default_factory=list)
     insufficient: bool = False
+    """Declined: the knowledge base does not answer it (the text says what is missing)."""
+    out_of_scope: bool = False
+    """The question is outside the persona's expertise (deferred, or answered as general)."""
+    from_knowledge_base: bool = True
+    """False for a general answer: the model's own knowledge, not the persona's documents."""
+    fallback_reason: str | None = None
+    """Set when the configured LLM failed and another method answered instead."""
+    check: CitationCheck | None = None
+    evidence: float | None = None
+    """How well the best sentence of the context answers the question (what `answer.min_evidence`
+    is compared with); None when it was not measured (a lookup, a deferral)."""
+    scope_closeness: float | None = None
+    """The question's closeness to the persona's subject (what `answer.scope_threshold` is
+    compared with), when the rules judged the scope."""
+    prompt_version: str | None = None
+    llm_calls: int = 0
+    llm_tokens: int = 0
+    cached: bool = False
+
+    @property
+    def quoted(self) -> bool:
+        """The answer is quoted sentences of documents (one line each), not written prose."""
+        return self.method in ("extractive", "full_document")
 
 
 def heading_anchor(heading: str) -> str:

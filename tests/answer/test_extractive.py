@@ -99,9 +99,16 @@ def test_instructions_inside_documents_are_only_quoted(support: KnowledgeBase) -
     assert quoted and all(s.citation == "[^faq:FAQ > Phishing]" for s in quoted), "quoted as cited data"
 
 
-def test_a_question_the_knowledge_base_cannot_answer(support: KnowledgeBase) -> None:
+def test_a_question_outside_the_persona_is_deferred(support: KnowledgeBase) -> None:
     answer = support.ask("Which volcano erupted in Iceland in 1783?", persona="support")
-    assert answer.insufficient and not answer.citations
+    assert answer.insufficient and answer.out_of_scope and not answer.citations
+    assert answer.method == "deferred" and "outside Support's expertise" in answer.text
+
+
+def test_a_question_the_knowledge_base_cannot_answer(support: KnowledgeBase) -> None:
+    support.settings.answer.scope = False  # the answerer's own evidence gate, without the scope judge
+    answer = support.ask("Which volcano erupted in Iceland in 1783?", persona="support", use_cache=False)
+    assert answer.insufficient and not answer.out_of_scope and not answer.citations
     assert "has nothing that answers this question" in answer.text
 
 

@@ -31,6 +31,21 @@ def openai_reply(text: str, prompt_tokens: int = 10, completion_tokens: int = 5)
     }
 
 
+def openai_stream(pieces: list[str], usage: bool = True) -> tuple[int, str]:
+    """`chat/completions` with `stream: true`: one event per piece, usage, then [DONE]."""
+    events = [{"choices": [{"delta": {"content": piece}}]} for piece in pieces]
+    if usage:
+        events.append({"choices": [], "usage": {"prompt_tokens": 11, "completion_tokens": len(pieces)}})
+    return 200, "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+
+
+def anthropic_stream(pieces: list[str]) -> tuple[int, str]:
+    events = [("message_start", {"message": {"usage": {"input_tokens": 9}}})]
+    events += [("content_block_delta", {"delta": {"type": "text_delta", "text": p}}) for p in pieces]
+    events += [("message_delta", {"usage": {"output_tokens": len(pieces)}}), ("message_stop", {})]
+    return 200, "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events)
+
+
 @contextmanager
 def serve(script: Script) -> Iterator[str]:
     class Handler(BaseHTTPRequestHandler):
@@ -47,7 +62,8 @@ def serve(script: Script) -> Iterator[str]:
                 script.in_flight -= 1
             payload = reply.encode() if isinstance(reply, str) else json.dumps(reply).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            events = isinstance(reply, str) and reply.startswith(("data:", "event:"))
+            self.send_header("Content-Type", "text/event-stream" if events else "application/json")
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
             self.wfile.write(payload)

@@ -18,7 +18,7 @@ from shu.models.llm.client import LLMClient, StructuredOutputError
 from shu.models.llm.factory import create_llm
 from shu.models.llm.openai_compat import OpenAICompatibleLLM
 from shu.models.llm.scripted import ScriptedLLM
-from tests.models.fake_llm_server import Script, openai_reply, serve
+from tests.models.fake_llm_server import Script, anthropic_stream, openai_reply, openai_stream, serve
 
 USER = [Message(role="system", content="Be brief."), Message(role="user", content="Say hi")]
 
@@ -184,3 +184,52 @@ def test_json_object_mode_for_llama_cpp_servers() -> None:
         LLMClient(OpenAICompatibleLLM(url, "m", json_mode="json_object")).structured(USER, Synopsis)
     assert script.requests[0]["response_format"]["type"] == "json_object"
     assert script.requests[0]["response_format"]["schema"]["required"] == ["synopsis", "entities"]
+
+
+def test_openai_streams_pieces_and_usage_and_caches_the_whole_reply(tmp_path: Path) -> None:
+    script = Script(replies=[openai_stream(["Hel", "lo ", "there"])])
+    with serve(script) as url:
+        client = client_for(url, cache=ResponseCache(tmp_path / "c.db"))
+        assert list(client.stream(USER, max_tokens=20)) == ["Hel", "lo ", "there"]
+        assert list(client.stream(USER, max_tokens=20)) == ["Hello there"], "the second time from the cache"
+    assert script.requests[0]["stream"] is True and len(script.requests) == 1
+    assert client.accounting.calls == 1 and client.accounting.prompt_tokens == 11
+    assert client.accounting.completion_tokens == 3 and client.accounting.cached == 1
+
+
+def test_a_stream_is_retried_before_its_first_piece_never_after() -> None:
+    script = Script(replies=[(503, {"error": "busy"}), openai_stream(["ok"], usage=False)])
+    with serve(script) as url:
+        client = client_for(url, max_retries=2)
+        assert list(client.stream(USER)) == ["ok"]
+    assert client.sleeps == [1.0]  # type: ignore[attr-defined]
+    assert client.accounting.completion_tokens >= 1, "estimated when the server reports no usage"
+
+    broken = "data: " + json.dumps({"choices": [{"delta": {"content": "half"}}]}) + "\n\ndata: {not json\n\n"
+    script = Script(replies=[(200, broken), openai_stream(["never"])])
+    with serve(script) as url:
+        client = client_for(url, max_retries=2)
+        got: list[str] = []
+        with pytest.raises(LLMError, match="unexpected stream event"):
+            for piece in client.stream(USER):
+                got.append(piece)
+    assert got == ["half"] and len(script.requests) == 1, "what was shown is not asked for again"
+
+
+def test_anthropic_streams_text_deltas_with_usage() -> None:
+    script = Script(replies=[anthropic_stream(["Bon", "jour"])])
+    with serve(script) as url:
+        client = LLMClient(AnthropicLLM("claude-x", "secret", base_url=url))
+        assert "".join(client.stream(USER)) == "Bonjour"
+    assert script.requests[0]["stream"] is True and script.requests[0]["system"] == "Be brief."
+    assert client.accounting.prompt_tokens == 9 and client.accounting.completion_tokens == 2
+
+
+def test_a_provider_without_streaming_is_streamed_whole() -> None:
+    class Plain:
+        name = "plain"
+
+        def chat(self, messages, max_tokens, temperature, json_schema=None):  # type: ignore[no-untyped-def]
+            return ScriptedLLM(["whole reply"]).chat(messages, max_tokens, temperature)
+
+    assert list(LLMClient(Plain()).stream(USER)) == ["whole reply"]  # type: ignore[arg-type]

@@ -12,7 +12,7 @@ NAMES = ("profile", "questions", "chunk_profile", "context", "relationships", "p
 @pytest.mark.parametrize("name", NAMES)
 def test_every_prompt_has_a_version_a_system_part_and_placeholders(name: str) -> None:
     prompt = load_prompt(name)
-    assert prompt.version == f"{name}.v1" and "never instructions" in " ".join(prompt.system.split())
+    assert prompt.version == f"{name}.v1" and "never instructions" in " ".join(prompt.system.template.split())
     assert prompt.user.get_identifiers(), "the user part takes values"
     assert prompt.user.is_valid(), "no stray $ in the template"
 

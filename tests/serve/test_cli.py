@@ -195,3 +195,32 @@ def test_a_persona_listing_shows_file_names_and_only_that_persona(
         ("shared", ["b"], "shared.md"),
     ]
     assert all(str(home.parent) not in json.dumps(d) for d in listed), "no absolute paths"
+
+
+def test_ask_streams_a_generated_answer_from_an_openai_compatible_server(
+    home: Path, make_persona: PersonaMaker
+) -> None:
+    """`shu ask` with an LLM configured: the reply arrives as server-sent events, keys become
+    footnote numbers as they stream, a key the context did not contain never shows."""
+    from tests.models.fake_llm_server import Script, openai_stream, serve
+
+    folder = make_persona("lumen", rag={"pricing.md": PRICING})
+    assert shu(home, "ingest", str(folder.parent))[0] == 0
+    pieces = [
+        "The Pro plan costs $65 ",
+        "per seat [^pric",
+        "ing:Pricing > Pro]. It is [^fake:",
+        "Doc] cheap.",
+    ]
+    script = Script(replies=[openai_stream(pieces)])
+    with serve(script) as url:
+        settings = ["--set", "llm.provider=openai", "--set", f"llm.base_url={url}", "--set", "llm.model=m"]
+        settings += ["--set", "answer.scope=false", "--set", "enrich.enabled=false"]
+        settings += ["--set", "retrieval.plan=false", "--set", "retrieval.hyde=false"]
+        code, output = shu(home, *settings, "ask", "What does the Pro plan cost?", "-p", "lumen")
+    assert code == 0, output
+    assert "The Pro plan costs $65 per seat [^1]. It is cheap." in output
+    assert "[^1]: Pricing, §Pricing > Pro — <lumen/RAG/pricing.md#pro>" in output
+    assert "fake" not in output and "1 citation(s) the context did not contain were removed" in output
+    sent = script.requests[-1]
+    assert sent["stream"] is True and "What does the Pro plan cost?" in sent["messages"][-1]["content"]

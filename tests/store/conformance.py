@@ -190,6 +190,23 @@ class StoreConformance:
         )
         assert filled.search_vector(unit(0, 0, 0, 1), "alpha", 1)[0].chunk_id == "a2#0"
 
+    def test_the_generation_moves_with_every_write_and_only_then(self, filled: Store) -> None:
+        """What the answer cache is keyed on: personas, replaced and deleted documents move it;
+        reads and searches do not."""
+        seen = [filled.generation()]
+        filled.search_keyword("pro plan", "alpha", 5)
+        filled.list_documents("alpha")
+        assert filled.generation() == seen[-1], "reads leave it alone"
+        filled.upsert_persona(persona("gamma"))
+        seen.append(filled.generation())
+        filled.replace_document(
+            document("g1", ["gamma"]), chunks("g1", ["hello"]), vectors(unit(1)), "test-embedder"
+        )
+        seen.append(filled.generation())
+        filled.delete_document("g1")
+        seen.append(filled.generation())
+        assert len(set(seen)) == 4, seen
+
     def test_vectors_of_another_embedder_are_refused(self, filled: Store) -> None:
         with pytest.raises(StoreError, match="test-embedder"):
             filled.replace_document(

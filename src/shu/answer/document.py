@@ -9,7 +9,7 @@ from shu.types import Answer, AnswerSentence, Citation, ContextDocument
 
 def document_answer(question: str, persona: str, document: ContextDocument) -> Answer:
     sentences = [
-        AnswerSentence(text=quoted(f"{s.section_path}\n{s.text}"), citation=s.citation_key)
+        AnswerSentence(text=quoted(f"{s.section_path}\n{s.text}"), citations=[s.citation_key])
         for s in document.sections
     ]
     citations = [

@@ -1,6 +1,11 @@
-"""`answer.method` → an answerer: `auto` and `extractive` are Shu's own (the best sentences of
-the context, each cited); anything else is an import path `package.module:Class` to a class of
-yours, built as `Class(settings, embedder)`, that answers like the `Answerer` protocol says."""
+"""`answer.method` → an answerer, wrapped in the scope judge:
+
+- `auto`: the LLM answer when an LLM is configured, else the extractive one;
+- `extractive`: the best sentences of the context, each cited (no model);
+- `llm`: the LLM answer (an error when no LLM is configured);
+- anything else: an import path `package.module:Class` to a class of yours, built as
+  `Class(settings, embedder)`, that answers like the `Answerer` protocol says.
+"""
 
 from __future__ import annotations
 
@@ -8,22 +13,51 @@ import importlib
 
 from shu.answer.base import Answerer
 from shu.answer.extractive import ExtractiveAnswerer
+from shu.answer.generate import LLMAnswerer
+from shu.answer.respond import ScopedAnswerer
+from shu.answer.scope import LLMScope, ScopeJudge, SubjectScope
 from shu.config.settings import AnswerSettings
 from shu.errors import ConfigError
 from shu.models.embed.base import Embedder
+from shu.models.llm.client import LLMClient
+from shu.store.base import Store
 
 
-def create_answerer(settings: AnswerSettings, embedder: Embedder) -> Answerer:
-    if settings.method in ("auto", "extractive"):
-        return ExtractiveAnswerer(
-            embedder, settings.max_sentences, settings.chunks_considered, settings.min_meaning
-        )
+def create_answerer(
+    settings: AnswerSettings, embedder: Embedder, store: Store | None = None, llm: LLMClient | None = None
+) -> ScopedAnswerer:
+    inner = _inner(settings, embedder, llm)
+    judge: ScopeJudge | None = None
+    if settings.scope and store is not None:
+        rules = SubjectScope(store, embedder, settings.scope_threshold)
+        judge = LLMScope(llm, store, rules) if llm is not None else rules
+    general = llm if settings.out_of_scope == "general" else None
+    if settings.out_of_scope == "general" and llm is None:
+        raise ConfigError('answer.out_of_scope = "general" needs an LLM (llm.provider)')
+    return ScopedAnswerer(inner, judge, general, settings.max_tokens)
+
+
+def _inner(settings: AnswerSettings, embedder: Embedder, llm: LLMClient | None) -> Answerer:
+    extractive = ExtractiveAnswerer(
+        embedder,
+        settings.max_sentences,
+        settings.chunks_considered,
+        settings.min_meaning,
+        settings.min_evidence,
+    )
+    if settings.method == "extractive" or (settings.method == "auto" and llm is None):
+        return extractive
+    if settings.method in ("auto", "llm"):
+        if llm is None:
+            raise ConfigError("answer.method = llm needs an LLM (llm.provider, llm.model)")
+        return LLMAnswerer(llm, extractive, settings.context_tokens, settings.max_tokens)
     module_name, _, class_name = settings.method.partition(":")
     try:
         found = getattr(importlib.import_module(module_name), class_name)
     except (ImportError, AttributeError, ValueError) as exc:
         raise ConfigError(
-            f"answer.method {settings.method!r}: expected auto, extractive or package.module:Class ({exc})"
+            f"answer.method {settings.method!r}: expected auto, extractive, llm "
+            f"or package.module:Class ({exc})"
         ) from exc
     try:
         answerer = found(settings, embedder)

@@ -14,4 +14,10 @@ _SCHEME_LINK = re.compile(r"\]\(\s*(?!https?://)(?=[a-z][a-z0-9+.-]*:)", re.I)
 
 def quoted(text: str) -> str:
     """`text` with every `[^…]` written as `(^…)`, and no Markdown link to a non-http scheme."""
-    return _SCHEME_LINK.sub("] (", _KEY_LIKE.sub(lambda m: f"(^{m.group(1)})", text))
+    return safe_links(_KEY_LIKE.sub(lambda m: f"(^{m.group(1)})", text))
+
+
+def safe_links(text: str) -> str:
+    """`text` with no Markdown link to a non-http scheme (`[x](javascript:…)` → `[x] (javascript:…)`):
+    for generated text too, which a document's instructions may have steered."""
+    return _SCHEME_LINK.sub("] (", text)

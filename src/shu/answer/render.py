@@ -29,7 +29,8 @@ def footnote(number: int, citation: Citation) -> str:
 def render_answer(answer: Answer, style: str = "footnotes") -> str:
     if not answer.citations:
         return answer.text
-    lines = [f"- {s.text} {s.citation}" for s in answer.sentences] if answer.sentences else [answer.text]
+    quoted_lines = answer.quoted and answer.sentences
+    lines = [f"- {s.text} {s.citation}" for s in answer.sentences] if quoted_lines else [answer.text]
     if style == "keys":
         return "\n".join(lines) + "\n\nSources:\n" + "\n".join(source_line(c) for c in answer.citations)
     numbers = {c.key: n for n, c in enumerate(answer.citations, start=1)}

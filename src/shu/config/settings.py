@@ -128,14 +128,44 @@ class AnswerSettings(BaseModel):
     method: str = Field(
         "auto",
         min_length=1,
-        description="auto, extractive, or package.module:Class (your own answerer)",
+        description="auto (the LLM when one is configured, else extractive), extractive, llm, "
+        "or package.module:Class (your own answerer)",
     )
     max_sentences: int = Field(3, ge=1, le=20, description="extractive: sentences quoted at most")
     chunks_considered: int = Field(6, ge=1, le=100, description="extractive: best-ranked sections read")
     min_meaning: float = Field(0.3, ge=-1.0, le=1.0, description="extractive: least cosine to answer at all")
+    min_evidence: float = Field(
+        0.31,
+        ge=0.0,
+        le=2.0,
+        description="least score of the best evidence sentence to answer at all, else decline "
+        "(both answerers; calibrated by `shu eval --suite all --answers`)",
+    )
     citation_style: Literal["footnotes", "keys"] = Field(
         "footnotes", description="footnotes: [^1] with a followable link; keys: [^doc_id:section]"
     )
+    context_tokens: int = Field(
+        6000,
+        ge=200,
+        le=1_000_000,
+        description="llm: context sent to the model at most (≈4 characters a token)",
+    )
+    max_tokens: int = Field(600, ge=16, le=32_000, description="llm: longest generated answer")
+    scope: bool = Field(True, description="defer questions outside the persona's expertise")
+    scope_threshold: float = Field(
+        0.19,
+        ge=-1.0,
+        le=1.0,
+        description="without an LLM: least cosine between the question and the persona's subject "
+        "(persona.md, tags, synopses, manifests, the best chunk) to be in scope (calibrated by "
+        "`shu eval-scope`)",
+    )
+    out_of_scope: Literal["defer", "general"] = Field(
+        "defer",
+        description="defer: say it is outside the persona's expertise; general: the configured LLM "
+        "answers, labelled as not from the knowledge base",
+    )
+    cache: bool = Field(True, description="keep answers until the knowledge base or settings change")
 
 
 class StoreSettings(BaseModel):

@@ -12,7 +12,8 @@ answerer. Per dataset:
 - `abstain_precision` / `abstain_recall`: of the abstentions, how many were on unanswerable
   queries / of the unanswerable queries, how many were declined;
 - `false_abstain`: answerable queries declined;
-- ask latency p50 / p95 (retrieval and answer).
+- ask latency p50 / p95 (retrieval and answer), LLM calls and tokens;
+- each answer's evidence score, for calibrating abstention (`shu.eval.calibrate`).
 """
 
 from __future__ import annotations
@@ -53,6 +54,11 @@ class AnswerResult(LatencyFigures):
     metrics: dict[str, float | None]
     counts: dict[str, int]
     latencies_ms: list[float] = field(default_factory=list)
+    evidence: list[tuple[bool, float | None]] = field(default_factory=list)
+    """(answerable, the answer's evidence score) per query: what `answer.min_evidence` is
+    calibrated on (`shu.eval.calibrate`)."""
+    llm_calls: int = 0
+    llm_tokens: int = 0
 
 
 def normalise(text: str) -> str:
@@ -99,7 +105,9 @@ def run_answers(
         if progress:
             progress("answers", done, len(queries))
     metrics, counts = score(answered, dataset.qrels)
-    return AnswerResult(metrics, counts, latencies)
+    evidence = [(q.answerable is not False, a.evidence) for q, a in answered]
+    calls, tokens = sum(a.llm_calls for _, a in answered), sum(a.llm_tokens for _, a in answered)
+    return AnswerResult(metrics, counts, latencies, evidence, calls, tokens)
 
 
 def score(
@@ -152,6 +160,9 @@ def answers_json(result: AnswerResult, answerer: str) -> dict[str, object]:
         **result.counts,
         "ask_p50_ms": round(result.p50_ms, 1),
         "ask_p95_ms": round(result.p95_ms, 1),
+        "llm_calls": result.llm_calls,
+        "llm_tokens": result.llm_tokens,
+        "evidence": [[answerable, value] for answerable, value in result.evidence],
     }
 
 
@@ -160,7 +171,16 @@ def answers_markdown(per_dataset: dict[str, dict[str, object]]) -> str:
     names = [name for name, data in per_dataset.items() if data]
     if not names:
         return ""
-    rows = [*ANSWER_METRICS, "asked", "unanswerable", "abstained", "ask_p50_ms", "ask_p95_ms"]
+    rows = [
+        *ANSWER_METRICS,
+        "asked",
+        "unanswerable",
+        "abstained",
+        "ask_p50_ms",
+        "ask_p95_ms",
+        "llm_calls",
+        "llm_tokens",
+    ]
     lines = ["| answers | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     for row in rows:
         cells = []

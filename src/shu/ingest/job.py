@@ -386,7 +386,6 @@ class IngestJob:
         )
 
 
-
 def _folder_persona(parsed: ParsedDocument) -> str:
     """The persona whose folder holds the file (always the first of its personas)."""
     return parsed.doc.personas[0]

@@ -21,17 +21,18 @@ class PromptError(ShuError):
 @dataclass(frozen=True)
 class Prompt:
     version: str
-    system: str
+    system: Template
     user: Template
 
     def messages(self, **values: str) -> list[Message]:
         try:
+            system = self.system.substitute(values)
             user = self.user.substitute(values)
         except (KeyError, ValueError) as exc:
             raise PromptError(
                 f"prompt {self.version}: cannot fill it ({exc.__class__.__name__}: {exc})"
             ) from exc
-        return [Message(role="system", content=self.system), Message(role="user", content=user)]
+        return [Message(role="system", content=system), Message(role="user", content=user)]
 
 
 @cache
@@ -48,6 +49,6 @@ def load_prompt(name: str) -> Prompt:
     system, _, user = text.partition("## user")
     return Prompt(
         version=versions[-1].removesuffix(".md"),
-        system=system.replace("## system", "", 1).strip(),
+        system=Template(system.replace("## system", "", 1).strip()),
         user=Template(user.strip()),
     )

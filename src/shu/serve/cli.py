@@ -19,6 +19,7 @@ from shu.answer.render import render_answer, source_line
 from shu.errors import ShuError
 from shu.ingest.report import IngestReport
 from shu.kb import KnowledgeBase, open_kb
+from shu.serve.answer_view import show_streamed
 from shu.serve.terminal import SafeConsole
 from shu.serve.trace import trace_tree
 from shu.types import http_url
@@ -187,20 +188,27 @@ def search(
 def ask(
     question: Annotated[str, typer.Argument(help="The question.")],
     persona: Annotated[str, typer.Option("--persona", "-p", help="Persona slug.")],
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Answer afresh, even if this question was answered before.")
+    ] = False,
 ) -> None:
-    """Answer from the persona's documents: the sentences that answer it, each cited [^doc_id:section]
-    (answer.method: extractive, or your own answerer as package.module:Class)."""
+    """Answer from the persona's documents, every claim cited. With an LLM configured
+    (llm.provider) the answer is written by the model and streamed, each citation checked against
+    the context; without one, the sentences that answer it are quoted. A question the documents do
+    not answer is declined, saying what is missing; one outside the persona's expertise is deferred
+    (answer.out_of_scope=general lets the LLM answer it, labelled). answer.method picks the
+    answerer: auto, extractive, llm, or your own as package.module:Class."""
     with _kb() as kb:
-        answer = kb.ask(question, persona=persona)
         style = kb.settings.answer.citation_style
-    if state.as_json:
-        _emit_json(
-            answer.model_dump(exclude={"hits"})
-            | {"sources": [source_line(c) for c in answer.citations]}
-            | {"markdown": render_answer(answer, style)}
-        )
-        return
-    out.print(escape(render_answer(answer, style)), highlight=False)
+        if state.as_json:
+            answer = kb.ask(question, persona=persona, use_cache=not no_cache)
+            _emit_json(
+                answer.model_dump(exclude={"hits"})
+                | {"sources": [source_line(c) for c in answer.citations]}
+                | {"markdown": render_answer(answer, style)}
+            )
+            return
+        show_streamed(kb.ask_stream(question, persona=persona, use_cache=not no_cache), out, style)
 
 
 @app.command()
@@ -258,13 +266,20 @@ def stats() -> None:
         found = kb.store.stats()
         enrichment = kb.store.enrichment_stats()
         llm = kb.store.llm_totals()
+        answers = kb.answer_cache.stats() if kb.answer_cache is not None else None
     data = found.__dict__
     if state.as_json:
-        _emit_json(data | {"enrichment": enrichment, "llm": llm})
+        _emit_json(data | {"enrichment": enrichment, "llm": llm, "answer_cache": answers})
         return
     table = Table("what", "value")
     for key, value in data.items():
         _row(table, key, str(value))
+    if answers is not None:
+        _row(
+            table,
+            "answer cache",
+            f"{answers['entries']} answers, {answers['hits']} hits, {answers['misses']} misses",
+        )
     out.print(table)
     methods = Table("artifact", "made by", "count")
     for artifact, counts in enrichment.items():
@@ -373,7 +388,9 @@ def _answers(
     built = build(EnrichSettings(enabled=False))
     try:
         pipeline = RetrievalPipeline(built.store, kb.embedder, kb.settings.retrieval)
-        answerer = create_answerer(kb.settings.answer, kb.embedder)
+        answerer = create_answerer(
+            kb.settings.answer, kb.embedder, built.store, kb.llm.client if kb.llm else None
+        )
         result = run_answers(loaded, built.store, pipeline, answerer, limit, advance)
     finally:
         built.store.close()
@@ -417,7 +434,28 @@ def _eval_suite(
     if answers:
         found_answers = {name: data.get("answers") or {} for name, data in per_dataset.items()}
         out.print(answers_markdown(found_answers), highlight=False, markup=False)
+        _print_calibration(found_answers)
     out.print(f"written to {folder}", highlight=False, markup=False)
+
+
+def _print_calibration(found_answers: dict[str, dict[str, Any]]) -> None:
+    """Where abstention (answer.min_evidence) should sit, from the evidence of every answer."""
+    from shu.eval.calibrate import choose, sweep_markdown
+
+    scored = {
+        name: [(bool(ok), value) for ok, value in data["evidence"]]
+        for name, data in found_answers.items()
+        if data.get("evidence")
+    }
+    if not scored:
+        return
+    chosen = choose(scored)
+    out.print(
+        f"answer.min_evidence calibrated: {chosen:.2f} (the largest threshold at which no dataset "
+        "declines more than 5 % of its answerable questions)\n" + sweep_markdown(scored, chosen),
+        highlight=False,
+        markup=False,
+    )
 
 
 @app.command()
@@ -521,6 +559,64 @@ def bench_peers(
         built.store.close()
     queries = min(limit or len(loaded.queries), len(loaded.queries))
     out.print(markdown(results, loaded, queries), highlight=False, markup=False)
+
+
+@app.command(name="eval-scope")
+def eval_scope(
+    examples: Annotated[Path, typer.Option(help="The persona folders the questions are about.")] = Path(
+        "examples/personas"
+    ),
+    questions: Annotated[
+        Path | None, typer.Option(help="JSONL of labelled questions (default: the shipped set).")
+    ] = None,
+    output: Annotated[Path | None, typer.Option(help="Folder for scope.jsonl and results.md.")] = None,
+) -> None:
+    """Answer, decline or defer? Labelled questions (answerable, unanswerable, out of scope) over
+    the example knowledge base: confusion matrices, and the rules' thresholds calibrated on dev."""
+    import shutil
+
+    from shu.eval.scope import (
+        ask_all,
+        calibrate,
+        confusion_markdown,
+        labelled_questions,
+        redecide,
+        write_rows,
+    )
+
+    if not examples.is_dir():
+        _fail(f"{examples}: no such folder of personas")
+    with _kb() as main:
+        work = main.settings.home / "eval-cache" / "scope"
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(examples, work / "personas")
+    try:
+        kb = open_kb(work / "kb", [*state.overrides, "answer.cache=false"])
+        asked_questions = labelled_questions(questions)
+    except (ShuError, ValueError, OSError) as exc:
+        _fail(str(exc))
+    with kb, _progress() as advance:
+        kb.ingest(work / "personas")
+        asked = ask_all(kb, asked_questions, advance)
+        rules = kb.llm is None
+        min_evidence = kb.settings.answer.min_evidence
+    answerer = asked[0].method if asked else "none"
+    parts = [
+        confusion_markdown(asked, f"all ({answerer})"),
+        confusion_markdown([a for a in asked if a.split == "test"], "test split"),
+    ]
+    if rules:
+        scope, fitted = calibrate(asked, min_evidence)
+        test = redecide([a for a in asked if a.split == "test"], scope, min_evidence)
+        parts.append(
+            f"Calibrated on dev (macro accuracy {fitted:.3f}): answer.scope_threshold={scope:.2f} "
+            f"(with answer.min_evidence={min_evidence:.2f}). With it, on test:\n\n"
+            + confusion_markdown(test, "test, calibrated")
+        )
+    folder = output or work / "results"
+    write_rows(asked, folder)
+    (folder / "results.md").write_text("\n".join(parts), encoding="utf-8")
+    out.print("\n".join(parts), highlight=False, markup=False)
 
 
 @app.command()

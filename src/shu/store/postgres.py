@@ -224,6 +224,7 @@ class PostgresStore:
                 "config_json = excluded.config_json, updated_at = now()",
                 (persona.slug, persona.display_name, persona.description, persona.config.model_dump_json()),
             )
+            conn.execute("SELECT nextval('shu_data_version')")
 
     def get_persona(self, slug: str) -> Persona | None:
         with self._connection() as conn:
@@ -589,6 +590,9 @@ class PostgresStore:
             )
             self._document_indexes[persona] = index
         return index
+
+    def generation(self) -> int:
+        return self._data_version()
 
     def _data_version(self) -> int:
         with self._connection() as conn:

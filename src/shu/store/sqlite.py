@@ -116,7 +116,7 @@ class SQLiteStore:
     # -- personas --------------------------------------------------------------------------
 
     def upsert_persona(self, persona: Persona) -> None:
-        with self._lock:
+        with self._lock, self._write():
             self._db.execute(
                 "INSERT INTO personas(slug, display_name, description, config_json, updated_at) "
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT(slug) DO UPDATE SET "
@@ -464,6 +464,7 @@ class SQLiteStore:
         try:
             self._db.execute("BEGIN IMMEDIATE")
             yield
+            self._bump_generation()
             self._db.execute("COMMIT")
         except BaseException as exc:
             if self._db.in_transaction:
@@ -610,6 +611,16 @@ class SQLiteStore:
         self._profile_indexes.clear()
         self._document_indexes.clear()
         self._documents.clear()
+
+    def generation(self) -> int:
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return int(row[0]) if row else 0
+
+    def _bump_generation(self) -> None:
+        self._db.execute(
+            "INSERT INTO meta(key, value) VALUES ('generation', '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )
 
     def _data_version(self) -> int:
         return int(self._db.execute("PRAGMA data_version").fetchone()[0])

@@ -4,12 +4,13 @@ schema is the requested JSON schema (the API's own way to get JSON in a given sh
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 
 from shu.models.llm.base import ChatResult, LLMError, Message, Usage
-from shu.models.llm.openai_compat import _post
+from shu.models.llm.openai_compat import _post, server_events
 
 API_VERSION = "2023-06-01"
 
@@ -33,13 +34,28 @@ class AnthropicLLM:
     def name(self) -> str:
         return f"anthropic:{self.model}"
 
-    def chat(
-        self,
-        messages: list[Message],
-        max_tokens: int,
-        temperature: float,
-        json_schema: dict[str, Any] | None = None,
-    ) -> ChatResult:
+    def stream(self, messages: list[Message], max_tokens: int, temperature: float) -> Iterator[str | Usage]:
+        """The Messages API's event stream: `content_block_delta` text, usage from
+        `message_start` (input) and `message_delta` (output), `error` raised."""
+        body = self._body(messages, max_tokens, temperature) | {"stream": True}
+        usage = Usage()
+        for event, data in server_events(self._client, "messages", body):
+            try:
+                payload = json.loads(data)
+                if event == "error":
+                    message = (payload.get("error") or {}).get("message", "")
+                    raise LLMError(f"{self.name}: stream error {message[:200]}", retryable=True)
+                if event == "content_block_delta" and payload["delta"].get("type") == "text_delta":
+                    yield str(payload["delta"]["text"])
+                elif event == "message_start":
+                    usage.prompt_tokens = int(payload["message"]["usage"].get("input_tokens") or 0)
+                elif event == "message_delta":
+                    usage.completion_tokens = int((payload.get("usage") or {}).get("output_tokens") or 0)
+            except (ValueError, KeyError, AttributeError, TypeError) as exc:
+                raise LLMError(f"{self.name}: unexpected stream event ({exc.__class__.__name__})") from exc
+        yield usage
+
+    def _body(self, messages: list[Message], max_tokens: int, temperature: float) -> dict[str, Any]:
         system = "\n\n".join(m.content for m in messages if m.role == "system")
         body: dict[str, Any] = {
             "model": self.model,
@@ -49,6 +65,16 @@ class AnthropicLLM:
         }
         if system:
             body["system"] = system
+        return body
+
+    def chat(
+        self,
+        messages: list[Message],
+        max_tokens: int,
+        temperature: float,
+        json_schema: dict[str, Any] | None = None,
+    ) -> ChatResult:
+        body = self._body(messages, max_tokens, temperature)
         if json_schema is not None:
             body["tools"] = [
                 {"name": "answer", "description": "Give the answer.", "input_schema": json_schema}

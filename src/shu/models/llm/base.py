@@ -1,8 +1,9 @@
-"""The provider protocol: messages in, text out, with token usage."""
+"""The provider protocol: messages in, text out (whole, or streamed piece by piece), with token usage."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from collections.abc import Iterator
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -50,3 +51,13 @@ class LLM(Protocol):
         """One completion. With `json_schema`, the provider is asked for JSON in that shape
         (validation is the caller's job: providers and small models do not always comply)."""
         ...
+
+
+@runtime_checkable
+class StreamingLLM(Protocol):
+    """A provider that can also stream: text pieces as they are generated, then, if the
+    provider reports it, one `Usage`. A provider without `stream` is streamed as one piece."""
+
+    def stream(
+        self, messages: list[Message], max_tokens: int, temperature: float
+    ) -> Iterator[str | Usage]: ...

@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from shu.errors import ShuError
-from shu.models.llm.base import LLM, ChatResult, LLMError, Message
+from shu.models.llm.base import LLM, ChatResult, LLMError, Message, StreamingLLM, Usage
 from shu.models.llm.cache import ResponseCache, cache_key
 
 T = TypeVar("T", bound=BaseModel)
@@ -110,6 +110,53 @@ class LLMClient:
         if self.cache is not None:
             self.cache.put(key, result)
         return result
+
+    def stream(
+        self, messages: list[Message], max_tokens: int = 512, temperature: float = 0.0
+    ) -> Iterator[str]:
+        """The reply as it is generated (a cached reply arrives whole). Retried like `chat` only
+        until the first piece arrives; a failure after that is raised to the caller, who has
+        already shown part of it. Usage the provider does not report is estimated (4 characters
+        a token)."""
+        key = cache_key(
+            self.provider.name,
+            [m.model_dump() for m in messages],
+            {"max_tokens": max_tokens, "temperature": temperature, "schema": None},
+        )
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            self.accounting.count("cached")
+            yield hit.text
+            return
+        if not isinstance(self.provider, StreamingLLM):
+            result = self.chat(messages, max_tokens, temperature)
+            yield result.text
+            return
+        pieces: list[str] = []
+        usage: Usage | None = None
+        started = time.perf_counter()
+        for attempt in range(self.max_retries + 1):
+            try:
+                with self._slots:
+                    for item in self.provider.stream(messages, max_tokens, temperature):
+                        if isinstance(item, Usage):
+                            usage = item
+                        elif item:
+                            pieces.append(item)
+                            yield item
+                break
+            except LLMError as exc:
+                if pieces or not exc.retryable or attempt == self.max_retries:
+                    self.accounting.count("failures")
+                    raise
+                self._sleep(self.backoff_s * 2**attempt)
+        text = "".join(pieces)
+        if usage is None or not usage.completion_tokens:
+            prompt_chars = sum(len(m.content) for m in messages)
+            usage = Usage(prompt_tokens=prompt_chars // 4, completion_tokens=max(1, len(text) // 4))
+        result = ChatResult(text=text, model=self.provider.name, usage=usage)
+        self.accounting.record(result, time.perf_counter() - started)
+        if self.cache is not None and text:
+            self.cache.put(key, result)
 
     def structured(
         self,

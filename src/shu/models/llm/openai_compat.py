@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from typing import Any, Literal
 
 import httpx
@@ -68,6 +70,67 @@ class OpenAICompatibleLLM:
             raise LLMError(
                 f"{self.name}: unexpected response body ({exc.__class__.__name__}: {exc})"
             ) from exc
+
+    def stream(self, messages: list[Message], max_tokens: int, temperature: float) -> Iterator[str | Usage]:
+        """Server-sent events of `chat/completions` with `stream: true`; usage when the server
+        sends it (OpenAI does with `stream_options.include_usage`)."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [m.model_dump() for m in messages],
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "stream": True,
+        }
+        if self.json_mode == "json_schema":  # OpenAI, vLLM; llama-cpp-python's server ignores no fields
+            body["stream_options"] = {"include_usage": True}
+        for _, data in server_events(self._client, "chat/completions", body):
+            if data == "[DONE]":
+                return
+            try:
+                payload = json.loads(data)
+                choices = payload.get("choices") or []
+                piece = (choices[0].get("delta") or {}).get("content") if choices else None
+                usage = payload.get("usage")
+            except (ValueError, AttributeError, IndexError, TypeError) as exc:
+                raise LLMError(f"{self.name}: unexpected stream event ({exc.__class__.__name__})") from exc
+            if piece:
+                yield str(piece)
+            if usage:
+                yield Usage(
+                    prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                    completion_tokens=int(usage.get("completion_tokens") or 0),
+                )
+
+
+def server_events(
+    client: httpx.Client, path: str, body: dict[str, Any], headers: dict[str, str] | None = None
+) -> Iterator[tuple[str, str]]:
+    """POST, then the (event, data) pairs of the server-sent event stream that answers it."""
+    try:
+        with client.stream("POST", path, json=body, headers=headers) as response:
+            if response.status_code >= 400:
+                response.read()
+                retryable = response.status_code in (408, 409, 429) or response.status_code >= 500
+                detail = response.text[:200].replace("\n", " ")
+                raise LLMError(
+                    f"{client.base_url}{path}: HTTP {response.status_code} {detail}", retryable=retryable
+                )
+            event, data = "message", []
+            for line in response.iter_lines():
+                if not line:
+                    if data:
+                        yield event, "\n".join(data)
+                    event, data = "message", []
+                elif line.startswith("event:"):
+                    event = line[6:].strip()
+                elif line.startswith("data:"):
+                    data.append(line[5:].strip())
+            if data:
+                yield event, "\n".join(data)
+    except httpx.TimeoutException as exc:
+        raise LLMError(f"{client.base_url}{path}: timed out", retryable=True) from exc
+    except httpx.HTTPError as exc:
+        raise LLMError(f"{client.base_url}{path}: {exc.__class__.__name__}: {exc}", retryable=True) from exc
 
 
 def _post(

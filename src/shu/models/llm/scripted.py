@@ -4,7 +4,7 @@ call. For deterministic tests of LLM-dependent logic and for replaying recorded 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,13 @@ class ScriptedLLM:
     @property
     def name(self) -> str:
         return f"scripted:{self.model}"
+
+    def stream(self, messages: list[Message], max_tokens: int, temperature: float) -> Iterator[str | Usage]:
+        """The scripted reply in pieces of a few characters (so a citation key arrives split)."""
+        result = self.chat(messages, max_tokens, temperature)
+        for start in range(0, len(result.text), 5):
+            yield result.text[start : start + 5]
+        yield result.usage
 
     def chat(
         self,

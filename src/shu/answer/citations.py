@@ -1,0 +1,173 @@
+"""The citation check after generation (spec 004 §7.3): a generated answer may show only
+citations the context contained.
+
+- a key written exactly as a context section's key is kept;
+- a near miss (the right document, its section misspelled, or the id's case or a character off)
+  resolves to that document's closest section;
+- a key that resolves to nothing is removed from the text and counted;
+- a factual sentence that cites nothing is flagged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher, get_close_matches
+
+from shu.answer.quote import safe_links
+from shu.text import split_sentences
+from shu.types import (
+    AnswerSentence,
+    AssembledContext,
+    Citation,
+    CitationCheck,
+    ContextDocument,
+    ContextSection,
+)
+
+KEY = re.compile(r"\[\^?([^\[\]\n]{1,300})\]")
+"""A citation as a model writes it: `[^doc:Section]`, or without the caret (small models drop it)."""
+REASONING = re.compile(r"^\s*(?:\*\*|__)?reasoning(?:\*\*|__)?\s*:", re.I | re.M)
+_CARET_KEY = re.compile(r"\[\^[^\[\]\n]{1,300}\]")
+_LEADING_KEYS = re.compile(r"^\s*(?:\[\^[^\[\]\n]{1,300}\]\s*)+")
+_KEYS_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\^[^\[\]\n]{1,300}\]\s*)+)")
+"""`stop. [^key] Next` is read as `stop [^key]. Next` (so the sentence splitter sees the stop)."""
+_SPACE_BEFORE_PUNCT = re.compile(r"[ \t]+([.,;:!?])")
+_DOUBLE_SPACE = re.compile(r"[ \t]{2,}")
+
+
+@dataclass(frozen=True)
+class Source:
+    document: ContextDocument
+    section: ContextSection
+
+    @property
+    def key(self) -> str:
+        return self.section.citation_key
+
+    def citation(self) -> Citation:
+        return Citation(
+            key=self.key,
+            doc_id=self.document.doc_id,
+            section_path=self.section.section_path,
+            chunk_id=self.section.chunk_ids[0],
+            title=self.document.title,
+            source_url=self.document.source,
+            date=self.document.date,
+            path=self.document.path,
+        )
+
+
+class ContextKeys:
+    """The citation keys a context offers, and how a written key resolves to one of them."""
+
+    def __init__(self, context: AssembledContext) -> None:
+        self.sources: dict[str, Source] = {}
+        self._by_document: dict[str, list[Source]] = {}
+        for document in context.documents:
+            for section in document.sections:
+                if section.chunk_ids:
+                    source = Source(document, section)
+                    self.sources.setdefault(source.key, source)
+                    self._by_document.setdefault(document.doc_id.casefold(), []).append(source)
+
+    def resolve(self, written: str) -> Source | None:
+        """The section a written key (`[^doc:Section]` or its inside) names, or None."""
+        inner = written[1:-1] if written.startswith("[") else written
+        inner = inner.removeprefix("^").strip()
+        if (exact := self.sources.get(f"[^{inner}]")) is not None:
+            return exact
+        doc_id, section = self._split(inner)
+        candidates = self._by_document.get(doc_id)
+        if candidates is None:
+            return None
+        wanted = section.casefold()
+        return max(
+            candidates,
+            key=lambda s: (
+                SequenceMatcher(None, wanted, s.section.section_path.casefold()).ratio(),
+                -candidates.index(s),
+            ),
+        )
+
+    def _split(self, inner: str) -> tuple[str, str]:
+        """(known document id, section) of `doc:Section`: the id may itself be off by case or a
+        character or two; a key with no `:` names a document alone."""
+        doc_id, _, section = inner.partition(":")
+        folded = doc_id.strip().casefold()
+        if folded in self._by_document:
+            return folded, section
+        close = get_close_matches(folded, list(self._by_document), n=1, cutoff=0.85)
+        return (close[0], section) if close else ("", section)
+
+
+@dataclass
+class CheckedAnswer:
+    text: str
+    sentences: list[AnswerSentence]
+    citations: list[Citation]
+    check: CitationCheck
+
+
+def check_citations(text: str, keys: ContextKeys) -> CheckedAnswer:
+    """`text` with every key resolved or removed, split into sentences with their citations,
+    the citations in order of first use, and what the check found."""
+    check = CitationCheck()
+    used: dict[str, Source] = {}
+
+    def replace(match: re.Match[str]) -> str:
+        written = match.group(0)
+        source = keys.resolve(written)
+        if source is None:
+            if written.startswith("[^") or ":" in match.group(1):
+                check.removed.append(written)
+                return ""
+            return written  # `[1]`, `[sic]`: brackets, not a citation
+        if written == source.key:
+            check.kept += 1
+        else:
+            check.repaired.append(f"{written} → {source.key}")
+        used.setdefault(source.key, source)
+        return source.key
+
+    resolved = safe_links(tidy(KEY.sub(replace, text)))
+    facts = REASONING.split(resolved, maxsplit=1)[0]  # reasoning is the model's own: not flagged
+    sentences = attach_citations(facts)
+    check.uncited = [s.text for s in sentences if not s.citations and is_factual(s.text)]
+    return CheckedAnswer(resolved, sentences, [s.citation() for s in used.values()], check)
+
+
+def attach_citations(text: str) -> list[AnswerSentence]:
+    """Sentences with the keys they carry; keys written after a sentence's full stop
+    (`… $65. [^pricing:Plans] Next sentence`) belong to that sentence, not the next."""
+    sentences: list[AnswerSentence] = []
+    for paragraph in re.split(r"\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)", text):
+        for part in split_sentences(_KEYS_AFTER_STOP.sub(r" \2\1 ", paragraph)):
+            leading = _LEADING_KEYS.match(part)
+            if leading and sentences:
+                sentences[-1].citations.extend(
+                    k for k in _keys(leading.group(0)) if k not in sentences[-1].citations
+                )
+                part = part[leading.end() :]
+            words = " ".join(_CARET_KEY.sub("", part).split())
+            if words.strip(" .,;:-*"):
+                sentences.append(AnswerSentence(text=words, citations=_keys(part)))
+    return sentences
+
+
+def _keys(text: str) -> list[str]:
+    return [m.group(0) for m in _CARET_KEY.finditer(text)]
+
+
+def is_factual(sentence: str) -> bool:
+    """A statement of some length: not a question, not a heading, not a one-word courtesy."""
+    stripped = sentence.strip()
+    return len(stripped.split()) >= 4 and not stripped.endswith("?") and not stripped.startswith("#")
+
+
+def tidy(text: str) -> str:
+    """No space left before punctuation or doubled where a key was taken out."""
+    lines = [
+        _DOUBLE_SPACE.sub(" ", _SPACE_BEFORE_PUNCT.sub(r"\1", line)).rstrip() for line in text.split("\n")
+    ]
+    return "\n".join(lines).strip()

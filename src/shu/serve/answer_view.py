@@ -1,0 +1,69 @@
+"""An answer in the terminal as it is written: pieces printed as they arrive, each citation key
+shown as its footnote number (or as the key, `answer.citation_style = keys`), then the footnotes,
+and what the citation check found. Whatever is withdrawn mid-stream is said to be withdrawn."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.console import Console
+from rich.markup import escape
+
+from shu.answer.render import footnote, render_answer, source_line
+from shu.answer.stream import AskEvent, StreamReset
+from shu.types import Answer
+
+
+def show_streamed(events: Iterable[AskEvent], out: Console, style: str) -> Answer:
+    numbers: dict[str, int] = {}
+    streamed = False
+    final: Answer | None = None
+    for event in events:
+        if isinstance(event, Answer):
+            final = event
+        elif isinstance(event, StreamReset):
+            if streamed:
+                out.print(f"\n[dim]— withdrawn: {escape(event.reason)}[/dim]\n", highlight=False)
+            numbers, streamed = {}, False
+        elif event:
+            shown = event
+            if event.startswith("[^") and style == "footnotes":
+                shown = f"[^{numbers.setdefault(event, len(numbers) + 1)}]"
+            out.print(escape(shown), end="", highlight=False)
+            streamed = True
+    assert final is not None, "a stream always ends with an answer"
+    if not streamed or final.quoted or final.insufficient:
+        if streamed:
+            out.print("\n")
+        if final.fallback_reason:
+            out.print(f"[dim]The LLM did not answer ({escape(final.fallback_reason)}); quoted instead:[/dim]")
+        out.print(escape(render_answer(final, style)), highlight=False)
+    else:
+        out.print("\n")
+        _notes(final, numbers, out, style)
+    _check(final, out)
+    return final
+
+
+def _notes(final: Answer, numbers: dict[str, int], out: Console, style: str) -> None:
+    if not final.citations:
+        return
+    by_key = {c.key: c for c in final.citations}
+    if style == "keys":
+        out.print("Sources:\n" + "\n".join(escape(source_line(c)) for c in final.citations), highlight=False)
+        return
+    for key, number in sorted(numbers.items(), key=lambda item: item[1]):
+        if key in by_key:
+            out.print(escape(footnote(number, by_key[key])), highlight=False)
+
+
+def _check(final: Answer, out: Console) -> None:
+    check = final.check
+    if check is None:
+        return
+    if check.removed:
+        out.print(f"[dim]{len(check.removed)} citation(s) the context did not contain were removed.[/dim]")
+    if check.uncited:
+        out.print(f"[yellow]{len(check.uncited)} sentence(s) cite nothing:[/yellow]")
+        for sentence in check.uncited:
+            out.print(f"  [yellow]·[/yellow] {escape(sentence)}", highlight=False)

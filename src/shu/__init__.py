@@ -1,10 +1,10 @@
 """Shu: retrieval-augmented generation that reads every document when it arrives."""
 
+__version__ = "0.1.0"  # before the imports: the answer cache keys on it
+
 from shu.errors import ShuError
 from shu.kb import KnowledgeBase, open_kb
 from shu.types import Answer, Document, Persona, SearchHit
-
-__version__ = "0.1.0"
 
 open = open_kb
 

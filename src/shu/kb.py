@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
 
+from shu import __version__
 from shu.answer.cache import AnswerCache, answer_key
 from shu.answer.factory import create_answerer
 from shu.answer.respond import ScopedAnswerer
@@ -29,6 +30,7 @@ from shu.models.llm.cache import ResponseCache
 from shu.models.llm.factory import create_llm
 from shu.models.rerank.base import Reranker
 from shu.models.rerank.factory import create_reranker
+from shu.prompts import prompt_versions
 from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store import Store, open_store
 from shu.types import Answer, Document, Persona, RetrievalResult, SearchHit
@@ -119,10 +121,10 @@ class KnowledgeBase:
         found = self.persona(persona)
         question = _checked_query(question)
         cache = self.answer_cache if use_cache else None
-        key, generation = "", 0
+        key, generation = "", ""
         if cache is not None:
             generation = self.store.generation()
-            key = answer_key(found.slug, question, generation, self._answer_fingerprint(), self._model_name())
+            key = answer_key(found.slug, question, generation, self._answer_fingerprint())
             if (hit := cache.get(key)) is not None:
                 yield hit
                 return
@@ -133,10 +135,16 @@ class KnowledgeBase:
             yield event
 
     def _answer_fingerprint(self) -> str:
-        return self.settings.answer.model_dump_json() + self.settings.retrieval.model_dump_json()
-
-    def _model_name(self) -> str:
-        return f"{self.embedder.name}|{self.llm.client.name if self.llm else 'none'}"
+        """Everything besides the data that shapes an answer: settings, models, Shu and prompts."""
+        parts = [
+            __version__,
+            prompt_versions(),
+            self.embedder.name,
+            self.settings.answer.model_dump_json(),
+            self.settings.retrieval.model_dump_json(),
+            self.settings.llm.model_dump_json(),
+        ]
+        return "|".join(parts)
 
     def close(self) -> None:
         if "answer_cache" in self.__dict__ and self.answer_cache is not None:

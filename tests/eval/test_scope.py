@@ -36,3 +36,14 @@ def test_calibration_finds_thresholds_that_separate_the_dev_split() -> None:
     matrix = confusion(decided)
     assert matrix["answerable"]["answered"] == 2 and matrix["unanswerable"]["declined"] == 1
     assert matrix["out_of_scope"]["deferred"] == 1 and accuracy(decided) == 1.0
+
+
+def test_abstention_is_calibrated_to_lose_at_most_five_percent_of_answers() -> None:
+    from shu.eval.calibrate import choose, rates
+
+    answerable = [(True, 0.30 + i / 100) for i in range(40)]  # evidence 0.30 … 0.69
+    unanswerable = [(False, 0.20 + i / 100) for i in range(20)]  # 0.20 … 0.39
+    chosen = choose({"a": answerable + unanswerable})
+    assert chosen == 0.32, "two of forty answerable (5 %) fall below it, a third would not"
+    assert rates(answerable + unanswerable, chosen) == (0.05, 0.6)
+    assert choose({"weak": [(True, 0.0), (True, 0.0)]}) is None, "no threshold is safe"

@@ -206,6 +206,7 @@ class StoreConformance:
         filled.delete_document("g1")
         seen.append(filled.generation())
         assert len(set(seen)) == 4, seen
+        assert seen[0].split(":")[0], "a store id: two stores never share a generation"
 
     def test_vectors_of_another_embedder_are_refused(self, filled: Store) -> None:
         with pytest.raises(StoreError, match="test-embedder"):

@@ -36,6 +36,18 @@ _SPACE_BEFORE_PUNCT = re.compile(r"[ \t]+([.,;:!?])")
 _DOUBLE_SPACE = re.compile(r"[ \t]{2,}")
 
 
+MIN_RESEMBLANCE = 0.6
+"""How close a misspelled section must be to a real one to be taken for it."""
+
+
+def _resemblance(written: str, path: str) -> float:
+    """Similarity of a written section to a section path: the whole path or its last heading."""
+    leaf = path.rsplit(" > ", 1)[-1]
+    if written in (path, leaf) or (len(written) >= 4 and (written in path or leaf in written)):
+        return 1.0
+    return max(SequenceMatcher(None, written, path).ratio(), SequenceMatcher(None, written, leaf).ratio())
+
+
 @dataclass(frozen=True)
 class Source:
     document: ContextDocument
@@ -81,14 +93,14 @@ class ContextKeys:
         candidates = self._by_document.get(doc_id)
         if candidates is None:
             return None
-        wanted = section.casefold()
-        return max(
-            candidates,
-            key=lambda s: (
-                SequenceMatcher(None, wanted, s.section.section_path.casefold()).ratio(),
-                -candidates.index(s),
-            ),
-        )
+        wanted = section.strip().casefold()
+        if not wanted:
+            return candidates[0]  # `[^doc]`: the document's best section
+        scored = [
+            (_resemblance(wanted, s.section.section_path.casefold()), -i) for i, s in enumerate(candidates)
+        ]
+        best = max(range(len(candidates)), key=lambda i: scored[i])
+        return candidates[best] if scored[best][0] >= MIN_RESEMBLANCE else None
 
     def _split(self, inner: str) -> tuple[str, str]:
         """(known document id, section) of `doc:Section`: the id may itself be off by case or a
@@ -115,8 +127,12 @@ def check_citations(text: str, keys: ContextKeys) -> CheckedAnswer:
     check = CitationCheck()
     used: dict[str, Source] = {}
 
+    passes = 0
+
     def replace(match: re.Match[str]) -> str:
         written = match.group(0)
+        if passes and written in used:
+            return written  # kept by an earlier pass
         source = keys.resolve(written)
         if source is None:
             if written.startswith("[^") or ":" in match.group(1):
@@ -130,11 +146,29 @@ def check_citations(text: str, keys: ContextKeys) -> CheckedAnswer:
         used.setdefault(source.key, source)
         return source.key
 
-    resolved = safe_links(tidy(KEY.sub(replace, text)))
+    resolved = text
+    for passes in range(5):  # noqa: B007 - `[^a:B[^x:y]]`: the inner key goes, then the outer is checked
+        before, resolved = resolved, KEY.sub(replace, resolved)
+        if resolved == before:
+            break
+    resolved = safe_links(tidy(_neutralise(resolved, set(used))))
     facts = REASONING.split(resolved, maxsplit=1)[0]  # reasoning is the model's own: not flagged
     sentences = attach_citations(facts)
     check.uncited = [s.text for s in sentences if not s.citations and is_factual(s.text)]
     return CheckedAnswer(resolved, sentences, [s.citation() for s in used.values()], check)
+
+
+def _neutralise(text: str, kept: set[str]) -> str:
+    """Every `[^` that does not open a key the check kept is written `(^`: nothing that looks
+    like a citation is shown unless it is one."""
+    out: list[str] = []
+    at = 0
+    for match in re.finditer(r"\[\^", text):
+        out.append(text[at : match.start()])
+        rest = text[match.start() :]
+        out.append("[^" if any(rest.startswith(key) for key in kept) else "(^")
+        at = match.end()
+    return "".join(out) + text[at:]
 
 
 def attach_citations(text: str) -> list[AnswerSentence]:

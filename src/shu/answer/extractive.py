@@ -152,8 +152,12 @@ _ANSWER_KINDS = [
 
 
 _LIVE = re.compile(
-    r"\b(?:tomorrow|tonight|today|today's|right now|forecast|this (?:morning|afternoon|evening))\b", re.I
+    r"\b(?:tomorrow|tonight|today's|right now|forecast|this (?:morning|afternoon|evening))\b"
+    r"|\btoday\s*[?.!]*\s*$",
+    re.I,
 )
+"""Asking for today's state ("the forecast for tomorrow", "the price today?"); "if we delete it
+today, how long …" is not."""
 
 
 def asks_for_live_information(question: str) -> bool:

@@ -17,7 +17,7 @@ from shu.answer.extractive import ExtractiveAnswerer
 from shu.answer.quote import quoted
 from shu.answer.stream import ABSTAIN, AskEvent, KeyFilter, StreamReset
 from shu.checks import no_prompt_echo
-from shu.models.llm.base import LLMError, Message
+from shu.models.llm.base import ChatResult, LLMError, Message
 from shu.models.llm.client import LLMClient
 from shu.prompts import load_prompt
 from shu.types import Answer, AnswerStyle, AssembledContext, Persona, RetrievalResult
@@ -29,7 +29,7 @@ STYLES: dict[AnswerStyle, str] = {
     "full_document": "Answer directly in a few sentences, with the most specific facts the context gives.",
 }
 _CHARS_PER_TOKEN = 4
-_SOURCE_END = re.compile(r"</?\s*source", re.I)
+_SOURCE_TAG = re.compile(r"</?\s*source", re.I)
 
 
 class LLMAnswerer:
@@ -69,19 +69,19 @@ class LLMAnswerer:
             style=STYLES[result.plan.answer_style],
         )
         keys = ContextKeys(result.context)
-        calls, tokens = self.client.accounting.calls, self._tokens()
+        spent: list[ChatResult] = []
         problem = ""
         for _attempt in range(2):
             shown = KeyFilter(keys)
             pieces: list[str] = []
             try:
-                for delta in self.client.stream(messages, self.max_tokens, 0.0):
+                for delta in self.client.stream(messages, self.max_tokens, 0.0, record=spent):
                     pieces.append(delta)
                     yield from shown.feed(delta)
                 yield from shown.flush()
             except LLMError as exc:
                 yield StreamReset(f"the model failed: {exc}")
-                yield self._fallback(quoted_answer, f"the model failed: {exc}", calls, tokens)
+                yield self._fallback(quoted_answer, f"the model failed: {exc}", spent)
                 return
             text = "".join(pieces)
             answer, problem = self._finish(text, keys, result, persona)
@@ -90,8 +90,7 @@ class LLMAnswerer:
                     update={
                         "evidence": quoted_answer.evidence,
                         "prompt_version": prompt.version,
-                        "llm_calls": self.client.accounting.calls - calls,
-                        "llm_tokens": self._tokens() - tokens,
+                        **_spent(spent),
                     }
                 )
                 return
@@ -104,9 +103,7 @@ class LLMAnswerer:
                     content=f"That answer is not usable: {problem}. Answer again, following every rule.",
                 ),
             ]
-        yield self._fallback(
-            quoted_answer, f"the model's answer was not usable twice: {problem}", calls, tokens
-        )
+        yield self._fallback(quoted_answer, f"the model's answer was not usable twice: {problem}", spent)
 
     def _finish(
         self, text: str, keys: ContextKeys, result: RetrievalResult, persona: Persona
@@ -134,18 +131,13 @@ class LLMAnswerer:
             check=checked.check,
         ), ""
 
-    def _fallback(self, quoted_answer: Answer, reason: str, calls: int, tokens: int) -> Answer:
-        return quoted_answer.model_copy(
-            update={
-                "fallback_reason": reason,
-                "llm_calls": self.client.accounting.calls - calls,
-                "llm_tokens": self._tokens() - tokens,
-            }
-        )
+    def _fallback(self, quoted_answer: Answer, reason: str, spent: list[ChatResult]) -> Answer:
+        return quoted_answer.model_copy(update={"fallback_reason": reason, **_spent(spent)})
 
-    def _tokens(self) -> int:
-        accounting = self.client.accounting
-        return accounting.prompt_tokens + accounting.completion_tokens
+
+def _spent(results: list[ChatResult]) -> dict[str, int]:
+    tokens = sum(r.usage.prompt_tokens + r.usage.completion_tokens for r in results)
+    return {"llm_calls": len(results), "llm_tokens": tokens}
 
 
 def abstention(text: str, result: RetrievalResult, persona: Persona, model: str) -> Answer:
@@ -165,21 +157,28 @@ def abstention(text: str, result: RetrievalResult, persona: Persona, model: str)
 
 def prompt_context(context: AssembledContext, budget_tokens: int) -> str:
     """The context as the model reads it: one `<source key=…>` per section, best first, until the
-    budget is spent (the first section always goes, cut to fit). Document text is quoted: a key
-    or a closing tag inside it is not Shu's."""
+    budget is spent (the first section always goes, cut to fit). Document text is quoted: a key,
+    a tag or a line break inside a title, date or heading cannot leave its `<source>`."""
     parts: list[str] = []
     left = budget_tokens * _CHARS_PER_TOKEN
     for document in context.documents:
-        date = f' date="{document.date}"' if document.date else ""
+        date = f' date="{_attribute(document.date)}"' if document.date else ""
         for section in document.sections:
             if not section.chunk_ids or left <= 0:
                 continue
-            text = _SOURCE_END.sub("&lt;source", quoted(section.text.strip()))
-            title = quoted(document.title).replace('"', "'")
-            head = f'<source key="{section.citation_key}" document="{title}"{date}>\n'
+            text = _SOURCE_TAG.sub("&lt;source", quoted(section.text.strip()))
+            head = (
+                f'<source key="{_attribute(section.citation_key)}" '
+                f'document="{_attribute(quoted(document.title))}"{date}>\n'
+            )
             body = text[: max(0, left - len(head) - 10)]
             if not body:
                 break
             parts.append(f"{head}{body}\n</source>")
             left -= len(head) + len(body) + 10
     return "\n\n".join(parts)
+
+
+def _attribute(value: str) -> str:
+    """One line, no double quote or `<` (a key's `>` between headings stays), at most 300 characters."""
+    return " ".join(value.split()).replace('"', "'").replace("<", "(")[:300]

@@ -8,8 +8,11 @@ from __future__ import annotations
 import re
 
 _KEY_LIKE = re.compile(r"\[\^([^\]\n]*)\]")
-_SCHEME_LINK = re.compile(r"\]\(\s*(?!https?://)(?=[a-z][a-z0-9+.-]*:)", re.I)
-"""A Markdown link to anything but http(s) (`[click](javascript:…)`): its `](` is broken."""
+_UNSAFE_LINK = re.compile(r"\]\((?!\s*<?\s*https?://)", re.I)
+"""A Markdown link to anything but http(s) (`[click](javascript:…)`, `(<javascript:…>)`)."""
+_DEFINITION = re.compile(r"\]:")
+"""A reference definition (`[r]: javascript:…`) that a `[x][r]` elsewhere would follow."""
+_UNSAFE_AUTOLINK = re.compile(r"<(?=\s*[a-z][a-z0-9+.-]*:)(?!\s*https?://)", re.I)
 
 
 def quoted(text: str) -> str:
@@ -18,6 +21,9 @@ def quoted(text: str) -> str:
 
 
 def safe_links(text: str) -> str:
-    """`text` with no Markdown link to a non-http scheme (`[x](javascript:…)` → `[x] (javascript:…)`):
-    for generated text too, which a document's instructions may have steered."""
-    return _SCHEME_LINK.sub("] (", text)
+    """`text` with no Markdown link, reference definition or autolink to anything but http(s):
+    `[x](javascript:…)` → `[x] (javascript:…)`, `[r]: …` → `[r] : …`, `<data:…>` → `< data:…>`.
+    For generated text too, which a document's instructions may have steered."""
+    text = _UNSAFE_LINK.sub("] (", text)
+    text = _DEFINITION.sub("] :", text)
+    return _UNSAFE_AUTOLINK.sub("< ", text)

@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from shu.answer.base import Answerer, answer_stream
+from shu.answer.citations import ContextKeys, check_citations
 from shu.answer.scope import ScopeDecision, ScopeJudge, deferral
-from shu.answer.stream import AskEvent, StreamReset
-from shu.models.llm.base import LLMError
+from shu.answer.stream import AskEvent, KeyFilter, StreamReset
+from shu.models.llm.base import ChatResult, LLMError
 from shu.models.llm.client import LLMClient
 from shu.prompts import load_prompt
-from shu.types import Answer, Persona, RetrievalResult
+from shu.types import Answer, AssembledContext, Persona, RetrievalResult
 
 
 class ScopedAnswerer:
@@ -43,15 +44,15 @@ class ScopedAnswerer:
         if decision is not None and not decision.in_scope:
             result.notes.append(f"scope ({decision.method}): {decision.reason}")
             if self.general is None:
-                yield _deferred(result, persona, decision)
+                yield _judged(_deferred(result, persona, decision), decision)
             else:
                 yield from self._general(result, persona, decision)
             return
         if decision is not None:
             result.notes.append(f"scope ({decision.method}): {decision.reason}")
         for event in answer_stream(self.inner, result, persona):
-            if isinstance(event, Answer) and decision is not None and decision.score is not None:
-                event = event.model_copy(update={"scope_closeness": decision.score})
+            if isinstance(event, Answer) and decision is not None:
+                event = _judged(event, decision)
             yield event
 
     def _general(
@@ -60,28 +61,32 @@ class ScopedAnswerer:
         assert self.general is not None
         prompt = load_prompt("general")
         messages = prompt.messages(persona_name=persona.display_name, question=result.question)
-        calls = self.general.accounting.calls
         label = f"(General knowledge, not from {persona.display_name}'s documents.) "
-        pieces: list[str] = [label]
+        shown = KeyFilter(ContextKeys(AssembledContext()), detect_abstention=False)
+        spent: list[ChatResult] = []
+        pieces: list[str] = []
         yield label
         try:
-            for delta in self.general.stream(messages, self.max_tokens, 0.0):
+            for delta in self.general.stream(messages, self.max_tokens, 0.0, record=spent):
                 pieces.append(delta)
-                yield delta
+                yield from shown.feed(delta)
+            yield from shown.flush()
         except LLMError as exc:
             yield StreamReset(f"the model failed: {exc}")
             yield _deferred(result, persona, decision).model_copy(update={"fallback_reason": str(exc)})
             return
+        checked = check_citations("".join(pieces), ContextKeys(AssembledContext()))  # it may cite nothing
         yield Answer(
             question=result.question,
             persona=persona.slug,
-            text=" ".join("".join(pieces).split(" ")).strip(),
+            text=label + checked.text,
             method=f"general:{self.general.name}",
             hits=result.hits,
             out_of_scope=True,
             from_knowledge_base=False,
             prompt_version=prompt.version,
-            llm_calls=self.general.accounting.calls - calls,
+            llm_calls=len(spent),
+            llm_tokens=sum(r.usage.prompt_tokens + r.usage.completion_tokens for r in spent),
         )
 
 
@@ -96,3 +101,12 @@ def _deferred(result: RetrievalResult, persona: Persona, decision: ScopeDecision
         out_of_scope=True,
         scope_closeness=decision.score,
     )
+
+
+def _judged(answer: Answer, decision: ScopeDecision) -> Answer:
+    """The answer with the scope judge's closeness, and — when the judge fell back from the LLM
+    to the rules — why (so the answer is not cached as if the judge had worked)."""
+    update: dict[str, object] = {"scope_closeness": decision.score}
+    if decision.degraded and not answer.fallback_reason:
+        update["fallback_reason"] = f"scope judged by the rules: {decision.degraded}"
+    return answer.model_copy(update=update)

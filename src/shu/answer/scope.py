@@ -39,6 +39,8 @@ class ScopeDecision:
     reason: str
     method: str
     score: float | None = None
+    degraded: str | None = None
+    """Why the configured judge could not decide (the rules did instead)."""
 
 
 class ScopeJudge(Protocol):
@@ -117,7 +119,11 @@ class LLMScope:
         except (LLMError, StructuredOutputError) as exc:
             decided = self.rules.judge(result, persona)
             return ScopeDecision(
-                decided.in_scope, f"{decided.reason} (the model failed: {exc})", "subject", decided.score
+                decided.in_scope,
+                decided.reason,
+                "subject",
+                decided.score,
+                degraded=f"the model failed: {exc}",
             )
         return ScopeDecision(
             verdict.decision == "in_scope", quoted(verdict.reason), f"llm:{self.client.name}"

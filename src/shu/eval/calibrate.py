@@ -23,8 +23,10 @@ def rates(scored: Scored, threshold: float) -> tuple[float | None, float | None]
     return false, recall
 
 
-def choose(per_dataset: dict[str, Scored], max_false_abstain: float = 0.05) -> float:
-    best, best_recall = THRESHOLDS[0], -1.0
+def choose(per_dataset: dict[str, Scored], max_false_abstain: float = 0.05) -> float | None:
+    """The threshold, or None when even the lowest one declines too many answerable questions."""
+    best: float | None = None
+    best_recall = -1.0
     for threshold in THRESHOLDS:
         found = {name: rates(scored, threshold) for name, scored in per_dataset.items()}
         if any(false is not None and false > max_false_abstain for false, _ in found.values()):
@@ -36,16 +38,15 @@ def choose(per_dataset: dict[str, Scored], max_false_abstain: float = 0.05) -> f
     return best
 
 
-def sweep_markdown(per_dataset: dict[str, Scored], chosen: float, step: int = 2) -> str:
+def sweep_markdown(per_dataset: dict[str, Scored], chosen: float | None, step: int = 2) -> str:
     """False abstentions / abstention recall per dataset over the thresholds, the chosen one bold."""
     names = list(per_dataset)
     lines = [
         "| min_evidence | " + " | ".join(f"{n} false / recall" for n in names) + " |",
         "|---|" + "---|" * len(names),
     ]
-    for threshold in (
-        THRESHOLDS[::step] if chosen in THRESHOLDS[::step] else sorted({*THRESHOLDS[::step], chosen})
-    ):
+    shown = sorted({*THRESHOLDS[::step], *([chosen] if chosen is not None else [])})
+    for threshold in shown:
         cells = []
         for name in names:
             false, recall = rates(per_dataset[name], threshold)

@@ -60,7 +60,8 @@ class Asked:
     evidence: float
     method: str
     ruled: bool = False
-    """Declined by a rule (a lookup with no such document, today's information), not a threshold."""
+    """Declined by a rule (a lookup with no such document, today's information, no sentence
+    close enough in meaning), not by the evidence threshold."""
 
 
 def labelled_questions(path: Path | None = None) -> list[LabelledQuestion]:
@@ -108,7 +109,8 @@ def ask_all(
                 round(closeness.closeness(result, persona)[0], 4),
                 round(evidence.evidence(result), 4),
                 answer.method,
-                ruled=decision == "declined" and answer.evidence is None,
+                ruled=decision == "declined"
+                and (answer.evidence is None or answer.evidence >= settings.min_evidence),
             )
         )
         if progress:

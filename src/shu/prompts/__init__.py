@@ -5,6 +5,7 @@ version recorded with everything the prompt produced."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -52,3 +53,14 @@ def load_prompt(name: str) -> Prompt:
         system=Template(system.replace("## system", "", 1).strip()),
         user=Template(user.strip()),
     )
+
+
+@cache
+def prompt_versions() -> str:
+    """Every prompt file's name and content hash: changes whenever any prompt does."""
+    folder = resources.files("shu.prompts")
+    found = sorted(p.name for p in folder.iterdir() if p.name.endswith(".md"))
+    digest = hashlib.sha256()
+    for name in found:
+        digest.update(name.encode() + b"\0" + (folder / name).read_bytes())
+    return digest.hexdigest()[:16]

@@ -450,9 +450,15 @@ def _print_calibration(found_answers: dict[str, dict[str, Any]]) -> None:
     if not scored:
         return
     chosen = choose(scored)
-    out.print(
+    verdict = (
         f"answer.min_evidence calibrated: {chosen:.2f} (the largest threshold at which no dataset "
-        "declines more than 5 % of its answerable questions)\n" + sweep_markdown(scored, chosen),
+        "declines more than 5 % of its answerable questions)"
+        if chosen is not None
+        else "answer.min_evidence: every threshold declines more than 5 % of some dataset's "
+        "answerable questions"
+    )
+    out.print(
+        verdict + "\n" + sweep_markdown(scored, chosen),
         highlight=False,
         markup=False,
     )

@@ -175,9 +175,9 @@ class Store(Protocol):
         run over the same store (another process) waits, then finds the work done."""
         ...
 
-    def generation(self) -> int:
-        """A number that changes whenever anything in the store is written (by any process):
-        what a cache of answers is keyed on."""
+    def generation(self) -> str:
+        """Changes whenever anything in the store is written (by any process), and differs
+        between two stores: what a cache of answers is keyed on."""
         ...
 
     def stats(self) -> StoreStats: ...

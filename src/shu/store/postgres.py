@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -90,6 +91,7 @@ class PostgresStore:
         self.settings = settings or StoreSettings()
         self._errors = (psycopg.Error,)
         self._pinned = threading.local()
+        self._store_id: str | None = None
         try:
             self._migrate()
             self._pool = ConnectionPool(
@@ -128,6 +130,10 @@ class PostgresStore:
                 conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
                 with conn.transaction():
                     self._apply_migrations(conn)
+                    conn.execute(
+                        "INSERT INTO shu_meta(key, value) VALUES ('store_id', %s) ON CONFLICT DO NOTHING",
+                        (uuid.uuid4().hex,),
+                    )
                 row = conn.execute("SELECT value FROM shu_meta WHERE key = 'embedder'").fetchone()
                 if row is not None:
                     dim = int(json.loads(row[0])["dim"])
@@ -211,7 +217,8 @@ class PostgresStore:
             with conn.transaction():
                 conn.execute("SELECT 1 FROM bm25_corpus WHERE id = 1 FOR UPDATE")
                 yield conn
-            conn.execute("SELECT nextval('shu_data_version')")
+                conn.execute("SELECT nextval('shu_data_version')")  # moves even if we die after commit
+            conn.execute("SELECT nextval('shu_data_version')")  # and again once the write is visible
 
     # -- personas --------------------------------------------------------------------------
 
@@ -591,8 +598,13 @@ class PostgresStore:
             self._document_indexes[persona] = index
         return index
 
-    def generation(self) -> int:
-        return self._data_version()
+    def generation(self) -> str:
+        """`<store id>:<data version>`: a new database never reuses an old one's numbers."""
+        if self._store_id is None:
+            with self._connection() as conn:
+                row = conn.execute("SELECT value FROM shu_meta WHERE key = 'store_id'").fetchone()
+            self._store_id = row[0] if row else ""
+        return f"{self._store_id}:{self._data_version()}"
 
     def _data_version(self) -> int:
         with self._connection() as conn:

@@ -12,6 +12,7 @@ import json
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -98,6 +99,9 @@ class SQLiteStore:
                 self._db.execute("ROLLBACK")
                 raise StoreError(f"{self.path} was written by a newer Shu (schema {version})")
             if version == len(MIGRATIONS):
+                self._db.execute(
+                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('store_id', ?)", (uuid.uuid4().hex,)
+                )
                 self._db.execute("COMMIT")
                 return
             try:
@@ -612,9 +616,14 @@ class SQLiteStore:
         self._document_indexes.clear()
         self._documents.clear()
 
-    def generation(self) -> int:
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-        return int(row[0]) if row else 0
+    def generation(self) -> str:
+        """`<store id>:<writes>`; read under the writers' lock, so a write still in progress on
+        this connection is never seen (a cached answer never outlives the data it came from)."""
+        with self._lock:
+            rows = dict(
+                self._db.execute("SELECT key, value FROM meta WHERE key IN ('store_id', 'generation')")
+            )
+        return f"{rows.get('store_id', '')}:{rows.get('generation', '0')}"
 
     def _bump_generation(self) -> None:
         self._db.execute(

@@ -112,12 +112,17 @@ class LLMClient:
         return result
 
     def stream(
-        self, messages: list[Message], max_tokens: int = 512, temperature: float = 0.0
+        self,
+        messages: list[Message],
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        record: list[ChatResult] | None = None,
     ) -> Iterator[str]:
         """The reply as it is generated (a cached reply arrives whole). Retried like `chat` only
         until the first piece arrives; a failure after that is raised to the caller, who has
         already shown part of it. Usage the provider does not report is estimated (4 characters
-        a token)."""
+        a token). The whole reply, with its usage, is appended to `record` when one is given (what
+        one caller spent, whatever others do at the same time)."""
         key = cache_key(
             self.provider.name,
             [m.model_dump() for m in messages],
@@ -129,6 +134,8 @@ class LLMClient:
             return
         if not isinstance(self.provider, StreamingLLM):
             result = self.chat(messages, max_tokens, temperature)
+            if record is not None:
+                record.append(result)
             yield result.text
             return
         pieces: list[str] = []
@@ -155,6 +162,8 @@ class LLMClient:
             usage = Usage(prompt_tokens=prompt_chars // 4, completion_tokens=max(1, len(text) // 4))
         result = ChatResult(text=text, model=self.provider.name, usage=usage)
         self.accounting.record(result, time.perf_counter() - started)
+        if record is not None:
+            record.append(result)
         if self.cache is not None and text:
             self.cache.put(key, result)
 

@@ -19,7 +19,7 @@ from shu import __version__
 from shu.answer.cache import AnswerCache, answer_key
 from shu.answer.factory import create_answerer
 from shu.answer.respond import ScopedAnswerer
-from shu.answer.stream import AskEvent
+from shu.answer.stream import AskEvent, final_answer
 from shu.config.settings import Settings, load_settings
 from shu.enrich.llm import LLMEnricher
 from shu.errors import ShuError, UnknownPersonaError
@@ -107,12 +107,7 @@ class KnowledgeBase:
         return AnswerCache(self.settings.home / "answer-cache.db") if self.settings.answer.cache else None
 
     def ask(self, question: str, persona: str, use_cache: bool = True) -> Answer:
-        final = None
-        for event in self.ask_stream(question, persona, use_cache):
-            if isinstance(event, Answer):
-                final = event
-        assert final is not None, "a stream always ends with an answer"
-        return final
+        return final_answer(self.ask_stream(question, persona, use_cache))
 
     def ask_stream(self, question: str, persona: str, use_cache: bool = True) -> Iterator[AskEvent]:
         """The answer as it is written: text pieces (each citation key whole, as its own piece),

@@ -451,6 +451,19 @@ class ContextDocument(BaseModel):
     """The whole document (a lookup, or escalated), not only its best chunks."""
     sections: list[ContextSection] = Field(default_factory=list)
 
+    def citation(self, section: ContextSection) -> Citation:
+        """The citation of one of this document's sections."""
+        return Citation(
+            key=section.citation_key,
+            doc_id=self.doc_id,
+            section_path=section.section_path,
+            chunk_id=section.chunk_ids[0],
+            title=self.title,
+            source_url=self.source,
+            date=self.date,
+            path=self.path,
+        )
+
 
 class AssembledContext(BaseModel):
     """What the answer step reads (stage 5): documents in score order, each with metadata."""

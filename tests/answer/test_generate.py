@@ -186,17 +186,27 @@ def test_out_of_scope_is_deferred_or_answered_as_general_knowledge(support: Know
     assert "Leonardo" in answer.text and not answer.citations
 
 
-def test_the_llm_scope_judge_decides_with_a_validated_verdict(support: KnowledgeBase) -> None:
+def test_the_llm_scope_judge_decides_where_the_rules_are_unsure(support: KnowledgeBase) -> None:
     verdicts = iter(['{"decision": "out_of_scope", "reason": "art history"}', "not json", "still not"])
     model = ScriptedLLM(lambda messages, schema: next(verdicts))
-    answerer = create_answerer(
-        AnswerSettings(method="extractive"), support.embedder, support.store, LLMClient(model)
-    )
+    unsure = AnswerSettings(method="extractive", scope_threshold=-1.0, scope_sure=1.0)  # always ask
+    answerer = create_answerer(unsure, support.embedder, support.store, LLMClient(model))
     persona = support.persona("support")
     deferred = answerer.answer(support.retrieve("Who painted the Mona Lisa?", persona="support"), persona)
     assert deferred.method == "deferred" and "API Rate Limits" in model.calls[0][1].content
     kept = answerer.answer(support.retrieve(QUESTION, persona="support"), persona)
     assert kept.method == "extractive" and not kept.out_of_scope, "an invalid verdict falls back to the rules"
+    assert "scope judged by the rules" in (kept.fallback_reason or ""), "and says so (not cached)"
+
+    asked = len(model.calls)
+    sure = create_answerer(
+        AnswerSettings(method="extractive"), support.embedder, support.store, LLMClient(model)
+    )
+    assert sure.answer(support.retrieve(QUESTION, persona="support"), persona).method == "extractive"
+    assert sure.answer(
+        support.retrieve("Who painted the Mona Lisa?", persona="support"), persona
+    ).out_of_scope
+    assert len(model.calls) == asked, "clearly in scope or clearly out: the model is not asked"
 
 
 def test_ask_stream_caches_until_the_knowledge_base_changes(

@@ -58,16 +58,7 @@ class Source:
         return self.section.citation_key
 
     def citation(self) -> Citation:
-        return Citation(
-            key=self.key,
-            doc_id=self.document.doc_id,
-            section_path=self.section.section_path,
-            chunk_id=self.section.chunk_ids[0],
-            title=self.document.title,
-            source_url=self.document.source,
-            date=self.document.date,
-            path=self.document.path,
-        )
+        return self.document.citation(self.section)
 
 
 class ContextKeys:

@@ -4,7 +4,7 @@ section cited, in reading order."""
 from __future__ import annotations
 
 from shu.answer.quote import quoted
-from shu.types import Answer, AnswerSentence, Citation, ContextDocument
+from shu.types import Answer, AnswerSentence, ContextDocument
 
 
 def document_answer(question: str, persona: str, document: ContextDocument) -> Answer:
@@ -12,19 +12,7 @@ def document_answer(question: str, persona: str, document: ContextDocument) -> A
         AnswerSentence(text=quoted(f"{s.section_path}\n{s.text}"), citations=[s.citation_key])
         for s in document.sections
     ]
-    citations = [
-        Citation(
-            key=s.citation_key,
-            doc_id=document.doc_id,
-            section_path=s.section_path,
-            chunk_id=s.chunk_ids[0],
-            title=document.title,
-            source_url=document.source,
-            date=document.date,
-            path=document.path,
-        )
-        for s in document.sections
-    ]
+    citations = [document.citation(s) for s in document.sections]
     return Answer(
         question=question,
         persona=persona,

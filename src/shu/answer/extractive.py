@@ -231,18 +231,7 @@ def _similar(a: str, b: str) -> bool:
 def _citations(chosen: list[_Candidate]) -> list[Citation]:
     seen: dict[str, Citation] = {}
     for candidate in chosen:
-        key = candidate.section.citation_key
-        if key not in seen:
-            seen[key] = Citation(
-                key=key,
-                doc_id=candidate.document.doc_id,
-                section_path=candidate.section.section_path,
-                chunk_id=candidate.section.chunk_ids[0],
-                title=candidate.document.title,
-                source_url=candidate.document.source,
-                date=candidate.document.date,
-                path=candidate.document.path,
-            )
+        seen.setdefault(candidate.section.citation_key, candidate.document.citation(candidate.section))
     return list(seen.values())
 
 

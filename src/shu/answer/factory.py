@@ -30,7 +30,7 @@ def create_answerer(
     judge: ScopeJudge | None = None
     if settings.scope and store is not None:
         rules = SubjectScope(store, embedder, settings.scope_threshold)
-        judge = LLMScope(llm, store, rules) if llm is not None else rules
+        judge = LLMScope(llm, store, rules, settings.scope_sure) if llm is not None else rules
     general = llm if settings.out_of_scope == "general" else None
     if settings.out_of_scope == "general" and llm is None:
         raise ConfigError('answer.out_of_scope = "general" needs an LLM (llm.provider)')

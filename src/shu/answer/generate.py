@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from shu.answer.citations import ContextKeys, check_citations
 from shu.answer.extractive import ExtractiveAnswerer
 from shu.answer.quote import quoted
-from shu.answer.stream import ABSTAIN, AskEvent, KeyFilter, StreamReset
+from shu.answer.stream import ABSTAIN, AskEvent, KeyFilter, StreamReset, filtered, final_answer
 from shu.checks import no_prompt_echo
 from shu.models.llm.base import ChatResult, LLMError, Message
 from shu.models.llm.client import LLMClient
@@ -48,12 +48,7 @@ class LLMAnswerer:
         self.max_tokens = max_tokens
 
     def answer(self, result: RetrievalResult, persona: Persona) -> Answer:
-        final = None
-        for event in self.stream(result, persona):
-            if isinstance(event, Answer):
-                final = event
-        assert final is not None, "a stream always ends with an answer"
-        return final
+        return final_answer(self.stream(result, persona))
 
     def stream(self, result: RetrievalResult, persona: Persona) -> Iterator[AskEvent]:
         quoted_answer = self.fallback.answer(result, persona)
@@ -72,13 +67,10 @@ class LLMAnswerer:
         spent: list[ChatResult] = []
         problem = ""
         for _attempt in range(2):
-            shown = KeyFilter(keys)
             pieces: list[str] = []
             try:
-                for delta in self.client.stream(messages, self.max_tokens, 0.0, record=spent):
-                    pieces.append(delta)
-                    yield from shown.feed(delta)
-                yield from shown.flush()
+                deltas = self.client.stream(messages, self.max_tokens, 0.0, record=spent)
+                yield from filtered(deltas, KeyFilter(keys), pieces)
             except LLMError as exc:
                 yield StreamReset(f"the model failed: {exc}")
                 yield self._fallback(quoted_answer, f"the model failed: {exc}", spent)
@@ -90,7 +82,7 @@ class LLMAnswerer:
                     update={
                         "evidence": quoted_answer.evidence,
                         "prompt_version": prompt.version,
-                        **_spent(spent),
+                        **spent_on(spent),
                     }
                 )
                 return
@@ -132,10 +124,11 @@ class LLMAnswerer:
         ), ""
 
     def _fallback(self, quoted_answer: Answer, reason: str, spent: list[ChatResult]) -> Answer:
-        return quoted_answer.model_copy(update={"fallback_reason": reason, **_spent(spent)})
+        return quoted_answer.model_copy(update={"fallback_reason": reason, **spent_on(spent)})
 
 
-def _spent(results: list[ChatResult]) -> dict[str, int]:
+def spent_on(results: list[ChatResult]) -> dict[str, int]:
+    """`llm_calls` and `llm_tokens` of an answer that took these replies."""
     tokens = sum(r.usage.prompt_tokens + r.usage.completion_tokens for r in results)
     return {"llm_calls": len(results), "llm_tokens": tokens}
 

@@ -8,8 +8,9 @@ from collections.abc import Iterator
 
 from shu.answer.base import Answerer, answer_stream
 from shu.answer.citations import ContextKeys, check_citations
+from shu.answer.generate import spent_on
 from shu.answer.scope import ScopeDecision, ScopeJudge, deferral
-from shu.answer.stream import AskEvent, KeyFilter, StreamReset
+from shu.answer.stream import AskEvent, KeyFilter, StreamReset, filtered, final_answer
 from shu.models.llm.base import ChatResult, LLMError
 from shu.models.llm.client import LLMClient
 from shu.prompts import load_prompt
@@ -31,12 +32,7 @@ class ScopedAnswerer:
         self.name = inner.name
 
     def answer(self, result: RetrievalResult, persona: Persona) -> Answer:
-        final = None
-        for event in self.stream(result, persona):
-            if isinstance(event, Answer):
-                final = event
-        assert final is not None, "a stream always ends with an answer"
-        return final
+        return final_answer(self.stream(result, persona))
 
     def stream(self, result: RetrievalResult, persona: Persona) -> Iterator[AskEvent]:
         lookup = result.plan.query_type == "document_lookup"  # asks for a document: the documents decide
@@ -67,10 +63,9 @@ class ScopedAnswerer:
         pieces: list[str] = []
         yield label
         try:
-            for delta in self.general.stream(messages, self.max_tokens, 0.0, record=spent):
-                pieces.append(delta)
-                yield from shown.feed(delta)
-            yield from shown.flush()
+            yield from filtered(
+                self.general.stream(messages, self.max_tokens, 0.0, record=spent), shown, pieces
+            )
         except LLMError as exc:
             yield StreamReset(f"the model failed: {exc}")
             yield _deferred(result, persona, decision).model_copy(update={"fallback_reason": str(exc)})
@@ -85,8 +80,7 @@ class ScopedAnswerer:
             out_of_scope=True,
             from_knowledge_base=False,
             prompt_version=prompt.version,
-            llm_calls=len(spent),
-            llm_tokens=sum(r.usage.prompt_tokens + r.usage.completion_tokens for r in spent),
+            **spent_on(spent),
         )
 
 

@@ -4,8 +4,9 @@
   sentences of `persona.md`, its tags, the synopses and capability manifests of its documents,
   and the best chunk retrieval found — against a threshold calibrated on a labelled set
   (`shu eval --scope`);
-- with an LLM (`LLMScope`): a structured verdict from persona.md and what the documents cover;
-  when the model fails, the subject rule decides.
+- with an LLM (`LLMScope`): where the rules are unsure (closeness between the threshold and
+  `answer.scope_sure`), a structured verdict from persona.md and what the documents cover; when
+  the model fails, the subject rule decides.
 
 A question in scope that the documents do not answer is not deferred: the answerer declines it
 as insufficient, saying what is missing.
@@ -101,12 +102,21 @@ class _Verdict(BaseModel):
 
 
 class LLMScope:
-    def __init__(self, client: LLMClient, store: Store, rules: SubjectScope) -> None:
+    """The model judges only where the rules are unsure: a question closer to the persona's
+    subject than `sure` is in scope, one below the rules' threshold is out, without a call. A
+    model that misjudges (a small one calls everything out of scope) can then only err in the
+    band where the rules would have guessed."""
+
+    def __init__(self, client: LLMClient, store: Store, rules: SubjectScope, sure: float = 0.5) -> None:
         self.client = client
         self.store = store
         self.rules = rules
+        self.sure = sure
 
     def judge(self, result: RetrievalResult, persona: Persona) -> ScopeDecision:
+        decided = self.rules.judge(result, persona)
+        if not decided.in_scope or (decided.score is not None and decided.score >= self.sure):
+            return decided
         prompt = load_prompt("scope")
         messages = prompt.messages(
             persona_name=persona.display_name,
@@ -117,7 +127,6 @@ class LLMScope:
         try:
             verdict = self.client.structured(messages, _Verdict, max_tokens=200).value
         except (LLMError, StructuredOutputError) as exc:
-            decided = self.rules.judge(result, persona)
             return ScopeDecision(
                 decided.in_scope,
                 decided.reason,
@@ -126,7 +135,7 @@ class LLMScope:
                 degraded=f"the model failed: {exc}",
             )
         return ScopeDecision(
-            verdict.decision == "in_scope", quoted(verdict.reason), f"llm:{self.client.name}"
+            verdict.decision == "in_scope", quoted(verdict.reason), f"llm:{self.client.name}", decided.score
         )
 
     def _topics(self, persona: Persona) -> str:

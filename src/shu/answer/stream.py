@@ -7,7 +7,7 @@ reference definition or autolink to anything but http(s) survives; an abstention
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from shu.answer.citations import KEY, ContextKeys
@@ -35,6 +35,25 @@ class StreamReset:
 AskEvent = str | StreamReset | Answer
 """What `ask_stream` yields: text pieces (a citation key always whole, as its own piece), resets,
 and last the final, checked `Answer`."""
+
+
+def final_answer(events: Iterable[AskEvent]) -> Answer:
+    """The `Answer` a stream ends with (its pieces are dropped)."""
+    final = None
+    for event in events:
+        if isinstance(event, Answer):
+            final = event
+    if final is None:
+        raise AssertionError("an answer stream ended without an Answer")
+    return final
+
+
+def filtered(deltas: Iterable[str], shown: KeyFilter, raw: list[str]) -> Iterator[str]:
+    """A model's deltas through `shown`, each also kept as written in `raw` (for the check)."""
+    for delta in deltas:
+        raw.append(delta)
+        yield from shown.feed(delta)
+    yield from shown.flush()
 
 
 class KeyFilter:

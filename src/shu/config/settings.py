@@ -160,6 +160,13 @@ class AnswerSettings(BaseModel):
         "(persona.md, tags, synopses, manifests, the best chunk) to be in scope (calibrated by "
         "`shu eval-scope`)",
     )
+    scope_sure: float = Field(
+        0.5,
+        ge=-1.0,
+        le=1.0,
+        description="with an LLM: closeness at or above which the question is in scope without asking "
+        "the model (below scope_threshold it is out without asking)",
+    )
     out_of_scope: Literal["defer", "general"] = Field(
         "defer",
         description="defer: say it is outside the persona's expertise; general: the configured LLM "

@@ -140,6 +140,11 @@ def score(
         "answerable": len(answerable),
         "unanswerable": len(unanswerable),
         "abstained": len(abstained),
+        "deferred": sum(a.out_of_scope for _, a in answered),
+        "generated": sum(a.method.startswith("llm:") for _, a in answered),
+        "fell_back": sum(a.fallback_reason is not None for _, a in answered),
+        "keys_removed": sum(len(a.check.removed) for _, a in answered if a.check),
+        "uncited_sentences": sum(len(a.check.uncited) for _, a in answered if a.check),
     }
     return metrics, counts
 
@@ -176,6 +181,11 @@ def answers_markdown(per_dataset: dict[str, dict[str, object]]) -> str:
         "asked",
         "unanswerable",
         "abstained",
+        "deferred",
+        "generated",
+        "fell_back",
+        "keys_removed",
+        "uncited_sentences",
         "ask_p50_ms",
         "ask_p95_ms",
         "llm_calls",

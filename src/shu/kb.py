@@ -100,7 +100,7 @@ class KnowledgeBase:
     @cached_property
     def answerer(self) -> ScopedAnswerer:
         client = self.llm.client if self.llm else None
-        return create_answerer(self.settings.answer, self.embedder, self.store, client)
+        return create_answerer(self.settings.answer, self.embedder, self.store, client, self.settings.verify)
 
     @cached_property
     def answer_cache(self) -> AnswerCache | None:
@@ -136,6 +136,7 @@ class KnowledgeBase:
             prompt_versions(),
             self.embedder.name,
             self.settings.answer.model_dump_json(),
+            self.settings.verify.model_dump_json(),
             self.settings.retrieval.model_dump_json(),
             self.settings.llm.model_dump_json(),
         ]

@@ -206,6 +206,34 @@ class CitationCheck(BaseModel):
     """Factual sentences that cite nothing: flagged."""
 
 
+class ClaimVerdict(BaseModel):
+    """One claim of an answer checked against the sections it cites."""
+
+    claim: str
+    citations: list[str] = Field(default_factory=list)
+    verdict: Literal["supported", "unsupported", "contradicted"]
+    reason: str
+    quote: str | None = None
+    """The cited text's sentence that bears on the claim (verbatim)."""
+    similarity: float | None = None
+    method: str = "rules"
+
+
+class Verification(BaseModel):
+    method: str
+    verdicts: list[ClaimVerdict] = Field(default_factory=list)
+
+    @property
+    def support_ratio(self) -> float:
+        if not self.verdicts:
+            return 1.0
+        return sum(v.verdict == "supported" for v in self.verdicts) / len(self.verdicts)
+
+    @property
+    def flagged(self) -> list[ClaimVerdict]:
+        return [v for v in self.verdicts if v.verdict != "supported"]
+
+
 class Answer(BaseModel):
     question: str
     persona: str
@@ -225,6 +253,8 @@ class Answer(BaseModel):
     fallback_reason: str | None = None
     """Set when the configured LLM failed and another method answered instead."""
     check: CitationCheck | None = None
+    verification: Verification | None = None
+    """Each claim checked against the sections it cites (`verify.*` settings)."""
     evidence: float | None = None
     """How well the best sentence of the context answers the question (what `answer.min_evidence`
     is compared with); None when it was not measured (a lookup, a deferral)."""

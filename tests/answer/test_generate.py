@@ -279,3 +279,27 @@ def test_a_general_answer_shows_no_citation_and_no_live_link(support: KnowledgeB
     assert isinstance(answer, Answer) and not answer.citations and answer.llm_calls == 1
     for text in (shown, answer.text):
         assert "[^" not in text and "](javascript:" not in text and "Paris" in text
+
+
+def test_a_generated_claim_its_citation_does_not_support_is_marked_or_removed(support: KnowledgeBase) -> None:
+    from shu.config.settings import VerifySettings
+
+    reply = f"The Pro plan allows 1,200 requests per minute. {PRO} It allows 9,000 requests per hour. {PRO}"
+    persona = support.persona("support")
+    for mode in ("mark", "remove"):
+        model = ScriptedLLM(lambda m, s: reply)
+        answerer = create_answerer(
+            AnswerSettings(scope=False),
+            support.embedder,
+            support.store,
+            LLMClient(model),
+            VerifySettings(method="rules", on_unsupported=mode),  # type: ignore[arg-type]
+        )
+        answer = answerer.answer(support.retrieve(QUESTION, persona="support"), persona)
+        assert answer.verification is not None and answer.verification.support_ratio == 0.5
+        flagged = answer.verification.flagged[0]
+        assert flagged.verdict == "contradicted" and "9000" in flagged.reason
+        if mode == "mark":
+            assert f"It allows 9,000 requests per hour. [contradicted] {PRO}" in answer.text
+        else:
+            assert "9,000" not in answer.text and "1,200" in answer.text

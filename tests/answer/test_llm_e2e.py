@@ -40,12 +40,16 @@ def test_a_real_small_model_answers_with_checked_citations_or_falls_back(
     assert isinstance(answer, Answer)
     shown = "".join(e for e in events if isinstance(e, str))
     print("SmolLM2 answer:", answer.method, answer.fallback_reason, "|", shown[:300], "|", answer.check)
+    print("SmolLM2 verification:", answer.verification)
     result = kb.retrieve(QUESTION, persona="support")
     offered = {s.citation_key for d in result.context.documents for s in d.sections}
     assert kb.answerer.inner.client.accounting.calls >= 1, "the model was really asked"  # type: ignore[attr-defined]
     keys = [e for e in events if isinstance(e, str) and e.startswith("[^")]
     assert set(keys) <= offered, "every key streamed resolves to the context"
     assert ({c.key for c in answer.citations} <= offered and answer.citations) or answer.insufficient
+    assert answer.insufficient or answer.verification is not None, "verified by the model, or by the rules"
+    if answer.verification is not None:
+        assert answer.verification.method in ("llm:openai:smollm2", "rules (llm failed)")
     if answer.method.startswith("llm:openai:smollm2"):
         assert answer.check is not None and answer.llm_calls >= 1
     else:

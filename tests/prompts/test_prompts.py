@@ -6,7 +6,20 @@ import pytest
 
 from shu.prompts import PromptError, load_prompt
 
-NAMES = ("profile", "questions", "chunk_profile", "context", "relationships", "plan", "rewrite", "rerank")
+NAMES = (
+    "profile",
+    "questions",
+    "chunk_profile",
+    "context",
+    "relationships",
+    "plan",
+    "rewrite",
+    "rerank",
+    "answer",
+    "scope",
+    "general",
+    "verify",
+)
 
 
 @pytest.mark.parametrize("name", NAMES)

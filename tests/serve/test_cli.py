@@ -217,6 +217,7 @@ def test_ask_streams_a_generated_answer_from_an_openai_compatible_server(
         settings = ["--set", "llm.provider=openai", "--set", f"llm.base_url={url}", "--set", "llm.model=m"]
         settings += ["--set", "answer.scope=false", "--set", "enrich.enabled=false"]
         settings += ["--set", "retrieval.plan=false", "--set", "retrieval.hyde=false"]
+        settings += ["--set", "verify.method=rules"]
         code, output = shu(home, *settings, "ask", "What does the Pro plan cost?", "-p", "lumen")
     assert code == 0, output
     assert "The Pro plan costs $65 per seat [^1]. It is cheap." in output

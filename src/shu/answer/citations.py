@@ -174,7 +174,7 @@ def attach_citations(text: str) -> list[AnswerSentence]:
                     k for k in _keys(leading.group(0)) if k not in sentences[-1].citations
                 )
                 part = part[leading.end() :]
-            words = " ".join(_CARET_KEY.sub("", part).split())
+            words = tidy(" ".join(_CARET_KEY.sub("", part).split()))
             if words.strip(" .,;:-*"):
                 sentences.append(AnswerSentence(text=words, citations=_keys(part)))
     return sentences

@@ -16,7 +16,8 @@ from shu.answer.extractive import ExtractiveAnswerer
 from shu.answer.generate import LLMAnswerer
 from shu.answer.respond import ScopedAnswerer
 from shu.answer.scope import LLMScope, ScopeJudge, SubjectScope
-from shu.config.settings import AnswerSettings
+from shu.answer.verify.factory import create_verifier
+from shu.config.settings import AnswerSettings, VerifySettings
 from shu.errors import ConfigError
 from shu.models.embed.base import Embedder
 from shu.models.llm.client import LLMClient
@@ -24,7 +25,11 @@ from shu.store.base import Store
 
 
 def create_answerer(
-    settings: AnswerSettings, embedder: Embedder, store: Store | None = None, llm: LLMClient | None = None
+    settings: AnswerSettings,
+    embedder: Embedder,
+    store: Store | None = None,
+    llm: LLMClient | None = None,
+    verify: VerifySettings | None = None,
 ) -> ScopedAnswerer:
     inner = _inner(settings, embedder, llm)
     judge: ScopeJudge | None = None
@@ -34,7 +39,9 @@ def create_answerer(
     general = llm if settings.out_of_scope == "general" else None
     if settings.out_of_scope == "general" and llm is None:
         raise ConfigError('answer.out_of_scope = "general" needs an LLM (llm.provider)')
-    return ScopedAnswerer(inner, judge, general, settings.max_tokens)
+    verify = verify or VerifySettings(enabled=False)
+    verifier = create_verifier(verify, embedder, llm)
+    return ScopedAnswerer(inner, judge, general, settings.max_tokens, verifier, verify.on_unsupported)
 
 
 def _inner(settings: AnswerSettings, embedder: Embedder, llm: LLMClient | None) -> Answerer:

@@ -5,12 +5,14 @@ labelled as not from the knowledge base."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Literal
 
 from shu.answer.base import Answerer, answer_stream
 from shu.answer.citations import ContextKeys, check_citations
 from shu.answer.generate import spent_on
 from shu.answer.scope import ScopeDecision, ScopeJudge, deferral
 from shu.answer.stream import AskEvent, KeyFilter, StreamReset, filtered, final_answer
+from shu.answer.verify.base import Verifier, apply_verification, split_claims
 from shu.models.llm.base import ChatResult, LLMError
 from shu.models.llm.client import LLMClient
 from shu.prompts import load_prompt
@@ -24,11 +26,15 @@ class ScopedAnswerer:
         judge: ScopeJudge | None,
         general: LLMClient | None = None,
         max_tokens: int = 600,
+        verifier: Verifier | None = None,
+        on_unsupported: Literal["mark", "remove"] = "mark",
     ) -> None:
         self.inner = inner
         self.judge = judge
         self.general = general
         self.max_tokens = max_tokens
+        self.verifier = verifier
+        self.on_unsupported = on_unsupported
         self.name = inner.name
 
     def answer(self, result: RetrievalResult, persona: Persona) -> Answer:
@@ -47,9 +53,18 @@ class ScopedAnswerer:
         if decision is not None:
             result.notes.append(f"scope ({decision.method}): {decision.reason}")
         for event in answer_stream(self.inner, result, persona):
-            if isinstance(event, Answer) and decision is not None:
-                event = _judged(event, decision)
+            if isinstance(event, Answer):
+                event = self._verified(event, result)
+                event = _judged(event, decision) if decision is not None else event
             yield event
+
+    def _verified(self, answer: Answer, result: RetrievalResult) -> Answer:
+        """Each claim checked against what it cites (answers that state something, with sentences)."""
+        if self.verifier is None or answer.insufficient or not answer.sentences:
+            return answer
+        claims = split_claims(answer)
+        verification = self.verifier.verify(claims, result.context)
+        return apply_verification(answer, verification, claims, self.on_unsupported)
 
     def _general(
         self, result: RetrievalResult, persona: Persona, decision: ScopeDecision

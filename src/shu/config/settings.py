@@ -175,6 +175,26 @@ class AnswerSettings(BaseModel):
     cache: bool = Field(True, description="keep answers until the knowledge base or settings change")
 
 
+class VerifySettings(BaseModel):
+    """Checking each claim of an answer against the sections it cites (stage 7)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    enabled: bool = True
+    method: Literal["auto", "rules", "llm"] = Field(
+        "auto", description="auto: the LLM when one is configured (its verdicts quote-checked), else rules"
+    )
+    on_unsupported: Literal["mark", "remove"] = Field(
+        "mark", description="mark: unsupported claims stay, marked; remove: they are taken out"
+    )
+    min_similarity: float = Field(
+        0.62, ge=-1.0, le=1.0, description="rules: cosine to a cited sentence that supports a claim"
+    )
+    min_coverage: float = Field(
+        0.6, ge=0.0, le=1.0, description="rules: share of a claim's content words the cited text holds"
+    )
+
+
 class StoreSettings(BaseModel):
     """Where the knowledge base lives: `<home>/shu.db` (SQLite) unless `url` names PostgreSQL."""
 
@@ -201,6 +221,7 @@ class Settings(BaseModel):
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
+    verify: VerifySettings = Field(default_factory=VerifySettings)
     store: StoreSettings = Field(default_factory=StoreSettings)
 
     @property

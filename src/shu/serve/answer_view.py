@@ -58,6 +58,15 @@ def _notes(final: Answer, numbers: dict[str, int], out: Console, style: str) -> 
 
 
 def _check(final: Answer, out: Console) -> None:
+    if final.verification is not None and final.verification.flagged:
+        out.print(
+            f"[yellow]{len(final.verification.flagged)} claim(s) not supported by what they cite:[/yellow]"
+        )
+        for verdict in final.verification.flagged:
+            out.print(
+                f"  [yellow]·[/yellow] {escape(verdict.claim)} — {verdict.verdict}: {escape(verdict.reason)}",
+                highlight=False,
+            )
     check = final.check
     if check is None:
         return

@@ -389,7 +389,11 @@ def _answers(
     try:
         pipeline = RetrievalPipeline(built.store, kb.embedder, kb.settings.retrieval)
         answerer = create_answerer(
-            kb.settings.answer, kb.embedder, built.store, kb.llm.client if kb.llm else None
+            kb.settings.answer,
+            kb.embedder,
+            built.store,
+            kb.llm.client if kb.llm else None,
+            kb.settings.verify,
         )
         result = run_answers(loaded, built.store, pipeline, answerer, limit, advance)
     finally:
@@ -579,8 +583,6 @@ def eval_scope(
 ) -> None:
     """Answer, decline or defer? Labelled questions (answerable, unanswerable, out of scope) over
     the example knowledge base: confusion matrices, and the rules' thresholds calibrated on dev."""
-    import shutil
-
     from shu.eval.scope import (
         ask_all,
         calibrate,
@@ -590,19 +592,12 @@ def eval_scope(
         write_rows,
     )
 
-    if not examples.is_dir():
-        _fail(f"{examples}: no such folder of personas")
-    with _kb() as main:
-        work = main.settings.home / "eval-cache" / "scope"
-    shutil.rmtree(work, ignore_errors=True)
-    shutil.copytree(examples, work / "personas")
     try:
-        kb = open_kb(work / "kb", [*state.overrides, "answer.cache=false"])
         asked_questions = labelled_questions(questions)
-    except (ShuError, ValueError, OSError) as exc:
-        _fail(str(exc))
+    except (ValueError, OSError) as exc:
+        _fail(f"{questions}: {exc}")
+    kb, work = _example_kb(examples, "scope")
     with kb, _progress() as advance:
-        kb.ingest(work / "personas")
         asked = ask_all(kb, asked_questions, advance)
         rules = kb.llm is None
         min_evidence = kb.settings.answer.min_evidence
@@ -623,6 +618,58 @@ def eval_scope(
     write_rows(asked, folder)
     (folder / "results.md").write_text("\n".join(parts), encoding="utf-8")
     out.print("\n".join(parts), highlight=False, markup=False)
+
+
+def _example_kb(examples: Path, name: str) -> tuple[KnowledgeBase, Path]:
+    """A fresh copy of the example personas, ingested into its own knowledge base (same settings
+    and overrides, no answer cache) under `<home>/eval-cache/<name>`."""
+    import shutil
+
+    if not examples.is_dir():
+        _fail(f"{examples}: no such folder of personas")
+    with _kb() as main:
+        work = main.settings.home / "eval-cache" / name
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(examples, work / "personas")
+    try:
+        kb = open_kb(work / "kb", [*state.overrides, "answer.cache=false"])
+        kb.ingest(work / "personas")
+    except ShuError as exc:
+        _fail(str(exc))
+    return kb, work
+
+
+@app.command(name="eval-verify")
+def eval_verify(
+    examples: Annotated[Path, typer.Option(help="The persona folders the claims cite.")] = Path(
+        "examples/personas"
+    ),
+    claims: Annotated[
+        Path | None, typer.Option(help="JSONL of planted claims (default: the shipped set).")
+    ] = None,
+) -> None:
+    """How well the verifier finds planted errors (changed numbers, swapped names, wrong
+    documents, unstated claims) and keeps correct paraphrases: precision and recall per method."""
+    from shu.answer.verify.factory import create_verifier
+    from shu.config.settings import VerifySettings
+    from shu.eval.verify import check_all, markdown, planted_claims
+
+    try:
+        planted = planted_claims(claims)
+    except (ValueError, OSError) as exc:
+        _fail(f"{claims}: {exc}")
+    kb, _ = _example_kb(examples, "verify")
+    with kb:
+        client = kb.llm.client if kb.llm else None
+        methods = {"rules": VerifySettings(method="rules")}
+        if client is not None:
+            methods["llm"] = VerifySettings(method="llm")
+        per_method = {}
+        for name, settings in methods.items():
+            verifier = create_verifier(settings, kb.embedder, client)
+            assert verifier is not None
+            per_method[name] = check_all(kb.store, planted, verifier)
+    out.print(markdown(per_method), highlight=False, markup=False)
 
 
 @app.command()

@@ -225,3 +225,15 @@ def test_ask_streams_a_generated_answer_from_an_openai_compatible_server(
     assert "fake" not in output and "1 citation(s) the context did not contain were removed" in output
     sent = script.requests[-1]
     assert sent["stream"] is True and "What does the Pro plan cost?" in sent["messages"][-1]["content"]
+
+
+@pytest.mark.slow
+def test_eval_verify_measures_the_planted_errors(home: Path) -> None:
+    examples = Path(__file__).resolve().parents[2] / "examples" / "personas"
+    code, output = shu(home, "eval-verify", "--examples", str(examples))
+    assert code == 0, output
+    rows = {
+        line.split("|")[1].strip(): line.split("|")[2].strip() for line in output.splitlines() if "|" in line
+    }
+    assert float(rows["recall"]) > 0.8 and float(rows["precision"]) > 0.8, output
+    assert rows["flagged: wrong_document"] == "20/20"

@@ -12,6 +12,8 @@ answerer. Per dataset:
 - `abstain_precision` / `abstain_recall`: of the abstentions, how many were on unanswerable
   queries / of the unanswerable queries, how many were declined;
 - `false_abstain`: answerable queries declined;
+- `unsupported_claims`: the share of an answer's claims the verifier did not find supported by
+  what they cite (mean over verified answers);
 - ask latency p50 / p95 (retrieval and answer), LLM calls and tokens;
 - each answer's evidence score, for calibrating abstention (`shu.eval.calibrate`).
 """
@@ -41,6 +43,7 @@ ANSWER_METRICS = (
     "abstain_precision",
     "abstain_recall",
     "false_abstain",
+    "unsupported_claims",
 )
 _KEYS = re.compile(r"\[\^[^\]\n]*\]")
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -134,6 +137,13 @@ def score(
         "abstain_precision": _mean([q.answerable is False for q, _ in abstained]),
         "abstain_recall": _mean([a.insufficient for _, a in unanswerable]),
         "false_abstain": _mean([a.insufficient for _, a in answerable]),
+        "unsupported_claims": _mean(
+            [
+                1.0 - a.verification.support_ratio
+                for _, a in answered
+                if a.verification and a.verification.verdicts
+            ]
+        ),
     }
     counts = {
         "asked": len(answered),

@@ -102,6 +102,8 @@ def markdown(per_method: dict[str, list[Checked]]) -> str:
     scores = {m: detection(rows) for m, rows in per_method.items()}
     for metric in ("precision", "recall", "contradiction_recall", "supported_kept"):
         lines.append(f"| {metric} | " + " | ".join(f"{scores[m][metric]:.3f}" for m in methods) + " |")
+    by_model = [sum(r.reason.startswith("the model") for r in per_method[m]) for m in methods]
+    lines.append("| verdicts the model gave (quote-checked) | " + " | ".join(map(str, by_model)) + " |")
     kinds: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     for method, rows in per_method.items():
         for row in rows:

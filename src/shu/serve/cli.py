@@ -196,8 +196,9 @@ def ask(
     (llm.provider) the answer is written by the model and streamed, each citation checked against
     the context; without one, the sentences that answer it are quoted. A question the documents do
     not answer is declined, saying what is missing; one outside the persona's expertise is deferred
-    (answer.out_of_scope=general lets the LLM answer it, labelled). answer.method picks the
-    answerer: auto, extractive, llm, or your own as package.module:Class."""
+    (answer.out_of_scope=general lets the LLM answer it, labelled). Each claim is then checked
+    against what it cites; unsupported ones are marked (verify.on_unsupported=remove drops them).
+    answer.method picks the answerer: auto, extractive, llm, or your own as package.module:Class."""
     with _kb() as kb:
         style = kb.settings.answer.citation_style
         if state.as_json:

@@ -16,8 +16,9 @@ from functools import cached_property
 from pathlib import Path
 
 from shu import __version__
+from shu.answer.ask import Responder
 from shu.answer.cache import AnswerCache, answer_key
-from shu.answer.factory import create_answerer
+from shu.answer.factory import create_answerer, create_responder
 from shu.answer.respond import ScopedAnswerer
 from shu.answer.stream import AskEvent, final_answer
 from shu.config.settings import Settings, load_settings
@@ -103,28 +104,39 @@ class KnowledgeBase:
         return create_answerer(self.settings.answer, self.embedder, self.store, client, self.settings.verify)
 
     @cached_property
+    def responder(self) -> Responder:
+        """Retrieval, the agent when the policy sends a question to it, the answer, corrective
+        retrieval and confidence, as one stream."""
+        client = self.llm.client if self.llm else None
+        return create_responder(
+            self.settings, self.store, self.embedder, self.pipeline, client, self.answerer
+        )
+
+    @cached_property
     def answer_cache(self) -> AnswerCache | None:
         return AnswerCache(self.settings.home / "answer-cache.db") if self.settings.answer.cache else None
 
-    def ask(self, question: str, persona: str, use_cache: bool = True) -> Answer:
-        return final_answer(self.ask_stream(question, persona, use_cache))
+    def ask(self, question: str, persona: str, use_cache: bool = True, agent: bool | None = None) -> Answer:
+        return final_answer(self.ask_stream(question, persona, use_cache, agent))
 
-    def ask_stream(self, question: str, persona: str, use_cache: bool = True) -> Iterator[AskEvent]:
+    def ask_stream(
+        self, question: str, persona: str, use_cache: bool = True, agent: bool | None = None
+    ) -> Iterator[AskEvent]:
         """The answer as it is written: text pieces (each citation key whole, as its own piece),
         a `StreamReset` when what was shown is withdrawn, and last the checked `Answer`.
-        A cached answer arrives as the final `Answer` alone."""
+        A cached answer arrives as the final `Answer` alone. `agent`: True sends the question to
+        the agent, False never, None lets `agent.mode` decide."""
         found = self.persona(persona)
         question = _checked_query(question)
         cache = self.answer_cache if use_cache else None
         key, generation = "", ""
         if cache is not None:
             generation = self.store.generation()
-            key = answer_key(found.slug, question, generation, self._answer_fingerprint())
+            key = answer_key(found.slug, question, generation, f"{self._answer_fingerprint()}|agent={agent}")
             if (hit := cache.get(key)) is not None:
                 yield hit
                 return
-        result = self.pipeline.run(question, found)
-        for event in self.answerer.stream(result, found):
+        for event in self.responder.stream(question, found, agent):
             if isinstance(event, Answer) and cache is not None and event.fallback_reason is None:
                 cache.put(key, generation, event)
             yield event
@@ -137,6 +149,7 @@ class KnowledgeBase:
             self.embedder.name,
             self.settings.answer.model_dump_json(),
             self.settings.verify.model_dump_json(),
+            self.settings.agent.model_dump_json(),
             self.settings.retrieval.model_dump_json(),
             self.settings.llm.model_dump_json(),
         ]

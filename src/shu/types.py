@@ -234,6 +234,67 @@ class Verification(BaseModel):
         return [v for v in self.verdicts if v.verdict != "supported"]
 
 
+class Correction(BaseModel):
+    """One round of corrective retrieval (CRAG): why it ran, what it searched, what it found."""
+
+    reason: str
+    query: str
+    new_documents: list[str] = Field(default_factory=list)
+    kept: bool = False
+    """The answer from the corrected context replaced the first one."""
+    ms: float = 0.0
+
+
+class AgentStep(BaseModel):
+    """One tool call of the agent (or one the guard refused)."""
+
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    summary: str = ""
+    new_documents: list[str] = Field(default_factory=list)
+    tokens: int = 0
+    ms: float = 0.0
+    refused: str | None = None
+    """Why the guard did not make the call (another persona's document, an id the agent only
+    read inside a document, an unknown tool)."""
+
+
+class AgentTrace(BaseModel):
+    """What the agent did for one question: why it ran, each step, and why it stopped."""
+
+    method: str
+    reason: str
+    steps: list[AgentStep] = Field(default_factory=list)
+    stopped: str = ""
+    """enough evidence | step budget | time budget | token budget | no new documents | finished"""
+    documents: list[str] = Field(default_factory=list)
+    """Documents the agent added to what the first retrieval found, in the order found."""
+    tokens: int = 0
+    ms: float = 0.0
+
+
+class Finding(BaseModel):
+    """What the agent discovered about the knowledge base, written back with provenance (spec
+    §5.7) and undoable: a relationship (quote-checked), a capability manifest that promised what
+    its document lacks (stale), a corrected document type."""
+
+    id: int | None = None
+    kind: Literal["relationship", "stale_manifest", "document_type"]
+    doc_id: str
+    persona: str
+    target: str | None = None
+    """relationship: the document it points to."""
+    value: str | None = None
+    """relationship: its type; stale_manifest: what the manifest promised; document_type: the type."""
+    evidence: str = ""
+    """The document's own words the finding rests on (verbatim)."""
+    method: str = "rules"
+    question: str = ""
+    """The question during which it was found."""
+    created: str = ""
+    undone: bool = False
+
+
 class Answer(BaseModel):
     question: str
     persona: str
@@ -265,6 +326,12 @@ class Answer(BaseModel):
     llm_calls: int = 0
     llm_tokens: int = 0
     cached: bool = False
+    confidence: float | None = None
+    """How likely the answer is right, in [0, 1] (for a declined question: that nothing in the
+    knowledge base answers it), from retrieval scores, surface agreement and the support ratio,
+    calibrated on the answer eval (`shu.answer.confidence`)."""
+    corrections: list[Correction] = Field(default_factory=list)
+    agent: AgentTrace | None = None
 
     @property
     def quoted(self) -> bool:
@@ -332,6 +399,9 @@ class CapabilityManifest(BaseModel):
     authority_level: Literal["authoritative", "informative", "informal", "unknown"] = "unknown"
     completeness: Literal["complete", "partial", "fragment"] = "partial"
     question_domains: list[str] = Field(default_factory=list)
+    stale: bool = False
+    """Flagged by the agent: the document lacks what it promised (an active `stale_manifest`
+    finding; `Store.get_profile` sets it)."""
 
 
 class DocumentProfile(BaseModel):
@@ -387,7 +457,7 @@ class Relationship(BaseModel):
     source: str
     target: str
     type: str
-    origin: Literal["frontmatter", "link", "thread", "llm"]
+    origin: Literal["frontmatter", "link", "thread", "llm", "agent"]
     confidence: float = Field(ge=0.0, le=1.0)
     evidence: str = ""
     """The source's own words the relationship rests on (LLM proposals quote them)."""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from shu.eval.answers import contains, normalise, score, token_f1
+from shu.eval.answers import contains, normalise, right, score, token_f1
 from shu.eval.dataset import EvalQuery, load_dataset
 from shu.serve.cli import app
 from shu.types import Answer, Citation
@@ -55,7 +55,12 @@ def test_citations_and_abstention_are_scored_against_the_gold() -> None:
         "fell_back": 0,
         "keys_removed": 0,
         "uncited_sentences": 0,
+        "corrected": 0,
+        "corrections_kept": 0,
+        "agent_runs": 0,
+        "agent_steps": 0,
     }
+    assert [right(q, a, {"a1": {"r1": 1}}) for q, a in answered] == [True, False, True, False]
 
 
 def test_the_command_reports_answers_beside_retrieval(tmp_path: Path) -> None:
@@ -86,3 +91,27 @@ def test_the_command_reports_answers_beside_retrieval(tmp_path: Path) -> None:
     assert found["answerer"] == "extractive" and found["asked"] == 2 and found["unanswerable"] == 1
     assert found["answer_contains"] == 1.0, "the Laki sentence is quoted"
     assert "| answer_contains | 1.0000 |" in result.output
+
+
+def test_answer_presets_side_by_side_with_confidence_calibrated(tmp_path: Path) -> None:
+    data = tmp_path / "data" / "tiny"
+    shutil.copytree(TINY, data)
+    rows = [json.loads(line) for line in (data / "queries.jsonl").read_text().splitlines()]
+    rows[0]["metadata"]["answers"] = ["Laki"]
+    rows[1]["metadata"]["answers"] = ["no such answer"]
+    rows[4]["metadata"]["answerable"] = False
+    (data / "queries.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    out = tmp_path / "out"
+    arguments = ["--home", str(tmp_path / "h"), "eval", "--suite", "all", "--data", str(tmp_path / "data")]
+    arguments += ["--configs", "bm25", "--answer-configs", "plain,+crag,agent-always", "--output", str(out)]
+    result = CliRunner().invoke(app, arguments)
+    assert result.exit_code == 0, result.output
+    found = json.loads((out / "tiny" / "results.json").read_text())["answers"]
+    assert list(found["configs"]) == ["plain", "+crag", "agent-always"]
+    assert found["configs"]["agent-always"]["agent_runs"] == found["configs"]["agent-always"]["asked"]
+    assert found["configs"]["plain"]["agent_runs"] == 0 and found["configs"]["plain"]["corrected"] == 0
+    assert "| answers | plain | +crag | agent-always |" in result.output
+    assert "Answer confidence on held-out questions" in result.output
+    assert (out / "confidence.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    bad = CliRunner().invoke(app, [*arguments[:7], "--answer-configs", "plain,+magic"])
+    assert bad.exit_code != 0 and "unknown answer config" in bad.output

@@ -11,8 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from shu.eval.faults.hostile import TERMINAL_ESCAPES
+from shu.kb import open_kb
 from shu.serve.cli import app
-from tests.conftest import PersonaMaker, doc
+from shu.types import Finding
+from tests.conftest import CountingEmbedder, PersonaMaker, doc
 
 runner = CliRunner()
 PRICING = doc("pricing", "Pricing", "# Pricing\n\n## Pro\n\nThe Pro plan costs $65 per seat per month.")
@@ -237,3 +239,97 @@ def test_eval_verify_measures_the_planted_errors(home: Path) -> None:
     }
     assert float(rows["recall"]) > 0.8 and float(rows["precision"]) > 0.8, output
     assert rows["flagged: wrong_document"] == "20/20"
+
+
+SSO = doc("sso", "SSO", "# SSO\n\nSAML single sign-on works with Okta on the Pro plan.")
+
+
+def _found_by_the_agent(home: Path, embedder: CountingEmbedder) -> list[Finding]:
+    """Three findings as the agent writes them back: two of persona lumen, one of ops."""
+    kb = open_kb(home, embedder=embedder)
+    try:
+        return [
+            kb.store.add_finding(finding)
+            for finding in (
+                Finding(
+                    kind="relationship",
+                    doc_id="pricing",
+                    persona="lumen",
+                    target="sso",
+                    value="references",
+                    evidence="The Pro plan costs $65 per seat per month, " * 3,
+                    question="Which plan includes SSO and what does it cost?",
+                ),
+                Finding(kind="stale_manifest", doc_id="sso", persona="lumen", value="Azure AD setup"),
+                Finding(kind="document_type", doc_id="sso", persona="ops", value="reference"),
+            )
+        ]
+    finally:
+        kb.close()
+
+
+def test_findings_are_listed_per_persona_and_counted_in_stats(
+    home: Path, make_persona: PersonaMaker, embedder: CountingEmbedder
+) -> None:
+    make_persona("lumen", rag={"pricing.md": PRICING, "sso.md": SSO})
+    make_persona("ops", rag={"own.md": doc("own", "Own", "# Own\n\nOnly ops.")})
+    assert shu(home, "ingest", str(home.parent / "personas"))[0] == 0
+    assert shu(home, "findings") == (0, "No agent findings.\n")
+    relationship, stale, typed = _found_by_the_agent(home, embedder)
+    code, output = shu(home, "--json", "findings", "--persona", "lumen")
+    listed = json.loads(output)
+    assert code == 0 and [f["id"] for f in listed] == [stale.id, relationship.id], "newest first"
+    assert listed[1]["question"] == relationship.question and listed[1]["target"] == "sso"
+    assert [f["id"] for f in json.loads(shu(home, "--json", "findings", "-p", "ops")[1])] == [typed.id]
+    assert len(json.loads(shu(home, "--json", "findings")[1])) == 3
+    code, output = shu(home, "findings", "-p", "lumen")
+    assert code == 0 and "pricing" in output and "Azure AD" in output and "ops" not in output
+    assert relationship.evidence.strip() not in " ".join(output.split()), "evidence is cut"
+    code, output = shu(home, "findings", "-p", "nope")
+    assert code == 2 and "unknown persona 'nope'" in output
+    code, output = shu(home, "stats")
+    assert code == 0
+    assert (
+        "agent findings: 3 active (1 relationships, 1 stale manifests, 1 document types), 0 undone" in output
+    )
+    counts = json.loads(shu(home, "--json", "stats")[1])["findings"]
+    assert counts == {
+        "active": 3,
+        "relationships": 1,
+        "stale_manifests": 1,
+        "document_types": 1,
+        "undone": 0,
+    }
+
+
+def test_a_finding_is_undone_from_the_command_line(
+    home: Path, make_persona: PersonaMaker, embedder: CountingEmbedder
+) -> None:
+    assert shu(home, "ingest", str(make_persona("lumen", rag={"pricing.md": PRICING, "sso.md": SSO})))[0] == 0
+    relationship, stale, typed = _found_by_the_agent(home, embedder)
+    code, output = shu(home, "findings", "undo", str(relationship.id))
+    assert code == 0 and f"undone: finding {relationship.id} (relationship of pricing)" in output
+    code, output = shu(home, "findings", "undo", str(relationship.id))
+    assert code == 1 and "already undone" in output
+    code, output = shu(home, "findings", "undo", "999")
+    assert code == 1 and "unknown finding 999" in output
+    code, output = shu(home, "--json", "findings", "undo", str(stale.id))
+    assert code == 0 and json.loads(output)["undone"] is True
+    active = json.loads(shu(home, "--json", "findings")[1])
+    assert [f["id"] for f in active] == [typed.id]
+    everything = json.loads(shu(home, "--json", "findings", "--all")[1])
+    assert {f["id"]: f["undone"] for f in everything} == {
+        typed.id: False,
+        stale.id: True,
+        relationship.id: True,
+    }
+    assert "(undone)" in shu(home, "findings", "--all")[1]
+    code, output = shu(home, "stats")
+    assert (
+        "agent findings: 1 active (0 relationships, 0 stale manifests, 1 document types), 2 undone" in output
+    )
+    kb = open_kb(home, embedder=embedder)
+    try:
+        assert all(r.origin != "agent" for r in kb.store.list_relationships(["pricing"]))
+    finally:
+        kb.close()

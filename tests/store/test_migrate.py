@@ -14,6 +14,7 @@ from shu.serve.cli import app
 from shu.store.base import Store
 from shu.store.factory import open_store_url
 from shu.store.migrate import migrate
+from shu.types import Finding
 from tests.conftest import PersonaMaker, doc
 from tests.store.postgres_server import fresh_database
 
@@ -97,6 +98,29 @@ def test_sqlite_to_postgresql(source: KnowledgeBase) -> None:
         assert report.copied == 3
         same_knowledge_base(source.store, target)
         target.close()
+
+
+def test_the_agents_findings_are_copied_undone_ones_too_and_once(
+    source: KnowledgeBase, tmp_path: Path
+) -> None:
+    found = source.store.add_finding(
+        Finding(kind="relationship", doc_id="pricing", persona="alpha", target="alerts", value="references")
+    )
+    undone = source.store.add_finding(
+        Finding(kind="document_type", doc_id="sso", persona="alpha", value="reference", question="q")
+    )
+    assert undone.id is not None and source.store.undo_finding(undone.id)
+    target = open_store_url(f"sqlite:///{tmp_path}/copy/shu.db")
+    assert migrate(source.store, target).findings == 2
+    strip = lambda findings: [f.model_copy(update={"id": None}) for f in findings]  # noqa: E731
+    assert strip(target.list_findings(include_undone=True)) == strip(
+        source.store.list_findings(include_undone=True)
+    )
+    assert [f.created for f in target.list_findings()] == [found.created]
+    agent = [r for r in target.list_relationships(["pricing"]) if r.origin == "agent"]
+    assert [(r.target, r.type) for r in agent] == [("alerts", "references")]
+    assert migrate(source.store, target).findings == 0, "a second run copies none again"
+    target.close()
 
 
 def test_the_command_and_its_errors(source: KnowledgeBase, tmp_path: Path) -> None:

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import importlib
 
+from shu.answer.agent import Agent
+from shu.answer.ask import Responder
 from shu.answer.base import Answerer
 from shu.answer.extractive import ExtractiveAnswerer
 from shu.answer.generate import LLMAnswerer
 from shu.answer.respond import ScopedAnswerer
 from shu.answer.scope import LLMScope, ScopeJudge, SubjectScope
 from shu.answer.verify.factory import create_verifier
-from shu.config.settings import AnswerSettings, VerifySettings
+from shu.config.settings import AnswerSettings, Settings, VerifySettings
 from shu.errors import ConfigError
 from shu.models.embed.base import Embedder
 from shu.models.llm.client import LLMClient
+from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store.base import Store
 
 
@@ -42,6 +45,22 @@ def create_answerer(
     verify = verify or VerifySettings(enabled=False)
     verifier = create_verifier(verify, embedder, llm)
     return ScopedAnswerer(inner, judge, general, settings.max_tokens, verifier, verify.on_unsupported)
+
+
+def create_responder(
+    settings: Settings,
+    store: Store,
+    embedder: Embedder,
+    pipeline: RetrievalPipeline,
+    llm: LLMClient | None,
+    answerer: ScopedAnswerer | None = None,
+) -> Responder:
+    """Everything `ask` does after the question arrives, from `settings`: the answerer (with
+    its scope judge and verifier; or the one given), corrective retrieval, and the agent with
+    its policy."""
+    answerer = answerer or create_answerer(settings.answer, embedder, store, llm, settings.verify)
+    agent = Agent(settings.agent, store, embedder, pipeline, llm)
+    return Responder(pipeline, answerer, settings.verify, agent, settings.agent)
 
 
 def _inner(settings: AnswerSettings, embedder: Embedder, llm: LLMClient | None) -> Answerer:

@@ -193,6 +193,43 @@ class VerifySettings(BaseModel):
     min_coverage: float = Field(
         0.6, ge=0.0, le=1.0, description="rules: share of a claim's content words the cited text holds"
     )
+    max_rounds: int = Field(
+        1,
+        ge=0,
+        le=3,
+        description="corrective retrieval (CRAG): rounds of searching again for what is missing when "
+        "evidence is weak or claims are unsupported; 0 = never",
+    )
+    weak_evidence: float = Field(
+        0.4,
+        ge=0.0,
+        le=2.0,
+        description="an answer whose best evidence scores below this is corrected (searched again)",
+    )
+
+
+class AgentSettings(BaseModel):
+    """Agentic retrieval (spec 000 §5): the surfaces as tools, within budgets."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    mode: Literal["auto", "always", "never"] = Field(
+        "auto",
+        description="auto: multi-step or relational+temporal questions, a low-confidence answer, or "
+        'an explicit request ("dig deeper"); always; never (`--agent` forces it)',
+    )
+    method: Literal["auto", "rules", "llm"] = Field(
+        "auto", description="auto: the LLM chooses the tools when one is configured, else rules"
+    )
+    max_steps: int = Field(5, ge=1, le=50, description="tool calls at most")
+    max_seconds: float = Field(30.0, gt=0, le=3600, description="time budget")
+    max_tokens: int = Field(8000, ge=100, le=1_000_000, description="LLM tokens at most (prompt + reply)")
+    low_confidence: float = Field(
+        0.25, ge=0.0, le=1.0, description="auto: a static answer below this confidence goes to the agent"
+    )
+    learn: bool = Field(
+        True, description="write what the agent discovers back (relationships, stale manifests, types)"
+    )
 
 
 class StoreSettings(BaseModel):
@@ -222,6 +259,7 @@ class Settings(BaseModel):
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     verify: VerifySettings = Field(default_factory=VerifySettings)
+    agent: AgentSettings = Field(default_factory=AgentSettings)
     store: StoreSettings = Field(default_factory=StoreSettings)
 
     @property

@@ -15,7 +15,11 @@ answerer. Per dataset:
 - `unsupported_claims`: the share of an answer's claims the verifier did not find supported by
   what they cite (mean over verified answers);
 - ask latency p50 / p95 (retrieval and answer), LLM calls and tokens;
-- each answer's evidence score, for calibrating abstention (`shu.eval.calibrate`).
+- each answer's evidence score, for calibrating abstention (`shu.eval.calibrate`);
+- each answer's confidence features and whether it was right, for calibrating confidence
+  (`shu.eval.confidence`): right = contains a gold answer (or cites a relevant row when the
+  query has no gold answer); for an unanswerable query, declined;
+- corrective retrieval rounds run and kept, agent runs and steps.
 """
 
 from __future__ import annotations
@@ -28,10 +32,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from statistics import fmean
 
-from shu.answer.base import Answerer
+from shu.answer.ask import Responder
+from shu.answer.confidence import confidence_features
 from shu.eval.dataset import Dataset, EvalQuery
 from shu.eval.metrics import LatencyFigures
-from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store.base import Store
 from shu.types import Answer
 
@@ -62,6 +66,8 @@ class AnswerResult(LatencyFigures):
     calibrated on (`shu.eval.calibrate`)."""
     llm_calls: int = 0
     llm_tokens: int = 0
+    confidence: list[tuple[str, dict[str, float], bool, float | None]] = field(default_factory=list)
+    """(query id, confidence features, right, confidence) per answered query."""
 
 
 def normalise(text: str) -> str:
@@ -90,8 +96,7 @@ def token_f1(prediction: str, answers: list[str]) -> float:
 def run_answers(
     dataset: Dataset,
     store: Store,
-    pipeline: RetrievalPipeline,
-    answerer: Answerer,
+    responder: Responder,
     limit: int | None = None,
     progress: Progress | None = None,
 ) -> AnswerResult:
@@ -101,8 +106,7 @@ def run_answers(
     latencies: list[float] = []
     for done, query in enumerate(queries, start=1):
         started = time.perf_counter()
-        persona = personas[query.persona]
-        answer = answerer.answer(pipeline.run(query.text, persona), persona)
+        answer = responder.answer(query.text, personas[query.persona])
         latencies.append((time.perf_counter() - started) * 1000)
         answered.append((query, answer))
         if progress:
@@ -110,7 +114,23 @@ def run_answers(
     metrics, counts = score(answered, dataset.qrels)
     evidence = [(q.answerable is not False, a.evidence) for q, a in answered]
     calls, tokens = sum(a.llm_calls for _, a in answered), sum(a.llm_tokens for _, a in answered)
-    return AnswerResult(metrics, counts, latencies, evidence, calls, tokens)
+    confidence = [
+        (q.id, confidence_features(a, None), right(q, a, dataset.qrels), a.confidence)
+        for q, a in answered
+        if not a.out_of_scope
+    ]
+    return AnswerResult(metrics, counts, latencies, evidence, calls, tokens, confidence)
+
+
+def right(query: EvalQuery, answer: Answer, qrels: dict[str, dict[str, int]]) -> bool:
+    """Whether the answer is right: declined exactly when the query is unanswerable, and when it
+    answers, it contains a gold answer (or, with no gold answer, cites a relevant row)."""
+    if query.answerable is False or answer.insufficient:
+        return query.answerable is False and answer.insufficient
+    if query.answers:
+        return contains(_said(answer), query.answers)
+    relevant = {row for row, grade in qrels.get(query.id, {}).items() if grade > 0}
+    return bool(relevant & {c.chunk_id for c in answer.citations})
 
 
 def score(
@@ -155,6 +175,10 @@ def score(
         "fell_back": sum(a.fallback_reason is not None for _, a in answered),
         "keys_removed": sum(len(a.check.removed) for _, a in answered if a.check),
         "uncited_sentences": sum(len(a.check.uncited) for _, a in answered if a.check),
+        "corrected": sum(bool(a.corrections) for _, a in answered),
+        "corrections_kept": sum(any(c.kept for c in a.corrections) for _, a in answered),
+        "agent_runs": sum(a.agent is not None for _, a in answered),
+        "agent_steps": sum(len(a.agent.steps) for _, a in answered if a.agent),
     }
     return metrics, counts
 
@@ -178,6 +202,7 @@ def answers_json(result: AnswerResult, answerer: str) -> dict[str, object]:
         "llm_calls": result.llm_calls,
         "llm_tokens": result.llm_tokens,
         "evidence": [[answerable, value] for answerable, value in result.evidence],
+        "confidence": [[qid, features, ok, value] for qid, features, ok, value in result.confidence],
     }
 
 
@@ -196,6 +221,10 @@ def answers_markdown(per_dataset: dict[str, dict[str, object]]) -> str:
         "fell_back",
         "keys_removed",
         "uncited_sentences",
+        "corrected",
+        "corrections_kept",
+        "agent_runs",
+        "agent_steps",
         "ask_p50_ms",
         "ask_p95_ms",
         "llm_calls",

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from shu.config.settings import EnrichSettings, RetrievalSettings
+from shu.config.settings import EnrichSettings, RetrievalSettings, Settings
 from shu.errors import ShuError
 from shu.types import RetrievalParams
 
@@ -188,3 +188,27 @@ def resolve(names: str) -> list[EvalConfig]:
     if unknown:
         raise ShuError(f"unknown eval config(s) {', '.join(unknown)} (known: {', '.join(PRESETS)})")
     return [PRESETS[n] for n in dict.fromkeys(wanted)]
+
+
+ANSWER_PRESETS: dict[str, dict[str, dict[str, object]]] = {
+    "configured": {},
+    "plain": {"verify": {"enabled": False, "max_rounds": 0}, "agent": {"mode": "never"}},
+    "+verify": {"verify": {"enabled": True, "max_rounds": 0}, "agent": {"mode": "never"}},
+    "+crag": {"verify": {"enabled": True, "max_rounds": 1}, "agent": {"mode": "never"}},
+    "+agent": {"verify": {"enabled": True, "max_rounds": 1}, "agent": {"mode": "auto"}},
+    "agent-always": {"verify": {"enabled": True, "max_rounds": 1}, "agent": {"mode": "always"}},
+}
+"""How `shu eval --answers --answer-configs` varies what happens after retrieval: settings laid
+over the configured ones (`configured` = as they are). The agent never writes findings into an
+eval store (`agent.learn` off)."""
+
+
+def answer_settings(settings: Settings, name: str) -> Settings:
+    if name not in ANSWER_PRESETS:
+        raise ShuError(f"unknown answer config {name!r} (known: {', '.join(ANSWER_PRESETS)})")
+    update: dict[str, object] = {}
+    for section, values in ANSWER_PRESETS[name].items():
+        update[section] = getattr(settings, section).model_copy(update=values)
+    agent = update.get("agent", settings.agent)
+    update["agent"] = agent.model_copy(update={"learn": False})  # type: ignore[attr-defined]
+    return settings.model_copy(update=update)

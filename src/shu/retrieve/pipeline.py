@@ -127,6 +127,35 @@ class RetrievalPipeline:
             timings_ms=timings,
         )
 
+    def search_more(self, result: RetrievalResult, query: str, persona: Persona, why: str) -> RetrievalResult:
+        """Corrective retrieval: `query` (what the first search missed) searched with the same
+        pipeline; its new chunks join the first result's and the context is assembled again.
+        The question stays the asker's."""
+        more = self.run(query, persona, assemble_context=False)
+        return self.merged(result, more.hits, f"{why}: searched {query!r}")
+
+    def merged(
+        self, result: RetrievalResult, extra: list[SearchHit], note: str, whole: tuple[str, ...] = ()
+    ) -> RetrievalResult:
+        """`result` with `extra` hits interleaved after its own (chunks of documents not yet in
+        the context first) and the documents in `whole` loaded whole where they fit; the
+        context is assembled again within the same budget."""
+        known_chunks = {h.chunk.id for h in result.hits}
+        known_docs = {d.doc_id for d in result.context.documents}
+        fresh = [h for h in extra if h.chunk.id not in known_chunks]
+        fresh.sort(key=lambda h: h.chunk.doc_id in known_docs)  # stable: new documents first
+        hits = _interleaved(result.hits, fresh)
+        context = assemble(
+            self.store,
+            AssemblyRequest(
+                hits=hits,
+                budget=result.context.budget,
+                lookup=result.context.lookup,
+                escalated=tuple(dict.fromkeys([*result.context.escalated, *whole])),
+            ),
+        )
+        return result.model_copy(update={"hits": hits, "context": context, "notes": [*result.notes, note]})
+
     # -- stages ----------------------------------------------------------------------------
 
     def _plan(self, question: str, index: DocumentIndex) -> QueryPlan:
@@ -308,6 +337,14 @@ class RetrievalPipeline:
             lookup=whole[0] if whole else None,
             escalated=tuple(escalated),
         )
+
+
+def _interleaved(first: list[SearchHit], second: list[SearchHit]) -> list[SearchHit]:
+    """first[0], second[0], first[1], second[1], …, then the rest of the longer list."""
+    merged: list[SearchHit] = []
+    for index in range(max(len(first), len(second))):
+        merged += first[index : index + 1] + second[index : index + 1]
+    return merged
 
 
 def _selective(plan: QueryPlan, index: DocumentIndex) -> QueryPlan:

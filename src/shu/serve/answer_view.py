@@ -42,7 +42,36 @@ def show_streamed(events: Iterable[AskEvent], out: Console, style: str) -> Answe
         out.print("\n")
         _notes(final, numbers, out, style)
     _check(final, out)
+    _how(final, out)
     return final
+
+
+def _how(final: Answer, out: Console) -> None:
+    """What happened beyond the first retrieval: corrections, the agent's steps, the confidence."""
+    for correction in final.corrections:
+        outcome = "kept" if correction.kept else "not better, first answer kept"
+        out.print(
+            f"[dim]corrective retrieval ({escape(correction.reason)}): searched "
+            f"{escape(repr(correction.query))}, {len(correction.new_documents)} new document(s), "
+            f"{outcome}[/dim]",
+            highlight=False,
+        )
+    if final.agent is not None:
+        trace = final.agent
+        out.print(
+            f"[dim]agent ({escape(trace.method)}, {escape(trace.reason)}): {len(trace.steps)} step(s), "
+            f"stopped on {escape(trace.stopped)}, {trace.ms:.0f} ms[/dim]",
+            highlight=False,
+        )
+        for number, step in enumerate(trace.steps, start=1):
+            said = f"refused: {step.refused}" if step.refused else step.summary
+            arguments = ", ".join(f"{k}={v!r}" for k, v in step.arguments.items())
+            out.print(
+                f"[dim]  {number}. {escape(step.tool)}({escape(arguments)}) → {escape(said)}[/dim]",
+                highlight=False,
+            )
+    if final.confidence is not None:
+        out.print(f"[dim]confidence {final.confidence:.2f}[/dim]", highlight=False)
 
 
 def _notes(final: Answer, numbers: dict[str, int], out: Console, style: str) -> None:

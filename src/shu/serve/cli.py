@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from shu.answer.render import render_answer, source_line
-from shu.errors import ShuError
+from shu.errors import ShuError, UnknownPersonaError
 from shu.ingest.report import IngestReport
 from shu.kb import KnowledgeBase, open_kb
 from shu.serve.answer_view import show_streamed
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from shu.eval.configs import EvalConfig
     from shu.eval.dataset import Dataset
     from shu.eval.runner import ConfigResult
-    from shu.types import Document
+    from shu.types import Document, Finding
 
 app = typer.Typer(
     help="Shu: cited answers from your own documents, offline.",
@@ -191,6 +191,14 @@ def ask(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Answer afresh, even if this question was answered before.")
     ] = False,
+    agent: Annotated[
+        bool | None,
+        typer.Option(
+            "--agent/--no-agent",
+            help="Send the question to the agent (tools over every surface, within budgets), or never; "
+            'by default agent.mode decides (multi-step questions, low confidence, "dig deeper").',
+        ),
+    ] = None,
 ) -> None:
     """Answer from the persona's documents, every claim cited. With an LLM configured
     (llm.provider) the answer is written by the model and streamed, each citation checked against
@@ -198,18 +206,22 @@ def ask(
     not answer is declined, saying what is missing; one outside the persona's expertise is deferred
     (answer.out_of_scope=general lets the LLM answer it, labelled). Each claim is then checked
     against what it cites; unsupported ones are marked (verify.on_unsupported=remove drops them).
-    answer.method picks the answerer: auto, extractive, llm, or your own as package.module:Class."""
+    answer.method picks the answerer: auto, extractive, llm, or your own as package.module:Class.
+    A weak answer is corrected by searching again for what is missing (verify.max_rounds); every
+    answer says how confident it is."""
     with _kb() as kb:
         style = kb.settings.answer.citation_style
         if state.as_json:
-            answer = kb.ask(question, persona=persona, use_cache=not no_cache)
+            answer = kb.ask(question, persona=persona, use_cache=not no_cache, agent=agent)
             _emit_json(
                 answer.model_dump(exclude={"hits"})
                 | {"sources": [source_line(c) for c in answer.citations]}
                 | {"markdown": render_answer(answer, style)}
             )
             return
-        show_streamed(kb.ask_stream(question, persona=persona, use_cache=not no_cache), out, style)
+        show_streamed(
+            kb.ask_stream(question, persona=persona, use_cache=not no_cache, agent=agent), out, style
+        )
 
 
 @app.command()
@@ -268,9 +280,12 @@ def stats() -> None:
         enrichment = kb.store.enrichment_stats()
         llm = kb.store.llm_totals()
         answers = kb.answer_cache.stats() if kb.answer_cache is not None else None
+        findings = _finding_counts(kb.store.list_findings(include_undone=True))
     data = found.__dict__
     if state.as_json:
-        _emit_json(data | {"enrichment": enrichment, "llm": llm, "answer_cache": answers})
+        _emit_json(
+            data | {"enrichment": enrichment, "llm": llm, "answer_cache": answers, "findings": findings}
+        )
         return
     table = Table("what", "value")
     for key, value in data.items():
@@ -287,8 +302,86 @@ def stats() -> None:
         for method, count in counts.items():
             _row(methods, artifact, method, str(count))
     out.print(methods)
+    out.print(
+        f"agent findings: {findings['active']} active ({findings['relationships']} relationships, "
+        f"{findings['stale_manifests']} stale manifests, {findings['document_types']} document types), "
+        f"{findings['undone']} undone",
+        highlight=False,
+    )
     if llm["runs"]:
         out.print(f"LLM use over {llm['runs']} runs: {escape(json.dumps(llm))}", highlight=False)
+
+
+def _finding_counts(found: list[Finding]) -> dict[str, int]:
+    active = [f for f in found if not f.undone]
+    count = lambda kind: sum(f.kind == kind for f in active)  # noqa: E731
+    return {
+        "active": len(active),
+        "relationships": count("relationship"),
+        "stale_manifests": count("stale_manifest"),
+        "document_types": count("document_type"),
+        "undone": len(found) - len(active),
+    }
+
+
+findings_app = typer.Typer(
+    help="What the agent found and wrote back (relationships, stale manifests, document types).",
+    invoke_without_command=True,
+)
+app.add_typer(findings_app, name="findings")
+
+
+@findings_app.callback()
+def findings(
+    ctx: typer.Context,
+    persona: Annotated[str | None, typer.Option("--persona", "-p", help="Persona slug.")] = None,
+    all_: Annotated[bool, typer.Option("--all", help="Undone findings too.")] = False,
+) -> None:
+    """List the agent's active findings, newest first (of one persona, or all); `shu findings
+    undo ID` takes one back."""
+    if ctx.invoked_subcommand is not None:
+        return
+    with _kb() as kb:
+        if persona is not None and kb.store.get_persona(persona) is None:
+            raise UnknownPersonaError(persona, [p.slug for p in kb.store.list_personas()])
+        found = kb.store.list_findings(persona, include_undone=all_)
+    if state.as_json:
+        _emit_json([f.model_dump() for f in found])
+        return
+    if not found:
+        out.print("No agent findings.")
+        return
+    table = Table()
+    for column in ("id", "kind", "document", "target/value", "evidence", "method", "question", "created"):
+        table.add_column(column, overflow="fold")
+    for f in found:
+        shown = f"→ {f.target} ({f.value or ''})" if f.kind == "relationship" else f.value or ""
+        kind = f"{f.kind} (undone)" if f.undone else f.kind
+        _row(table, str(f.id), kind, f.doc_id, shown, _cut(f.evidence), f.method, _cut(f.question), f.created)
+    out.print(table)
+
+
+@findings_app.command("undo")
+def findings_undo(
+    finding_id: Annotated[int, typer.Argument(help="The finding's id (`shu findings` lists them).")],
+) -> None:
+    """Take a finding back: its effects stop; it is kept, marked undone (`shu findings --all`)."""
+    with _kb() as kb:
+        known = {f.id: f for f in kb.store.list_findings(include_undone=True)}
+        if finding_id not in known:
+            _fail(f"unknown finding {finding_id} (`shu findings --all` lists them)", code=1)
+        if not kb.store.undo_finding(finding_id):
+            _fail(f"finding {finding_id} is already undone", code=1)
+    undone = known[finding_id]
+    if state.as_json:
+        _emit_json(undone.model_copy(update={"undone": True}).model_dump())
+        return
+    out.print(f"undone: finding {finding_id} ({undone.kind} of {escape(undone.doc_id)})", highlight=False)
+
+
+def _cut(text: str, limit: int = 60) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 @app.command(name="eval")
@@ -316,6 +409,13 @@ def eval_(
     answers: Annotated[
         bool, typer.Option("--answers", help="Also ask every query with gold answers: answer quality.")
     ] = False,
+    answer_configs: Annotated[
+        str | None,
+        typer.Option(
+            help="With --answers: comma-separated answer presets side by side "
+            "(configured, plain, +verify, +crag, +agent, agent-always)."
+        ),
+    ] = None,
     store_url: Annotated[
         str | None,
         typer.Option(
@@ -330,16 +430,18 @@ def eval_(
 
     if (dataset is None) == (suite is None):
         _fail("give a dataset folder or --suite (not both)")
+    presets = _answer_presets(answer_configs)
+    answers = answers or presets is not None
     with _kb() as kb:
         chosen = resolve(configs)
         if store_url and len({c.enrich.model_dump_json() for c in chosen}) > 1:
             _fail("--store-url takes configs that index the corpus the same way (not +questions, +context …)")
         if suite is not None:
-            _eval_suite(kb, suite, data, chosen, limit, output, store_url, answers)
+            _eval_suite(kb, suite, data, chosen, limit, output, store_url, answers, presets)
             return
         assert dataset is not None
         loaded = load_dataset(dataset, split)
-        data_json, results = _eval_one(kb, loaded, chosen, limit, store_url, answers)
+        data_json, results = _eval_one(kb, loaded, chosen, limit, store_url, answers, presets)
         folder = output or kb.settings.home / "eval-cache" / f"{loaded.name}-results"
         write_outputs(data_json, results, loaded, folder, per_query)
     if state.as_json:
@@ -360,6 +462,7 @@ def _eval_one(
     limit: int | None,
     store_url: str | None,
     answers: bool = False,
+    presets: list[str] | None = None,
 ) -> tuple[dict[str, Any], list[ConfigResult]]:
     from shu.eval.build import copy_to, open_eval_store
     from shu.eval.report import results_json
@@ -373,33 +476,54 @@ def _eval_one(
         results = run_eval(loaded, chosen, lambda enrich: build(enrich, advance), kb.embedder, limit, advance)
         data = results_json(loaded, len(results[0].per_query), results)
         if answers and loaded.answer_queries:
-            data["answers"] = _answers(kb, loaded, lambda enrich: build(enrich, advance), limit, advance)
+            data["answers"] = _answers(
+                kb, loaded, lambda enrich: build(enrich, advance), limit, advance, presets
+            )
     return data, results
 
 
+def _answer_presets(names: str | None) -> list[str] | None:
+    from shu.eval.configs import ANSWER_PRESETS
+
+    if names is None:
+        return None
+    chosen = [n.strip() for n in names.split(",") if n.strip()]
+    unknown = [n for n in chosen if n not in ANSWER_PRESETS]
+    if unknown or not chosen:
+        _fail(f"unknown answer config(s) {', '.join(unknown)} (known: {', '.join(ANSWER_PRESETS)})")
+    return list(dict.fromkeys(chosen))
+
+
 def _answers(
-    kb: KnowledgeBase, loaded: Dataset, build: Any, limit: int | None, advance: Any
+    kb: KnowledgeBase,
+    loaded: Dataset,
+    build: Any,
+    limit: int | None,
+    advance: Any,
+    answer_configs: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The default pipeline and the configured answerer over the queries with gold answers."""
-    from shu.answer.factory import create_answerer
+    """The default pipeline and the configured answerer over the queries with gold answers; with
+    `answer_configs`, each of those presets too (under `configs`)."""
+    from shu.answer.factory import create_responder
     from shu.config.settings import EnrichSettings
     from shu.eval.answers import answers_json, run_answers
+    from shu.eval.configs import answer_settings
     from shu.retrieve.pipeline import RetrievalPipeline
 
     built = build(EnrichSettings(enabled=False))
+    client = kb.llm.client if kb.llm else None
+    found: dict[str, Any] = {}
     try:
         pipeline = RetrievalPipeline(built.store, kb.embedder, kb.settings.retrieval)
-        answerer = create_answerer(
-            kb.settings.answer,
-            kb.embedder,
-            built.store,
-            kb.llm.client if kb.llm else None,
-            kb.settings.verify,
-        )
-        result = run_answers(loaded, built.store, pipeline, answerer, limit, advance)
+        for name in answer_configs or ["configured"]:
+            settings = answer_settings(kb.settings, name)
+            responder = create_responder(settings, built.store, kb.embedder, pipeline, client)
+            result = run_answers(loaded, built.store, responder, limit, advance)
+            found[name] = answers_json(result, responder.name)
     finally:
         built.store.close()
-    return answers_json(result, answerer.name)
+    first = next(iter(found.values()))
+    return first | {"configs": found} if answer_configs else first
 
 
 def _eval_suite(
@@ -411,6 +535,7 @@ def _eval_suite(
     output: Path | None,
     store_url: str | None,
     answers: bool = False,
+    presets: list[str] | None = None,
 ) -> None:
     from shu.eval.answers import answers_markdown
     from shu.eval.dataset import load_dataset
@@ -428,7 +553,7 @@ def _eval_suite(
         loaded = load_dataset(found.path)
         if not state.as_json:
             err.print(f"{escape(found.name)}: {len(loaded.queries)} queries", highlight=False)
-        per_dataset[found.name], results = _eval_one(kb, loaded, chosen, limit, None, answers)
+        per_dataset[found.name], results = _eval_one(kb, loaded, chosen, limit, None, answers, presets)
         write_outputs(per_dataset[found.name], results, loaded, folder / found.name, False)
     summary = suite_json(per_dataset)
     write_suite(summary, folder)
@@ -439,8 +564,61 @@ def _eval_suite(
     if answers:
         found_answers = {name: data.get("answers") or {} for name, data in per_dataset.items()}
         out.print(answers_markdown(found_answers), highlight=False, markup=False)
+        _print_answer_configs(found_answers)
         _print_calibration(found_answers)
+        _print_confidence(found_answers, folder)
     out.print(f"written to {folder}", highlight=False, markup=False)
+
+
+def _print_answer_configs(found_answers: dict[str, dict[str, Any]]) -> None:
+    """One table per dataset: the answer presets side by side."""
+    from shu.eval.answers import answers_markdown
+
+    for name, data in found_answers.items():
+        if data.get("configs"):
+            out.print(f"\n{name}", highlight=False, markup=False)
+            out.print(answers_markdown(data["configs"]), highlight=False, markup=False)
+
+
+def _print_confidence(found_answers: dict[str, dict[str, Any]], folder: Path) -> None:
+    """Answer confidence calibrated: fitted on the dev half of every dataset's answers, judged
+    on the test half (ECE, Brier, reliability diagram), beside the shipped weights."""
+    from shu.answer.confidence import WEIGHTS, confidence
+    from shu.eval.confidence import (
+        calibration_markdown,
+        fit,
+        reliability_png,
+        split,
+        summary,
+        weights_markdown,
+    )
+
+    records, ids, names = [], [], []
+    for name, data in found_answers.items():
+        for qid, features, ok, _ in data.get("confidence") or []:
+            records.append((features, bool(ok)))
+            ids.append(f"{name}/{qid}")
+            names.append(name)
+    if not records:
+        return
+    dev, test = split(records, ids)
+    fitted = fit(dev)
+    rows, curves = {}, {}
+    for label, weights in (("shipped weights", WEIGHTS), ("fitted on dev", fitted)):
+        scores = [confidence(features, weights) for features, _ in test]
+        correct = [ok for _, ok in test]
+        rows[f"{label} (test)"] = summary(scores, correct)
+        curves[label] = (scores, correct)
+    png = reliability_png(curves, folder / "confidence.png")
+    out.print(
+        "\nAnswer confidence on held-out questions\n"
+        + calibration_markdown(rows)
+        + "\nFitted weights (dev half)\n"
+        + weights_markdown(fitted)
+        + f"\nreliability diagram: {png}",
+        highlight=False,
+        markup=False,
+    )
 
 
 def _print_calibration(found_answers: dict[str, dict[str, Any]]) -> None:
@@ -501,7 +679,7 @@ def migrate(
         return
     out.print(
         f"{report.personas} personas; {report.copied} documents copied ({report.chunks} chunks), "
-        f"{report.unchanged} already there; {report.seconds:.1f} s",
+        f"{report.unchanged} already there; {report.findings} agent findings; {report.seconds:.1f} s",
         highlight=False,
     )
     if report.only_in_target:

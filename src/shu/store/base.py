@@ -19,6 +19,7 @@ from shu.types import (
     Document,
     DocumentProfile,
     Enrichment,
+    Finding,
     Persona,
     Relationship,
     SynthesizedQuestion,
@@ -105,10 +106,30 @@ class Store(Protocol):
         """The document with its chunks, vectors and enrichment (None when unknown)."""
         ...
 
-    def get_profile(self, doc_id: str) -> DocumentProfile | None: ...
+    def get_profile(self, doc_id: str) -> DocumentProfile | None:
+        """The document's profile with the agent's active findings applied: the newest
+        `document_type` finding replaces its type, a `stale_manifest` finding marks its manifest
+        stale."""
+        ...
 
     def list_relationships(self, doc_ids: list[str]) -> list[Relationship]:
-        """Outgoing relationships of these documents, most confident first."""
+        """Outgoing relationships of these documents, with the agent's active `relationship`
+        findings (origin "agent"), most confident first."""
+        ...
+
+    def add_finding(self, finding: Finding) -> Finding:
+        """Keep what the agent found; returned with its `id` (and `created`, UTC ISO seconds, if
+        it had none). An identical active finding (kind, document, persona, target, value) is not
+        stored twice: the one already there is returned. Moves the generation."""
+        ...
+
+    def list_findings(self, persona: str | None = None, include_undone: bool = False) -> list[Finding]:
+        """Findings (of one persona, or all), newest first; undone ones only when asked."""
+        ...
+
+    def undo_finding(self, finding_id: int) -> bool:
+        """Mark a finding undone (kept for the record; its effects stop). False when unknown or
+        already undone. Moves the generation."""
         ...
 
     def list_questions(self, doc_id: str) -> list[SynthesizedQuestion]: ...
@@ -141,7 +162,10 @@ class Store(Protocol):
         """artifact → method → count, plus chunks with a context prefix."""
         ...
 
-    def delete_document(self, doc_id: str) -> bool: ...
+    def delete_document(self, doc_id: str) -> bool:
+        """Delete a document with everything about it, its findings too (replacing a document
+        keeps them)."""
+        ...
 
     def get_chunks(self, chunk_ids: list[str]) -> dict[str, Chunk]: ...
 

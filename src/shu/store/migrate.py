@@ -1,6 +1,7 @@
 """`shu migrate`: copy a knowledge base from one store to another (SQLite → PostgreSQL, or back)
-with its embeddings and enrichment, nothing recomputed. Resumable: a document the target already
-holds with the same content hash is skipped, so a stopped run continues where it was."""
+with its embeddings, enrichment and the agent's findings, nothing recomputed. Resumable: a document
+the target already holds with the same content hash is skipped, and so is a finding it holds, so a
+stopped run continues where it was."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 
 from shu.errors import ShuError
 from shu.store.base import Store, StoredDocument
-from shu.types import Document
+from shu.types import Document, Finding
 
 Progress = Callable[[str, int, int], None]
 
@@ -25,6 +26,8 @@ class MigrationReport:
     only_in_target: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
     """doc id → why the target refused it (the others are copied; a re-run tries it again)"""
+    findings: int = 0
+    """the agent's findings copied (undone ones too: they are kept for the record)"""
     seconds: float = 0.0
 
 
@@ -52,6 +55,7 @@ def _migrate(source: Store, target: Store, progress: Progress, force: bool) -> M
     bulk = getattr(target, "bulk", None) if missing > 200 else None
     with bulk() if bulk else nullcontext():
         _copy(source, target, documents, held, report, progress)
+    report.findings = _copy_findings(source, target)
     known = {doc.id for doc in documents}
     report.only_in_target = sorted(doc_id for doc_id in held if doc_id not in known)
     report.seconds = time.perf_counter() - started
@@ -74,6 +78,22 @@ def _copy(
             if stored is not None:
                 _copy_one(target, stored, report)
         progress("migrate", done, len(documents))
+
+
+def _copy_findings(source: Store, target: Store) -> int:
+    """Oldest first, so that the target lists them in the same order; one the target already
+    holds (same finding, same time, same state) is not copied again."""
+    held = {_same(f) for f in target.list_findings(include_undone=True)}
+    copied = 0
+    for finding in reversed(source.list_findings(include_undone=True)):
+        if _same(finding) not in held:
+            target.add_finding(finding.model_copy(update={"id": None}))
+            copied += 1
+    return copied
+
+
+def _same(finding: Finding) -> tuple[object, ...]:
+    return (*finding.model_dump(exclude={"id"}).values(),)
 
 
 def _copy_one(target: Store, stored: StoredDocument, report: MigrationReport) -> None:

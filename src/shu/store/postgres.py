@@ -14,7 +14,7 @@ import json
 import threading
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -33,14 +33,21 @@ from shu.store.postgres_schema import MIGRATIONS, VECTOR_TABLES, vector_indexes
 from shu.store.rows import (
     CHUNK_FIELDS,
     DOCUMENT_FIELDS,
+    FINDING_FIELDS,
     check_replacement,
     chunk_from,
     coverage,
     document_from,
     document_values,
     exported,
+    finding_from,
+    finding_key,
+    finding_values,
+    now,
     persona_from,
     sum_llm_runs,
+    with_agent_relationships,
+    with_findings,
 )
 from shu.types import (
     Chunk,
@@ -48,6 +55,7 @@ from shu.types import (
     Document,
     DocumentProfile,
     Enrichment,
+    Finding,
     Persona,
     Provenance,
     Relationship,
@@ -58,6 +66,8 @@ _LOCK_ID = 7_316_001  # advisory lock taken while migrating
 _WRITER_LOCK_ID = 7_316_002  # held by an ingestion run
 _DOC_COLUMNS = ", ".join(DOCUMENT_FIELDS)
 _CHUNK_COLUMNS = ", ".join(CHUNK_FIELDS)
+_FINDING_COLUMNS = ", ".join(FINDING_FIELDS)
+_NEWEST_FIRST = 'ORDER BY created COLLATE "C" DESC, id DESC'
 _K1, _B = 1.2, 0.75
 _BM25 = f"""
 WITH q AS (
@@ -413,6 +423,7 @@ class PostgresStore:
 
     def delete_document(self, doc_id: str) -> bool:
         with self._write() as conn:
+            conn.execute("DELETE FROM findings WHERE doc_id = %s", (doc_id,))
             return self._delete(conn, doc_id)
 
     def _delete(self, conn: Any, doc_id: str) -> bool:
@@ -508,9 +519,17 @@ class PostgresStore:
             [vector(r[0]) for r in chunk_rows],
             [vector(r[0]) for r in question_rows],
             {surface: vector(value) for surface, value in profile_rows},
+            self._stored_profile(doc_id),
+            self._stored_relationships([doc_id]),
         )
 
     def get_profile(self, doc_id: str) -> DocumentProfile | None:
+        profile = self._stored_profile(doc_id)
+        if profile is None:
+            return None
+        return with_findings(profile, self._active_findings([doc_id], "document_type", "stale_manifest"))
+
+    def _stored_profile(self, doc_id: str) -> DocumentProfile | None:
         with self._connection() as conn:
             row = conn.execute(
                 "SELECT profile_json FROM document_profiles WHERE doc_id = %s", (doc_id,)
@@ -518,6 +537,10 @@ class PostgresStore:
         return DocumentProfile.model_validate_json(row[0]) if row else None
 
     def list_relationships(self, doc_ids: list[str]) -> list[Relationship]:
+        found = self._stored_relationships(doc_ids)
+        return with_agent_relationships(found, self._active_findings(doc_ids, "relationship"))
+
+    def _stored_relationships(self, doc_ids: list[str]) -> list[Relationship]:
         if not doc_ids:
             return []
         with self._connection() as conn:
@@ -530,6 +553,78 @@ class PostgresStore:
             Relationship(source=r[0], target=r[1], type=r[2], origin=r[3], confidence=r[4], evidence=r[5])
             for r in rows
         ]
+
+    # -- the agent's findings --------------------------------------------------------------
+
+    def add_finding(self, finding: Finding) -> Finding:
+        stored = finding.model_copy(update={"id": None, "created": finding.created or now()})
+        existing = self._same_finding(stored)
+        if existing is not None:  # nothing written: the generation (and cached answers) stay
+            return existing
+        with self._write() as conn:  # writers queue: the check below sees every earlier finding
+            existing = self._same_finding(stored, conn)
+            if existing is not None:
+                return existing
+            values = [_text(v) if isinstance(v, str) else v for v in finding_values(stored)]
+            row = conn.execute(
+                f"INSERT INTO findings({_FINDING_COLUMNS}) VALUES (DEFAULT, {', '.join(['%s'] * 10)}) "
+                "RETURNING id",
+                values,
+            ).fetchone()
+            stored.id = int(row[0])
+        return stored
+
+    def _same_finding(self, finding: Finding, conn: Any = None) -> Finding | None:
+        """The active finding identical to this one (none for one that arrives undone)."""
+        if finding.undone:
+            return None
+        with self._connection() if conn is None else nullcontext(conn) as used:
+            row = used.execute(
+                f"SELECT {_FINDING_COLUMNS} FROM findings WHERE kind = %s AND doc_id = %s "
+                "AND persona = %s AND coalesce(target, '') = %s AND coalesce(value, '') = %s AND NOT undone",
+                [_text(v) for v in finding_key(finding)],
+            ).fetchone()
+        return finding_from(row) if row else None
+
+    def list_findings(self, persona: str | None = None, include_undone: bool = False) -> list[Finding]:
+        where = ["true"]
+        params: list[Any] = []
+        if persona is not None:
+            where.append("persona = %s")
+            params.append(persona)
+        if not include_undone:
+            where.append("NOT undone")
+        with self._connection() as conn:
+            rows = conn.execute(
+                f"SELECT {_FINDING_COLUMNS} FROM findings WHERE {' AND '.join(where)} {_NEWEST_FIRST}",
+                params,
+            ).fetchall()
+        return [finding_from(row) for row in rows]
+
+    def undo_finding(self, finding_id: int) -> bool:
+        with self._connection() as conn:
+            active = conn.execute(
+                "SELECT 1 FROM findings WHERE id = %s AND NOT undone", (finding_id,)
+            ).fetchone()
+        if active is None:  # nothing to write: the generation stays
+            return False
+        with self._write() as conn:
+            updated = conn.execute(
+                "UPDATE findings SET undone = true WHERE id = %s AND NOT undone", (finding_id,)
+            )
+            return updated.rowcount > 0
+
+    def _active_findings(self, doc_ids: list[str], *kinds: str) -> list[Finding]:
+        """Active findings of these kinds about these documents, newest first."""
+        if not doc_ids:
+            return []
+        with self._connection() as conn:
+            rows = conn.execute(
+                f"SELECT {_FINDING_COLUMNS} FROM findings WHERE doc_id = ANY(%s) AND kind = ANY(%s) "
+                f"AND NOT undone {_NEWEST_FIRST}",
+                (list(dict.fromkeys(doc_ids)), list(kinds)),
+            ).fetchall()
+        return [finding_from(row) for row in rows]
 
     def list_questions(self, doc_id: str) -> list[SynthesizedQuestion]:
         with self._connection() as conn:

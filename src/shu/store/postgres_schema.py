@@ -120,6 +120,27 @@ MIGRATIONS: list[str] = [
         SELECT u.lexeme, c.id, coalesce(array_length(u.positions, 1), 1), c.tsv_length, c.personas
         FROM chunks c, unnest(c.tsv) AS u;
     """,
+    # 3: what the agent found, written back with provenance and undoable. No foreign key: a
+    # re-ingested document keeps its findings (delete_document removes them itself).
+    """
+    CREATE TABLE findings (
+        id bigserial PRIMARY KEY,
+        kind text NOT NULL,
+        doc_id text NOT NULL,
+        persona text NOT NULL,
+        target text,
+        value text,
+        evidence text NOT NULL DEFAULT '',
+        method text NOT NULL,
+        question text NOT NULL DEFAULT '',
+        created text NOT NULL,
+        undone boolean NOT NULL DEFAULT false
+    );
+    CREATE INDEX findings_doc ON findings (doc_id, undone);
+    CREATE INDEX findings_persona ON findings (persona);
+    CREATE UNIQUE INDEX findings_active
+        ON findings (kind, doc_id, persona, coalesce(target, ''), coalesce(value, '')) WHERE NOT undone;
+    """,
 ]
 
 VECTOR_TABLES = ("chunks", "questions", "profile_vectors")

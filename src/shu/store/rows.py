@@ -6,13 +6,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 
 from shu.errors import StoreError
 from shu.store.base import PROFILE_SURFACES, StoredDocument
-from shu.types import Chunk, Document, Enrichment, Persona, PersonaConfig
+from shu.types import (
+    Chunk,
+    Document,
+    DocumentProfile,
+    Enrichment,
+    Finding,
+    Persona,
+    PersonaConfig,
+    Relationship,
+)
 
 DOCUMENT_FIELDS = (
     "id",
@@ -30,6 +39,22 @@ DOCUMENT_FIELDS = (
 )
 CHUNK_FIELDS = ("id", "doc_id", "ord", "section_path", "text", "index_text", "token_count", "context")
 LLM_TOTALS = ("calls", "cached", "invalid_answers", "prompt_tokens", "completion_tokens", "cost_usd")
+FINDING_FIELDS = (
+    "id",
+    "kind",
+    "doc_id",
+    "persona",
+    "target",
+    "value",
+    "evidence",
+    "method",
+    "question",
+    "created",
+    "undone",
+)
+AGENT_CONFIDENCE = 0.6
+"""The confidence of a relationship the agent found (below frontmatter and links, about an LLM's)."""
+DOCUMENT_TYPES: tuple[str, ...] = get_args(DocumentProfile.model_fields["document_type"].annotation)
 
 
 def document_values(doc: Document) -> tuple[Any, ...]:
@@ -92,6 +117,60 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def finding_from(values: Iterable[Any]) -> Finding:
+    return Finding.model_validate(dict(zip(FINDING_FIELDS, values, strict=True)))
+
+
+def finding_values(finding: Finding) -> tuple[Any, ...]:
+    """A finding's columns after its id, in `FINDING_FIELDS` order."""
+    return tuple(getattr(finding, name) for name in FINDING_FIELDS[1:])
+
+
+def finding_key(finding: Finding) -> tuple[str, str, str, str, str]:
+    """What makes two findings the same finding (no value and an empty one are alike)."""
+    return (finding.kind, finding.doc_id, finding.persona, finding.target or "", finding.value or "")
+
+
+def with_agent_relationships(stored: list[Relationship], findings: list[Finding]) -> list[Relationship]:
+    """The stored relationships plus the active `relationship` findings about the same
+    documents (one each; none that ingestion already holds), most confident first."""
+    known = {(r.source, r.target, r.type) for r in stored}
+    added: list[Relationship] = []
+    for finding in findings:
+        key = (finding.doc_id, finding.target or "", finding.value or "")
+        if finding.kind != "relationship" or not finding.target or not finding.value or key in known:
+            continue
+        known.add(key)
+        added.append(
+            Relationship(
+                source=finding.doc_id,
+                target=finding.target,
+                type=finding.value,
+                origin="agent",
+                confidence=AGENT_CONFIDENCE,
+                evidence=finding.evidence,
+            )
+        )
+    if not added:
+        return stored
+    return sorted([*stored, *added], key=lambda r: (r.source, -r.confidence, r.target))
+
+
+def with_findings(profile: DocumentProfile | None, findings: list[Finding]) -> DocumentProfile | None:
+    """A profile as the agent's active findings about its document (newest first) correct it:
+    the newest known `document_type` replaces the type; a `stale_manifest` marks the manifest."""
+    if profile is None:
+        return None
+    update: dict[str, Any] = {}
+    for finding in findings:
+        if finding.kind == "document_type" and finding.value in DOCUMENT_TYPES:
+            update["document_type"] = finding.value
+            break
+    if any(finding.kind == "stale_manifest" for finding in findings):
+        update["manifest"] = profile.manifest.model_copy(update={"stale": True})
+    return profile.model_copy(update=update) if update else profile
+
+
 def exported(
     store: Any,
     doc: Document,
@@ -99,16 +178,20 @@ def exported(
     chunk_vectors: list[np.ndarray],
     question_vectors: list[np.ndarray],
     profile_vectors: dict[str, np.ndarray],
+    profile: DocumentProfile | None,
+    relationships: list[Relationship],
 ) -> StoredDocument:
-    """A `StoredDocument` from the protocol's readers plus the vectors a backend reads itself."""
+    """A `StoredDocument` from the protocol's readers plus what a backend reads itself: the
+    vectors, and the profile and relationships as stored (without the agent's findings, which are
+    kept and copied apart)."""
     chunks = store.list_chunks(doc.id)
     profiles = store.get_chunk_profiles([c.id for c in chunks])
     questions = store.list_questions(doc.id)
     enrichment = Enrichment(
-        profile=store.get_profile(doc.id),
+        profile=profile,
         questions=questions,
         chunk_profiles=[profiles[c.id] for c in chunks if c.id in profiles],
-        relationships=store.list_relationships([doc.id]),
+        relationships=relationships,
     )
     return StoredDocument(
         doc=doc,

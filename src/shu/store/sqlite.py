@@ -29,6 +29,7 @@ from shu.store.base import (
 )
 from shu.store.document_index import DocumentIndex
 from shu.store.rows import (
+    FINDING_FIELDS,
     batches,
     check_replacement,
     chunk_from,
@@ -36,9 +37,14 @@ from shu.store.rows import (
     document_from,
     document_values,
     exported,
+    finding_from,
+    finding_key,
+    finding_values,
     now,
     persona_from,
     sum_llm_runs,
+    with_agent_relationships,
+    with_findings,
 )
 from shu.store.sqlite_schema import MIGRATIONS
 from shu.store.vectors import VectorIndex
@@ -49,6 +55,7 @@ from shu.types import (
     Document,
     DocumentProfile,
     Enrichment,
+    Finding,
     Persona,
     Provenance,
     Relationship,
@@ -278,6 +285,10 @@ class SQLiteStore:
         )
 
     def list_relationships(self, doc_ids: list[str]) -> list[Relationship]:
+        found = self._stored_relationships(doc_ids)
+        return with_agent_relationships(found, self._active_findings(doc_ids, "relationship"))
+
+    def _stored_relationships(self, doc_ids: list[str]) -> list[Relationship]:
         found: list[Relationship] = []
         for batch in batches(list(dict.fromkeys(doc_ids))):
             marks = ",".join("?" * len(batch))
@@ -293,6 +304,12 @@ class SQLiteStore:
         return found
 
     def get_profile(self, doc_id: str) -> DocumentProfile | None:
+        profile = self._stored_profile(doc_id)
+        if profile is None:
+            return None
+        return with_findings(profile, self._active_findings([doc_id], "document_type", "stale_manifest"))
+
+    def _stored_profile(self, doc_id: str) -> DocumentProfile | None:
         row = self._db.execute(
             "SELECT profile_json FROM document_profiles WHERE doc_id = ?", (doc_id,)
         ).fetchone()
@@ -346,7 +363,82 @@ class SQLiteStore:
             [vector(r[0]) for r in chunk_rows],
             [vector(r[0]) for r in question_rows],
             {surface: vector(blob) for surface, blob in profile_rows.fetchall()},
+            self._stored_profile(doc_id),
+            self._stored_relationships([doc_id]),
         )
+
+    # -- the agent's findings --------------------------------------------------------------
+
+    def add_finding(self, finding: Finding) -> Finding:
+        stored = finding.model_copy(update={"id": None, "created": finding.created or now()})
+        with self._lock:
+            existing = self._same_finding(stored)
+            if existing is not None:  # nothing written: the generation (and cached answers) stay
+                return existing
+            with self._write():
+                existing = self._same_finding(stored)
+                if existing is not None:
+                    return existing
+                cursor = self._db.execute(
+                    f"INSERT INTO findings({_FINDING_COLUMNS}) VALUES ({','.join('?' * 11)})",
+                    (None, *finding_values(stored)),
+                )
+                stored.id = cursor.lastrowid
+        return stored
+
+    def _same_finding(self, finding: Finding) -> Finding | None:
+        """The active finding identical to this one (none for one that arrives undone)."""
+        if finding.undone:
+            return None
+        kind, doc_id, persona, target, value = finding_key(finding)
+        row = self._db.execute(
+            f"SELECT {_FINDING_COLUMNS} FROM findings WHERE kind = ? AND doc_id = ? AND persona = ? "
+            "AND coalesce(target, '') = ? AND coalesce(value, '') = ? AND undone = 0",
+            (kind, doc_id, persona, target, value),
+        ).fetchone()
+        return finding_from(row) if row else None
+
+    def list_findings(self, persona: str | None = None, include_undone: bool = False) -> list[Finding]:
+        where = ["1 = 1"]
+        params: list[object] = []
+        if persona is not None:
+            where.append("persona = ?")
+            params.append(persona)
+        if not include_undone:
+            where.append("undone = 0")
+        rows = self._db.execute(
+            f"SELECT {_FINDING_COLUMNS} FROM findings WHERE {' AND '.join(where)} "
+            "ORDER BY created DESC, id DESC",
+            params,
+        ).fetchall()
+        return [finding_from(row) for row in rows]
+
+    def undo_finding(self, finding_id: int) -> bool:
+        with self._lock:
+            active = "SELECT 1 FROM findings WHERE id = ? AND undone = 0"
+            if self._db.execute(active, (finding_id,)).fetchone() is None:
+                return False
+            with self._write():
+                return (
+                    self._db.execute(
+                        "UPDATE findings SET undone = 1 WHERE id = ? AND undone = 0", (finding_id,)
+                    ).rowcount
+                    > 0
+                )
+
+    def _active_findings(self, doc_ids: list[str], *kinds: str) -> list[Finding]:
+        """Active findings of these kinds about these documents, newest first."""
+        found: list[Finding] = []
+        kind_marks = ",".join("?" * len(kinds))
+        for batch in batches(list(dict.fromkeys(doc_ids))):
+            marks = ",".join("?" * len(batch))
+            rows = self._db.execute(
+                f"SELECT {_FINDING_COLUMNS} FROM findings WHERE doc_id IN ({marks}) "
+                f"AND kind IN ({kind_marks}) AND undone = 0 ORDER BY created DESC, id DESC",
+                (*batch, *kinds),
+            ).fetchall()
+            found += [finding_from(row) for row in rows]
+        return found
 
     def get_chunk_profiles(self, chunk_ids: list[str]) -> dict[str, ChunkProfile]:
         found: dict[str, ChunkProfile] = {}
@@ -459,6 +551,7 @@ class SQLiteStore:
 
     def delete_document(self, doc_id: str) -> bool:
         with self._lock, self._write():
+            self._db.execute("DELETE FROM findings WHERE doc_id = ?", (doc_id,))
             return self._delete(doc_id)
 
     @contextmanager
@@ -655,6 +748,7 @@ _DOC_COLUMNS = (
     "path, content_hash"
 )
 _JSON_FIELDS = (7, 8, 9)
+_FINDING_COLUMNS = ", ".join(FINDING_FIELDS)
 
 
 def _document_row(doc: Document) -> tuple[object, ...]:

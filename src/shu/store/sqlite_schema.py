@@ -114,4 +114,25 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (doc_id, surface)
     )
     """,
+    # 6: what the agent found, written back with provenance and undoable. No foreign key: a
+    # re-ingested document keeps its findings (delete_document removes them itself).
+    """
+    CREATE TABLE findings (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        doc_id TEXT NOT NULL,
+        persona TEXT NOT NULL,
+        target TEXT,
+        value TEXT,
+        evidence TEXT NOT NULL DEFAULT '',
+        method TEXT NOT NULL,
+        question TEXT NOT NULL DEFAULT '',
+        created TEXT NOT NULL,
+        undone INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX findings_doc ON findings(doc_id, undone);
+    CREATE INDEX findings_persona ON findings(persona);
+    CREATE UNIQUE INDEX findings_active
+        ON findings(kind, doc_id, persona, coalesce(target, ''), coalesce(value, '')) WHERE undone = 0
+    """,
 ]

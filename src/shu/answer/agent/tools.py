@@ -1,0 +1,327 @@
+"""The agent's tools: each surface of the store as a small class whose docstring is the tool's
+description (what the model reads) and whose `run` returns documents found (by id, from the
+store's metadata, never parsed from text), evidence chunks, and the text the model may read —
+quoted, as data. Every tool reaches only the asker's persona (`Workspace`).
+
+Cheap tools (questions, manifests, synopses, the relational index, a manifest) read profiles;
+`query_chunks` searches text; `load_full_document` is the expensive one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import ClassVar, Protocol
+
+import numpy as np
+
+from shu.answer.agent.decompose import sub_questions
+from shu.answer.quote import quoted
+from shu.models.embed.base import Embedder
+from shu.retrieve.pipeline import RetrievalPipeline
+from shu.store.base import Store
+from shu.types import Document, Persona, SearchHit
+
+_FOUND = 5
+_CHUNKS = 4
+_READ_CHARS = 600
+_LOAD_CHARS = 3000
+
+
+@dataclass
+class Workspace:
+    """What the tools reach: one persona's documents in one store."""
+
+    store: Store
+    embedder: Embedder
+    pipeline: RetrievalPipeline
+    persona: Persona
+
+    @cached_property
+    def documents(self) -> dict[str, Document]:
+        return {d.id: d for d in self.store.list_documents(self.persona.slug)}
+
+
+@dataclass(frozen=True)
+class Found:
+    """A document a tool surfaced: its id comes from the store, not from any document's text."""
+
+    doc_id: str
+    title: str
+    score: float
+    surface: str
+
+
+@dataclass
+class ToolResult:
+    summary: str
+    found: list[Found] = field(default_factory=list)
+    hits: list[SearchHit] = field(default_factory=list)
+    whole: list[str] = field(default_factory=list)
+    text: str = ""
+    """What the model reads: document text quoted, as data."""
+    sub_questions: list[str] = field(default_factory=list)
+    scores: dict[str, float] = field(default_factory=dict)
+    """doc id → the best score this tool gave it (what the rules agent compares)."""
+
+
+class Tool(Protocol):
+    name: ClassVar[str]
+    needs: ClassVar[str]
+    """`query`, `doc_id`, or `query+doc_ids` (the ids optional)."""
+
+    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult: ...
+
+
+def description(tool: Tool) -> str:
+    """The tool's description for a model: its docstring, on one line."""
+    return " ".join((tool.__doc__ or "").split())
+
+
+class QuerySynthesizedQuestions:
+    """query_synthesized_questions(query): documents whose pre-written questions (what each
+    document answers, written at ingestion) match the query, with the matching question. Cheap."""
+
+    name: ClassVar[str] = "query_synthesized_questions"
+    needs: ClassVar[str] = "query"
+
+    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult:
+        vector = ws.embedder.embed_query(query)
+        best: dict[str, tuple[float, str]] = {}
+        for match in ws.store.search_questions(vector, ws.persona.slug, _FOUND * 3):
+            best.setdefault(match.doc_id, (match.score, match.text))
+        listed = list(best.items())[:_FOUND]
+        found = _found(ws, [(d, s) for d, (s, _) in listed], "questions")
+        lines = [f"- {f.doc_id} ({f.title}): {quoted(best[f.doc_id][1])} [{f.score:.2f}]" for f in found]
+        return ToolResult(
+            _summary(found, "question"), found=found, text="\n".join(lines), scores=_scores(found)
+        )
+
+
+class QueryCapabilityManifests:
+    """query_capability_manifests(query): documents whose capability manifest (the kinds of
+    questions and information a document provides) matches the query. Cheap: prefer it to loading
+    documents."""
+
+    name: ClassVar[str] = "query_capability_manifests"
+    needs: ClassVar[str] = "query"
+
+    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult:
+        return _profile_search(ws, query, "manifest")
+
+
+class QuerySynopses:
+    """query_synopses(query): documents whose synopsis (a short summary written at ingestion)
+    matches the query, with the synopsis. Cheap."""
+
+    name: ClassVar[str] = "query_synopses"
+    needs: ClassVar[str] = "query"
+
+    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult:
+        return _profile_search(ws, query, "synopsis")
+
+
+class QueryRelationalIndex:
+    """query_relational_index(query): documents that name a person, organisation or project
+    (authors, participants, entities), and the documents those link to. Give the name as query."""
+
+    name: ClassVar[str] = "query_relational_index"
+    needs: ClassVar[str] = "query"
+
+    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult:
+        index = ws.store.document_index(ws.persona.slug)
+        named, _ = index.search_names([query], _FOUND)
+        found = _found(ws, [(h.doc_id, h.score) for h in named], "relational")
+        links = ws.store.list_relationships([f.doc_id for f in found])
+        linked = _found(ws, [(r.target, r.confidence) for r in links], "relationship")
+        known = {f.doc_id for f in found}
+        found += [f for f in linked if f.doc_id not in known][:_FOUND]
+        lines = [f"- {f.doc_id} ({f.title}) via {f.surface}" for f in found]
+        lines += [f"  {r.source} {r.type} {r.target}" for r in links if r.target in ws.documents][:_FOUND]
+        return ToolResult(_summary(found, "name"), found=found, text="\n".join(lines), scores=_scores(found))
+
+
+class QueryChunks:
+    """query_chunks(query, doc_ids?): the passages that best match the query, from every document
+    or only from the given documents. Returns evidence for the answer."""
+
+    name: ClassVar[str] = "query_chunks"
+    needs: ClassVar[str] = "query+doc_ids"
+
+    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult:
+        hits = ws.pipeline.run(
+            query, ws.persona, limit=40 if doc_ids else _CHUNKS, assemble_context=False
+        ).hits
+        if doc_ids:
+            hits = [h for h in hits if h.chunk.doc_id in doc_ids] or _within(ws, query, doc_ids)
+        hits = hits[:_CHUNKS]
+        best: dict[str, float] = {}
+        for hit in hits:
+            best.setdefault(hit.chunk.doc_id, hit.dense_score if hit.dense_score is not None else hit.score)
+        found = _found(ws, list(best.items()), "chunks")
+        lines = [
+            f"- {h.chunk.doc_id} § {h.chunk.section_path}: {quoted(h.chunk.text[:_READ_CHARS])}" for h in hits
+        ]
+        return ToolResult(
+            f"{len(hits)} passage(s) from {len(found)} document(s)",
+            found=found,
+            hits=hits,
+            text="\n".join(lines),
+            scores=best,
+        )
+
+
+class InspectManifest:
+    """inspect_manifest(doc_id): one document's type, synopsis, time span and capability manifest
+    (what it answers, how authoritative and complete it is). Cheap: read it before loading a whole
+    document."""
+
+    name: ClassVar[str] = "inspect_manifest"
+    needs: ClassVar[str] = "doc_id"
+
+    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult:
+        doc = ws.documents[doc_ids[0]]
+        profile = ws.store.get_profile(doc.id)
+        if profile is None:
+            return ToolResult(f"{doc.id}: no profile", text=f"{doc.id} ({doc.title}): no profile")
+        manifest = profile.manifest
+        stale = (
+            " (flagged stale: the document lacked what it promised)"
+            if getattr(manifest, "stale", False)
+            else ""
+        )
+        text = (
+            f"{doc.id} ({doc.title}), type {profile.document_type}{stale}\n"
+            f"synopsis: {quoted(profile.synopsis)}\n"
+            f"answers questions about: {quoted('; '.join(manifest.answers_questions_about))}\n"
+            f"provides: {quoted('; '.join(manifest.provides_information_type))}\n"
+            f"authority {manifest.authority_level}, {manifest.completeness}"
+        )
+        return ToolResult(f"{doc.id}: {profile.document_type}, {manifest.completeness}{stale}", text=text)
+
+
+class GetDocumentContext:
+    """get_document_context(doc_id): one document's title, date, sections and the documents it
+    links to (typed relationships). Cheap."""
+
+    name: ClassVar[str] = "get_document_context"
+    needs: ClassVar[str] = "doc_id"
+
+    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult:
+        doc = ws.documents[doc_ids[0]]
+        sections = list(dict.fromkeys(c.section_path for c in ws.store.list_chunks(doc.id)))
+        links = [r for r in ws.store.list_relationships([doc.id]) if r.target in ws.documents]
+        found = _found(ws, [(r.target, r.confidence) for r in links], "relationship")
+        text = (
+            f"{doc.id} ({doc.title}), dated {doc.date or 'undated'}\n"
+            f"sections: {quoted('; '.join(sections[:20]))}\n"
+            + "\n".join(f"{r.type} → {r.target}" for r in links[:_FOUND])
+        )
+        return ToolResult(
+            f"{doc.id}: {len(sections)} section(s), {len(links)} link(s)", found=found, text=text
+        )
+
+
+class LoadFullDocument:
+    """load_full_document(doc_id): the whole document goes into the answer's context. Expensive:
+    use it when a document's profile matches but its passages do not."""
+
+    name: ClassVar[str] = "load_full_document"
+    needs: ClassVar[str] = "doc_id"
+
+    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult:
+        doc = ws.documents[doc_ids[0]]
+        chunks = ws.store.list_chunks(doc.id)
+        text = "\n".join(c.text for c in chunks)
+        return ToolResult(
+            f"{doc.id}: {len(chunks)} chunk(s) loaded",
+            whole=[doc.id],
+            text=f"{doc.id} ({doc.title}):\n{quoted(text[:_LOAD_CHARS])}",
+        )
+
+
+class Decompose:
+    """decompose(query): the question split into its parts (comparisons, several questions,
+    clauses), each to be searched on its own."""
+
+    name: ClassVar[str] = "decompose"
+    needs: ClassVar[str] = "query"
+
+    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult:
+        parts = sub_questions(query)
+        return ToolResult(
+            f"{len(parts)} part(s)", text="\n".join(f"- {p}" for p in parts), sub_questions=parts
+        )
+
+
+TOOLS: dict[str, Tool] = {
+    tool.name: tool
+    for tool in (
+        QuerySynthesizedQuestions(),
+        QueryCapabilityManifests(),
+        QuerySynopses(),
+        QueryRelationalIndex(),
+        QueryChunks(),
+        InspectManifest(),
+        GetDocumentContext(),
+        LoadFullDocument(),
+        Decompose(),
+    )
+}
+
+
+def _profile_search(ws: Workspace, query: str, surface: str) -> ToolResult:
+    vector = ws.embedder.embed_query(query)
+    listed = ws.store.search_profiles(vector, ws.persona.slug, surface, _FOUND)
+    found = _found(ws, [(d.doc_id, d.score) for d in listed], surface)
+    lines = []
+    for f in found:
+        profile = ws.store.get_profile(f.doc_id)
+        said = ""
+        if profile is not None:
+            manifest = "; ".join(profile.manifest.answers_questions_about[:4])
+            said = profile.synopsis if surface == "synopsis" else manifest
+        lines.append(f"- {f.doc_id} ({f.title}) [{f.score:.2f}]: {quoted(said[:_READ_CHARS])}")
+    return ToolResult(_summary(found, surface), found=found, text="\n".join(lines), scores=_scores(found))
+
+
+def _within(ws: Workspace, query: str, doc_ids: list[str]) -> list[SearchHit]:
+    """The given documents' chunks by cosine to the query (when search found none of them)."""
+    chunks = [c for doc_id in doc_ids for c in ws.store.list_chunks(doc_id)][:200]
+    if not chunks:
+        return []
+    vectors = ws.embedder.embed_documents([c.index_text for c in chunks])
+    scores = vectors @ ws.embedder.embed_query(query)
+    order = np.argsort(-scores)[:_CHUNKS]
+    return [
+        SearchHit(
+            chunk=chunks[i],
+            doc_title=ws.documents[chunks[i].doc_id].title,
+            doc_source_url=ws.documents[chunks[i].doc_id].source_url,
+            doc_date=ws.documents[chunks[i].doc_id].date,
+            score=float(scores[i]),
+            dense_score=float(scores[i]),
+        )
+        for i in order
+    ]
+
+
+def _found(ws: Workspace, scored: list[tuple[str, float]], surface: str) -> list[Found]:
+    """Only the persona's documents, each once."""
+    seen: set[str] = set()
+    found = []
+    for doc_id, score in scored:
+        doc = ws.documents.get(doc_id)
+        if doc is not None and doc_id not in seen:
+            seen.add(doc_id)
+            found.append(Found(doc_id, doc.title, round(float(score), 4), surface))
+    return found
+
+
+def _scores(found: list[Found]) -> dict[str, float]:
+    return {f.doc_id: f.score for f in found}
+
+
+def _summary(found: list[Found], what: str) -> str:
+    if not found:
+        return f"no document by {what}"
+    return f"{len(found)} document(s) by {what}: " + ", ".join(f.doc_id for f in found[:3])

@@ -1,0 +1,118 @@
+"""Asking, end to end: retrieve; send the question to the agent first when the policy says so;
+answer (streamed); correct a weak or unsupported answer by searching again for what is missing
+(CRAG, `verify.max_rounds`); send a low-confidence answer to the agent; give the final answer its
+confidence. A later answer replaces the streamed one only when it is better (a `StreamReset`,
+then the new answer whole)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator, Iterator
+
+from shu.answer.agent import Agent, after, upfront
+from shu.answer.confidence import with_confidence
+from shu.answer.correct import better, correction_needed
+from shu.answer.respond import ScopedAnswerer
+from shu.answer.stream import AskEvent, StreamReset, final_answer
+from shu.config.settings import AgentSettings, VerifySettings
+from shu.retrieve.pipeline import RetrievalPipeline
+from shu.types import AgentTrace, Answer, Correction, Persona, RetrievalResult
+
+
+class Responder:
+    def __init__(
+        self,
+        pipeline: RetrievalPipeline,
+        answerer: ScopedAnswerer,
+        verify: VerifySettings | None = None,
+        agent: Agent | None = None,
+        agent_settings: AgentSettings | None = None,
+    ) -> None:
+        self.pipeline = pipeline
+        self.answerer = answerer
+        self.verify = verify or VerifySettings(max_rounds=0)
+        self.agent = agent
+        self.agent_settings = agent_settings or AgentSettings(mode="never")
+
+    @property
+    def name(self) -> str:
+        return self.answerer.name
+
+    def answer(self, question: str, persona: Persona, agent: bool | None = None) -> Answer:
+        return final_answer(self.stream(question, persona, agent))
+
+    def stream(self, question: str, persona: Persona, agent: bool | None = None) -> Iterator[AskEvent]:
+        """`agent`: True sends the question to the agent, False never, None lets the policy decide."""
+        result = self.pipeline.run(question, persona)
+        trace: AgentTrace | None = None
+        reason = upfront(question, result.plan, self.agent_settings, agent) if self.agent else None
+        if self.agent is not None and reason is not None:
+            result, trace = self.agent.investigate(result, persona, reason)
+        shown = yield from self._streamed(result, persona)
+        answer = with_confidence(shown, result).model_copy(update={"agent": trace})
+        answer, result = self._corrected(answer, result, persona)
+        if self.agent is not None and trace is None and (why := after(answer, self.agent_settings, agent)):
+            answer = self._investigated(answer, result, persona, why)
+        yield from _replaced(answer, shown)
+
+    def _streamed(self, result: RetrievalResult, persona: Persona) -> Generator[AskEvent, None, Answer]:
+        final: Answer | None = None
+        for event in self.answerer.stream(result, persona):
+            if isinstance(event, Answer):
+                final = event
+            else:
+                yield event
+        assert final is not None, "an answerer's stream ends with its answer"
+        return final
+
+    def _corrected(
+        self, answer: Answer, result: RetrievalResult, persona: Persona
+    ) -> tuple[Answer, RetrievalResult]:
+        """Up to `verify.max_rounds` rounds of searching again for what is missing."""
+        corrections: list[Correction] = []
+        for _ in range(self.verify.max_rounds):
+            need = correction_needed(answer, result, self.verify.weak_evidence)
+            if need is None:
+                break
+            began = time.perf_counter()
+            widened = self.pipeline.search_more(
+                result, need.query, persona, f"corrective retrieval ({need.reason})"
+            )
+            before = {d.doc_id for d in result.context.documents}
+            new_docs = [d.doc_id for d in widened.context.documents if d.doc_id not in before]
+            second = with_confidence(self.answerer.answer(widened, persona), widened) if new_docs else None
+            kept = second is not None and better(answer, second)
+            corrections.append(
+                Correction(
+                    reason=need.reason,
+                    query=need.query,
+                    new_documents=new_docs,
+                    kept=kept,
+                    ms=round((time.perf_counter() - began) * 1000, 1),
+                )
+            )
+            if not kept:
+                break
+            assert second is not None
+            answer, result = second.model_copy(update={"agent": answer.agent}), widened
+        return answer.model_copy(update={"corrections": corrections}), result
+
+    def _investigated(self, answer: Answer, result: RetrievalResult, persona: Persona, reason: str) -> Answer:
+        assert self.agent is not None
+        widened, trace = self.agent.investigate(result, persona, reason)
+        second = with_confidence(self.answerer.answer(widened, persona), widened)
+        if better(answer, second):
+            return second.model_copy(update={"agent": trace, "corrections": answer.corrections})
+        return answer.model_copy(update={"agent": trace})
+
+
+def _replaced(answer: Answer, shown: Answer) -> Iterator[AskEvent]:
+    """The final answer; a `StreamReset` before it when it is not the one streamed."""
+    if answer.text != shown.text:
+        reason = "a better answer was found"
+        if answer.corrections and answer.corrections[-1].kept:
+            reason = f"corrective retrieval: {answer.corrections[-1].reason}"
+        elif answer.agent is not None:
+            reason = f"the agent found more ({answer.agent.reason})"
+        yield StreamReset(reason)
+    yield answer

@@ -1,0 +1,177 @@
+"""Calibrating answer confidence: ECE, reliability bins, the fit, the split, the reports."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from shu.answer.confidence import FEATURES, WEIGHTS, confidence
+from shu.eval.confidence import (
+    Record,
+    calibration_markdown,
+    ece,
+    fit,
+    reliability,
+    reliability_png,
+    split,
+    summary,
+    weights_markdown,
+)
+
+TRUE_WEIGHTS = {
+    "bias": -1.0,
+    "declined": 1.5,
+    "evidence": 3.0,
+    "declined_evidence": -3.0,
+    "top_score": 1.0,
+    "agreement": 0.5,
+    "support": -1.5,
+}
+
+
+def synthetic_records(n: int, seed: int = 7) -> list[Record]:
+    """Features shaped like `confidence_features`, labels sampled from `TRUE_WEIGHTS`."""
+    rng = np.random.default_rng(seed)
+    records: list[Record] = []
+    for _ in range(n):
+        declined = float(rng.random() < 0.3)
+        evidence = float(rng.random())
+        features = {
+            "bias": 1.0,
+            "declined": declined,
+            "evidence": evidence,
+            "declined_evidence": declined * evidence,
+            "top_score": float(rng.random()),
+            "agreement": float(rng.integers(0, 4) / 3),
+            "support": 0.0 if declined else float(rng.random()),
+        }
+        records.append((features, bool(rng.random() < confidence(features, TRUE_WEIGHTS))))
+    return records
+
+
+def scored(records: list[Record], weights: dict[str, float]) -> tuple[list[float], list[bool]]:
+    return [confidence(f, weights) for f, _ in records], [ok for _, ok in records]
+
+
+def test_ece_of_calibrated_data_is_small() -> None:
+    rng = np.random.default_rng(0)
+    confidences = rng.random(10_000)
+    correct = rng.random(10_000) < confidences
+    assert ece(confidences.tolist(), correct.tolist()) < 0.02
+
+
+def test_ece_of_an_overconfident_predictor() -> None:
+    correct = [i % 2 == 0 for i in range(1000)]
+    assert ece([0.95] * 1000, correct) == pytest.approx(0.45)
+
+
+def test_ece_puts_one_in_the_last_bin() -> None:
+    assert reliability([1.0, 0.95], [True, True]) == [(0.95, 0.975, 1.0, 2)]
+    assert ece([1.0], [True]) == pytest.approx(0.0)
+    assert ece([], []) == 0.0
+
+
+def test_reliability_counts_sum_to_n() -> None:
+    rng = np.random.default_rng(1)
+    confidences = rng.random(777).tolist()
+    correct = (rng.random(777) < 0.6).tolist()
+    rows = reliability(confidences, correct, bins=10)
+    assert sum(count for *_, count in rows) == 777
+    for mid, mean, accuracy, count in rows:
+        assert abs(mean - mid) <= 0.05 + 1e-12
+        assert 0.0 <= accuracy <= 1.0 and count > 0
+    assert [r[0] for r in rows] == sorted(r[0] for r in rows)
+
+
+def test_fit_recovers_known_weights() -> None:
+    dev, test = synthetic_records(8000, seed=7), synthetic_records(4000, seed=8)
+    weights = fit(dev)
+    assert list(weights) == list(FEATURES)
+    for name, true in TRUE_WEIGHTS.items():
+        assert math.copysign(1, weights[name]) == math.copysign(1, true), name
+        assert weights[name] == pytest.approx(true, abs=0.75), name
+    wrong = {name: -value for name, value in TRUE_WEIGHTS.items()}
+    fitted, wrongly = summary(*scored(test, weights)), summary(*scored(test, wrong))
+    assert fitted["ece"] < wrongly["ece"]
+    assert fitted["brier"] < wrongly["brier"]
+    assert fitted["ece"] < 0.05
+
+
+def test_fit_is_deterministic() -> None:
+    records = synthetic_records(500)
+    assert fit(records) == fit(records)
+
+
+@pytest.mark.parametrize("label", [True, False])
+def test_fit_with_one_class_is_finite(label: bool) -> None:
+    records = [(f, label) for f, _ in synthetic_records(200)]
+    weights = fit(records)
+    assert list(weights) == list(FEATURES)
+    assert all(math.isfinite(v) for v in weights.values())
+    confidences, _ = scored(records, weights)
+    assert all((c > 0.9) if label else (c < 0.1) for c in confidences)
+
+
+def test_fit_without_records_returns_the_shipped_weights() -> None:
+    weights = fit([])
+    assert weights == WEIGHTS
+    weights["bias"] = 99.0
+    assert WEIGHTS["bias"] != 99.0, "a copy, not the module's dict"
+
+
+def test_split_is_deterministic_and_about_half() -> None:
+    records = synthetic_records(1000)
+    ids = [f"question-{i}" for i in range(1000)]
+    dev, test = split(records, ids)
+    again_dev, again_test = split(records, ids)
+    assert (dev, test) == (again_dev, again_test)
+    assert len(dev) + len(test) == 1000
+    assert 400 < len(dev) < 600
+    with pytest.raises(ValueError):
+        split(records, ids[:-1])
+
+
+def test_split_depends_on_the_id_not_the_order() -> None:
+    records: list[Record] = [({"bias": 1.0, "evidence": i / 100}, True) for i in range(100)]
+    ids = [f"q{i}" for i in range(100)]
+    dev, _ = split(records, ids)
+    reversed_dev, _ = split(records[::-1], ids[::-1])
+    assert sorted(r[0]["evidence"] for r in dev) == sorted(r[0]["evidence"] for r in reversed_dev)
+
+
+def test_reliability_png_writes_a_png(tmp_path: Path) -> None:
+    records = synthetic_records(300)
+    curves = {"fitted": scored(records, fit(records)), "shipped": scored(records, WEIGHTS)}
+    path = reliability_png(curves, tmp_path / "nested" / "reliability.png")
+    assert path == tmp_path / "nested" / "reliability.png"
+    data = path.read_bytes()
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    assert len(data) > 1000
+
+
+def test_summary_fields() -> None:
+    row = summary([0.9, 0.9, 0.2, 0.2], [True, False, False, False])
+    assert row == {"n": 4, "accuracy": 0.25, "mean_confidence": 0.55, "ece": 0.3, "brier": 0.225}
+    assert summary([], [])["n"] == 0
+
+
+def test_calibration_markdown() -> None:
+    rows = {
+        "shipped": {"n": 4, "accuracy": 0.25, "mean_confidence": 0.55, "ece": 0.3, "brier": 0.225},
+        "fitted": summary([0.5, 0.5], [True, False]),
+    }
+    lines = calibration_markdown(rows).splitlines()
+    assert lines[0] == "| name | n | accuracy | mean confidence | ECE | Brier score |"
+    assert lines[1].startswith("|---|")
+    assert lines[2] == "| shipped | 4 | 0.2500 | 0.5500 | 0.3000 | 0.2250 |"
+    assert lines[3] == "| fitted | 2 | 0.5000 | 0.5000 | 0.0000 | 0.2500 |"
+    assert len(lines) == 4
+
+
+def test_weights_markdown() -> None:
+    lines = weights_markdown(WEIGHTS).splitlines()
+    assert lines[0] == "| feature | weight |"
+    assert lines[1] == "|---|---:|"
+    assert lines[2] == "| bias | -2.000 |"
+    assert len(lines) == 2 + len(WEIGHTS)

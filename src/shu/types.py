@@ -404,10 +404,21 @@ class CapabilityManifest(BaseModel):
     finding; `Store.get_profile` sets it)."""
 
 
+DocumentType = Literal["narrative", "transactional", "technical", "conversational", "reference", "other"]
+DOCUMENT_TYPES: tuple[str, ...] = (
+    "narrative",
+    "transactional",
+    "technical",
+    "conversational",
+    "reference",
+    "other",
+)
+
+
 class DocumentProfile(BaseModel):
     doc_id: str
     synopsis: str
-    document_type: Literal["narrative", "transactional", "technical", "conversational", "reference", "other"]
+    document_type: DocumentType
     entities: list[Entity] = Field(default_factory=list)
     temporal_scope: TemporalScope = Field(default_factory=TemporalScope)
     manifest: CapabilityManifest = Field(default_factory=CapabilityManifest)
@@ -609,3 +620,5 @@ class RetrievalResult(BaseModel):
     reranker: str | None = None
     notes: list[str] = Field(default_factory=list)
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    sub_questions: list[str] = Field(default_factory=list)
+    """The parts the agent split the question into (an answer should cover each)."""

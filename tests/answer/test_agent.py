@@ -324,3 +324,36 @@ def test_nothing_is_written_back_when_learning_is_off(ops: KnowledgeBase) -> Non
     agent, _ = scripted_agent(ops, [*replies, action("finish")], learn=False)
     agent.investigate(ops.retrieve("What followed the outage?", persona="ops"), ops.persona("ops"), "test")
     assert ops.store.list_findings("ops") == []
+
+
+def correction(doc_id: str, kind: str, quote: str) -> str:
+    return json.dumps({"tool": "correct_document_type", "query": kind, "doc_ids": [doc_id], "reason": quote})
+
+
+def test_a_document_type_is_corrected_only_from_a_read_document_with_a_verbatim_quote(
+    ops: KnowledgeBase,
+) -> None:
+    quote = "The January outage lasted 47 minutes"
+    replies = [
+        correction("incident-postmortem", "transactional", quote),  # not read yet: refused
+        action("load_full_document", doc_ids=["incident-postmortem"]),
+        correction("incident-postmortem", "transactional", "the outage was caused by aliens"),  # not a quote
+        correction("incident-postmortem", "spreadsheet", quote),  # not a type
+        correction("incident-postmortem", "transactional", quote),
+        action("finish"),
+    ]
+    agent, _ = scripted_agent(ops, replies, max_steps=10)
+    result = ops.retrieve("How long did the January outage last?", persona="ops")
+    _, trace = agent.investigate(result, ops.persona("ops"), "test")
+    assert trace.steps[0].refused == "correct_document_type needs a document loaded or inspected in this run"
+    assert [s.summary for s in trace.steps[2:5]] == [
+        "not recorded: the reason must quote the document verbatim (20 characters or more)",
+        "not a document type: 'spreadsheet'",
+        "incident-postmortem: type transactional recorded",
+    ]
+    found = [f for f in ops.store.list_findings("ops") if f.kind == "document_type"]
+    assert [(f.doc_id, f.value, f.evidence) for f in found] == [
+        ("incident-postmortem", "transactional", quote)
+    ]
+    profile = ops.store.get_profile("incident-postmortem")
+    assert profile is not None and profile.document_type == "transactional"

@@ -333,3 +333,24 @@ def test_a_finding_is_undone_from_the_command_line(
         assert all(r.origin != "agent" for r in kb.store.list_relationships(["pricing"]))
     finally:
         kb.close()
+
+
+def test_ask_with_the_agent_prints_its_steps_and_the_json_carries_the_trace(
+    home: Path, make_persona: PersonaMaker
+) -> None:
+    team = doc("team", "Team plan", "# Team plan\n\n## Price\n\nThe Team plan costs $35 per seat per month.")
+    shu(home, "ingest", str(make_persona("lumen", rag={"pricing.md": PRICING, "team.md": team})))
+    question = "Did the Pro plan or the Team plan cost more per seat?"
+    code, output = shu(home, "ask", question, "-p", "lumen", "--agent", "--no-cache")
+    assert code == 0, output
+    assert "agent (rules, asked for (--agent)):" in output
+    assert "1. decompose(query='Did the Pro plan or the Team plan cost more per seat?') → 2 part(s)" in output
+    assert "confidence 0." in output
+    code, output = shu(home, "--json", "ask", question, "-p", "lumen", "--agent", "--no-cache")
+    data = json.loads(output)
+    assert (
+        code == 0 and data["agent"]["method"] == "rules" and data["agent"]["steps"][0]["tool"] == "decompose"
+    )
+    assert 0.0 <= data["confidence"] <= 1.0 and data["corrections"] == []
+    code, output = shu(home, "--json", "ask", question, "-p", "lumen", "--no-agent", "--no-cache")
+    assert json.loads(output)["agent"] is None

@@ -36,7 +36,8 @@ def correction_needed(answer: Answer, result: RetrievalResult, weak_evidence: fl
 
 def better(first: Answer, second: Answer) -> bool:
     """Whether the answer from the corrected context should replace the first: it answers where
-    the first declined, or more of its claims are supported, or its evidence is clearly stronger."""
+    the first declined, or more of its claims are supported, or it covers more of the question's
+    words at about the same evidence, or its evidence is clearly stronger."""
     if first.insufficient != second.insufficient:
         return first.insufficient
     if second.insufficient:
@@ -45,7 +46,16 @@ def better(first: Answer, second: Answer) -> bool:
     second_support = second.verification.support_ratio if second.verification else 1.0
     if abs(first_support - second_support) > 1e-9:
         return second_support > first_support
-    return (second.evidence or 0.0) > (first.evidence or 0.0) + 0.02
+    first_evidence, second_evidence = first.evidence or 0.0, second.evidence or 0.0
+    if covered(second) > covered(first) and second_evidence >= first_evidence - 0.05:
+        return True
+    return second_evidence > first_evidence + 0.02
+
+
+def covered(answer: Answer) -> int:
+    """How many of the question's content words the answer's text holds."""
+    said = {stem(w) for w in content_words(answer.text)}
+    return len({stem(w) for w in content_words(answer.question)} & said)
 
 
 def missing_terms(answer: Answer, result: RetrievalResult) -> str:

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+import numpy as np
+
 from shu.answer.document import document_answer
 from shu.answer.quote import quoted
 from shu.models.embed.base import Embedder
@@ -44,6 +46,7 @@ class _Candidate:
     score: float = 0.0
     meaning: float = 0.0
     overlap: float = 0.0
+    vector: np.ndarray | None = None
 
 
 class ExtractiveAnswerer:
@@ -78,6 +81,8 @@ class ExtractiveAnswerer:
         candidates = self.scored(result)
         evidence = round(max((c.score for c in candidates), default=0.0), 4)
         chosen = _select(candidates, self.max_sentences, self.min_meaning)
+        if chosen and len(result.sub_questions) > 1:
+            chosen = self._per_part(result.sub_questions, candidates, chosen)
         if not chosen or chosen[0].score < self.min_evidence:
             declined = _insufficient(result.question, persona, result.hits)
             return declined.model_copy(update={"evidence": evidence})
@@ -120,18 +125,53 @@ class ExtractiveAnswerer:
 
     def _score(self, question: str, candidates: list[_Candidate]) -> None:
         vectors = self.embedder.embed_documents([c.text for c in candidates])
+        for candidate, (meaning, overlap, score) in zip(
+            candidates, self._scores(question, candidates, vectors), strict=True
+        ):
+            candidate.meaning, candidate.overlap, candidate.score = meaning, overlap, score
+        for candidate, vector in zip(candidates, vectors, strict=True):
+            candidate.vector = vector
+
+    def _scores(
+        self, question: str, candidates: list[_Candidate], vectors: np.ndarray
+    ) -> list[tuple[float, float, float]]:
+        """(meaning, overlap, score) of each candidate for `question`."""
         meaning = vectors @ self.embedder.embed_query(question)
         query_terms = {stem(w) for w in content_words(question)}
         stems = [{stem(w) for w in content_words(c.text)} for c in candidates]
         idf = {t: math.log(1 + len(candidates) / (1 + sum(t in s for s in stems))) for t in query_terms}
         total = sum(idf.values()) or 1.0
         wanted = expected_answer(question)
+        found = []
         for candidate, cosine, terms in zip(candidates, meaning, stems, strict=True):
-            candidate.meaning = float(cosine)
-            candidate.overlap = sum(idf[t] for t in query_terms & terms) / total
+            overlap = sum(idf[t] for t in query_terms & terms) / total
             prior = 1.0 / (1.0 + candidate.rank)
             kind = 0.2 if wanted is not None and wanted.search(candidate.text) else 0.0
-            candidate.score = 0.55 * candidate.meaning + 0.3 * candidate.overlap + 0.15 * prior + kind
+            found.append((float(cosine), overlap, 0.55 * float(cosine) + 0.3 * overlap + 0.15 * prior + kind))
+        return found
+
+    def _per_part(
+        self, parts: list[str], candidates: list[_Candidate], chosen: list[_Candidate]
+    ) -> list[_Candidate]:
+        """A question in parts (the agent decomposed it): the best sentence for each part first,
+        then the best overall, up to one sentence a part or `max_sentences`."""
+        vectors = np.stack([c.vector for c in candidates])
+        picked: list[_Candidate] = []
+        for part in parts:
+            scored = self._scores(part, candidates, vectors)
+            order = sorted(range(len(candidates)), key=lambda i: -scored[i][2])
+            for i in order:
+                if scored[i][0] < self.min_meaning and scored[i][1] == 0.0:
+                    break
+                if not any(_similar(candidates[i].text, c.text) for c in picked):
+                    picked.append(candidates[i])
+                    break
+        for candidate in chosen:
+            if len(picked) >= max(self.max_sentences, len(parts)):
+                break
+            if not any(_similar(candidate.text, c.text) for c in picked):
+                picked.append(candidate)
+        return picked[: max(self.max_sentences, len(parts))]
 
 
 _ANSWER_KINDS = [

@@ -11,13 +11,14 @@ from shu.text import content_words
 _CLAUSES = re.compile(
     r"\?\s+(?=\S)|;\s+|,?\s+(?:while|whereas|as compared to|compared to|compared with|in contrast to)\s+"
     r"|,\s+(?:and|but)\s+(?=(?:the|a|an|did|does|do|is|was|were|what|which|who|how|when|where|why)\b)"
-    r"|\s+and\s+(?=(?:did|does|do|is|was|were|what|which|who|how|when|where|why)\b)",
+    r"|\s+and\s+(?=(?:did|does|do|is|was|were|what|which|who|how|when|where|why)\b)"
+    r"|,?\s+and\s+(?=(?:the|a|an|another)\s+(?:\w+\s+)?(?:report|article|story|piece|post|paper|email|message)s?\b)",
     re.I,
 )
-_NAME = r"[A-Z][\w.&'-]*(?:\s+(?:of\s+|the\s+|&\s+)?[A-Z][\w.&'-]*)*"
+_NAME = r"['\"‘“]?[A-Z][\w.&'-]*(?:\s+(?:of\s+|the\s+|&\s+)?[A-Z][\w.&'-]*)*['\"’”]?"
 _PAIR = re.compile(
-    rf"\b(?:both\s+|between\s+|either\s+)?({_NAME})(\s+[a-z]+)?\s*(?:,|\s)\s*(?:and|or|vs\.?|versus)\s+"
-    rf"(?:the\s+)?({_NAME})"
+    rf"(?<![\w'\"‘“])(?:both\s+|between\s+|either\s+)?({_NAME})(\s+[a-z]+)?"
+    rf"\s*(?:,|\s)\s*(?:and|or|vs\.?|versus)\s+(?:the\s+)?({_NAME})"
 )
 _MIN_WORDS = 2
 _LEADING = re.compile(

@@ -50,7 +50,8 @@ class Agent:
             self._learn(state, ws, trace.method)
         note = f"agent ({trace.method}): {len(trace.steps)} step(s), stopped on {trace.stopped}"
         widened = self.pipeline.merged(result, state.hits, note, whole=tuple(state.whole))
-        return widened, trace
+        parts = state.sub_questions if len(state.sub_questions) > 1 else []
+        return widened.model_copy(update={"sub_questions": parts}), trace
 
     def _chooser(self, persona: Persona) -> Chooser:
         rules = RulesAgent(self.settings.max_steps)
@@ -59,7 +60,11 @@ class Agent:
         return LLMAgent(self.llm, rules, self.settings.max_steps, persona.display_name)
 
     def _learn(self, state: AgentState, ws: Workspace, method: str) -> None:
-        for finding in findings(state, ws, method):
+        recorded = [
+            f.model_copy(update={"method": f"agent:{method}", "question": state.question})
+            for f in state.findings
+        ]
+        for finding in [*recorded, *findings(state, ws, method)]:
             try:
                 self.store.add_finding(finding)
             except Exception as exc:  # a finding is a bonus: never lose the answer over it

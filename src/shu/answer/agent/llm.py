@@ -45,7 +45,11 @@ class LLMAgent:
             chosen = self.client.structured(messages, Action, max_tokens=200, check=_known_tool)
         except (LLMError, StructuredOutputError) as exc:
             self.failed = str(exc)[:200]
-            return self.rules.next(state, ws)
+            spent = 0
+            if isinstance(exc, StructuredOutputError):  # two replies came back, unusable: estimated
+                spent = 2 * (sum(len(m.content) for m in messages) // 4 + 200)
+            fallback = self.rules.next(state, ws)
+            return Choice(fallback.action, fallback.stop, fallback.tokens + spent)
         usage = chosen.result.usage
         tokens = (usage.prompt_tokens + usage.completion_tokens) * chosen.attempts
         if chosen.value.tool == "finish":

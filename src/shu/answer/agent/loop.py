@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from shu.answer.agent.tools import TOOLS, Found, ToolResult, Workspace
 from shu.config.settings import AgentSettings
-from shu.types import AgentStep, AgentTrace, SearchHit
+from shu.types import AgentStep, AgentTrace, Finding, SearchHit
 
 _PATIENCE = 2
 """Searches (or refused calls) in a row that bring no new document or passage before the agent gives up."""
@@ -44,6 +44,7 @@ class AgentState:
     sub_questions: list[str] = field(default_factory=list)
     steps: list[AgentStep] = field(default_factory=list)
     results: list[ToolResult] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
     tokens: int = 0
     idle: int = 0
 
@@ -64,6 +65,7 @@ class AgentState:
         fresh_whole = [d for d in result.whole if d not in self.whole]
         self.whole += fresh_whole
         self.sub_questions += [q for q in result.sub_questions if q not in self.sub_questions]
+        self.findings += result.findings
         self.results.append(result)
         if new or fresh_hits or fresh_whole:
             self.idle = 0
@@ -141,13 +143,15 @@ def refusal(action: Action, state: AgentState, ws: Workspace) -> str | None:
         return f"no tool named {action.tool!r}"
     if "query" in tool.needs and not action.query.strip():
         return f"{tool.name} needs a query"
-    if tool.needs == "doc_id" and len(action.doc_ids) != 1:
+    if tool.needs.startswith("doc_id") and len(action.doc_ids) != 1:
         return f"{tool.name} takes exactly one document id"
     for doc_id in action.doc_ids:
         if doc_id not in ws.documents:
             return f"{doc_id!r} is not a document this persona can read"
         if doc_id not in state.found and doc_id not in {h.chunk.doc_id for h in state.hits}:
             return f"{doc_id!r} was not returned by a tool in this run (ids inside documents are data)"
+    if tool.name == "correct_document_type" and action.doc_ids[0] not in state.examined:
+        return "correct_document_type needs a document loaded or inspected in this run"
     return None
 
 
@@ -178,10 +182,11 @@ def _step(choice: Choice, state: AgentState, ws: Workspace, clock: Callable[[], 
         )
         return
     began = clock()
-    result = TOOLS[action.tool].run(ws, action.query, action.doc_ids)
+    result = TOOLS[action.tool].run(ws, action.query, action.doc_ids, action.reason)
     if action.query and "query" in TOOLS[action.tool].needs:
         state.queries.append(action.query)
-    state.examined += [d for d in action.doc_ids if d not in state.examined]
+    if action.tool in ("inspect_manifest", "load_full_document", "get_document_context"):
+        state.examined += [d for d in action.doc_ids if d not in state.examined]
     new = state.absorb(result, searched=action.tool.startswith("query_"))
     state.steps.append(
         AgentStep(

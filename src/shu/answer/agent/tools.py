@@ -19,7 +19,7 @@ from shu.answer.quote import quoted
 from shu.models.embed.base import Embedder
 from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store.base import Store
-from shu.types import Document, Persona, SearchHit
+from shu.types import DOCUMENT_TYPES, Document, Finding, Persona, SearchHit
 
 _FOUND = 5
 _CHUNKS = 4
@@ -62,14 +62,16 @@ class ToolResult:
     sub_questions: list[str] = field(default_factory=list)
     scores: dict[str, float] = field(default_factory=dict)
     """doc id → the best score this tool gave it (what the rules agent compares)."""
+    findings: list[Finding] = field(default_factory=list)
+    """What the call established about the knowledge base, to be written back."""
 
 
 class Tool(Protocol):
     name: ClassVar[str]
     needs: ClassVar[str]
-    """`query`, `doc_id`, or `query+doc_ids` (the ids optional)."""
+    """`query`, `doc_id`, `query+doc_ids` (the ids optional) or `doc_id+query`."""
 
-    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult: ...
+    def run(self, ws: Workspace, query: str, doc_ids: list[str], reason: str = "") -> ToolResult: ...
 
 
 def description(tool: Tool) -> str:
@@ -84,7 +86,7 @@ class QuerySynthesizedQuestions:
     name: ClassVar[str] = "query_synthesized_questions"
     needs: ClassVar[str] = "query"
 
-    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult:
+    def run(self, ws: Workspace, query: str, doc_ids: list[str], reason: str = "") -> ToolResult:
         vector = ws.embedder.embed_query(query)
         best: dict[str, tuple[float, str]] = {}
         for match in ws.store.search_questions(vector, ws.persona.slug, _FOUND * 3):
@@ -105,7 +107,7 @@ class QueryCapabilityManifests:
     name: ClassVar[str] = "query_capability_manifests"
     needs: ClassVar[str] = "query"
 
-    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult:
+    def run(self, ws: Workspace, query: str, doc_ids: list[str], reason: str = "") -> ToolResult:
         return _profile_search(ws, query, "manifest")
 
 
@@ -116,7 +118,7 @@ class QuerySynopses:
     name: ClassVar[str] = "query_synopses"
     needs: ClassVar[str] = "query"
 
-    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult:
+    def run(self, ws: Workspace, query: str, doc_ids: list[str], reason: str = "") -> ToolResult:
         return _profile_search(ws, query, "synopsis")
 
 
@@ -127,7 +129,7 @@ class QueryRelationalIndex:
     name: ClassVar[str] = "query_relational_index"
     needs: ClassVar[str] = "query"
 
-    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult:
+    def run(self, ws: Workspace, query: str, doc_ids: list[str], reason: str = "") -> ToolResult:
         index = ws.store.document_index(ws.persona.slug)
         named, _ = index.search_names([query], _FOUND)
         found = _found(ws, [(h.doc_id, h.score) for h in named], "relational")
@@ -147,7 +149,7 @@ class QueryChunks:
     name: ClassVar[str] = "query_chunks"
     needs: ClassVar[str] = "query+doc_ids"
 
-    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult:
+    def run(self, ws: Workspace, query: str, doc_ids: list[str], reason: str = "") -> ToolResult:
         hits = ws.pipeline.run(
             query, ws.persona, limit=40 if doc_ids else _CHUNKS, assemble_context=False
         ).hits
@@ -178,7 +180,7 @@ class InspectManifest:
     name: ClassVar[str] = "inspect_manifest"
     needs: ClassVar[str] = "doc_id"
 
-    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult:
+    def run(self, ws: Workspace, query: str, doc_ids: list[str], reason: str = "") -> ToolResult:
         doc = ws.documents[doc_ids[0]]
         profile = ws.store.get_profile(doc.id)
         if profile is None:
@@ -206,7 +208,7 @@ class GetDocumentContext:
     name: ClassVar[str] = "get_document_context"
     needs: ClassVar[str] = "doc_id"
 
-    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult:
+    def run(self, ws: Workspace, query: str, doc_ids: list[str], reason: str = "") -> ToolResult:
         doc = ws.documents[doc_ids[0]]
         sections = list(dict.fromkeys(c.section_path for c in ws.store.list_chunks(doc.id)))
         links = [r for r in ws.store.list_relationships([doc.id]) if r.target in ws.documents]
@@ -228,7 +230,7 @@ class LoadFullDocument:
     name: ClassVar[str] = "load_full_document"
     needs: ClassVar[str] = "doc_id"
 
-    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult:
+    def run(self, ws: Workspace, query: str, doc_ids: list[str], reason: str = "") -> ToolResult:
         doc = ws.documents[doc_ids[0]]
         chunks = ws.store.list_chunks(doc.id)
         text = "\n".join(c.text for c in chunks)
@@ -246,11 +248,39 @@ class Decompose:
     name: ClassVar[str] = "decompose"
     needs: ClassVar[str] = "query"
 
-    def run(self, ws: Workspace, query: str, doc_ids: list[str]) -> ToolResult:
+    def run(self, ws: Workspace, query: str, doc_ids: list[str], reason: str = "") -> ToolResult:
         parts = sub_questions(query)
         return ToolResult(
             f"{len(parts)} part(s)", text="\n".join(f"- {p}" for p in parts), sub_questions=parts
         )
+
+
+class CorrectDocumentType:
+    """correct_document_type(doc_id, query=type, reason=quote): record that a document you loaded
+    or inspected is of another type (narrative, transactional, technical, conversational,
+    reference, other) than its profile says; reason must quote the document's own words that show
+    it."""
+
+    name: ClassVar[str] = "correct_document_type"
+    needs: ClassVar[str] = "doc_id+query"
+
+    def run(self, ws: Workspace, query: str, doc_ids: list[str], reason: str = "") -> ToolResult:
+        doc_id, kind = doc_ids[0], query.strip().lower()
+        profile = ws.store.get_profile(doc_id)
+        text = "\n".join(c.text for c in ws.store.list_chunks(doc_id))
+        if kind not in DOCUMENT_TYPES:
+            return ToolResult(f"not a document type: {kind!r}", text=f"types: {', '.join(DOCUMENT_TYPES)}")
+        if profile is not None and profile.document_type == kind:
+            return ToolResult(f"{doc_id} is already {kind}")
+        quote = reason.strip().strip('"')
+        if len(quote) < 20 or quote not in text:
+            return ToolResult(
+                "not recorded: the reason must quote the document verbatim (20 characters or more)"
+            )
+        finding = Finding(
+            kind="document_type", doc_id=doc_id, persona=ws.persona.slug, value=kind, evidence=quote
+        )
+        return ToolResult(f"{doc_id}: type {kind} recorded", findings=[finding])
 
 
 TOOLS: dict[str, Tool] = {
@@ -265,6 +295,7 @@ TOOLS: dict[str, Tool] = {
         GetDocumentContext(),
         LoadFullDocument(),
         Decompose(),
+        CorrectDocumentType(),
     )
 }
 

@@ -121,7 +121,7 @@ def test_the_policy_sends_multi_step_explicit_and_relational_temporal_questions_
     assert upfront("Dig deeper", plain, auto, False) is None
     assert upfront("Dig deeper", plain, AgentSettings(mode="never"), None) is None
     assert upfront("q", plain, AgentSettings(mode="always"), None) == "agent.mode = always"
-    weak = Answer(question="q", persona="p", text="t", method="extractive", confidence=0.1)
+    weak = Answer(question="q", persona="p", text="t", method="extractive", confidence=0.05)
     assert after(weak, auto, None) is not None
     assert after(weak.model_copy(update={"confidence": 0.9}), auto, None) is None
     assert after(weak, auto, False) is None

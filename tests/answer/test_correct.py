@@ -144,9 +144,18 @@ def test_every_answer_carries_a_confidence_that_follows_the_evidence(narrow: Kno
     asked = narrow.ask("How many seats did Acme Corp renew for?", persona="sales", use_cache=False)
     assert asked.confidence is not None and 0.0 <= asked.confidence <= 1.0
     hit = asked.hits[0]
-    strong = with_confidence(answer(evidence=0.8, hits=[hit]), None)
-    weak = with_confidence(answer(evidence=0.2, hits=[hit]), None)
+    strong = with_confidence(answer(evidence=0.5, hits=[hit.model_copy(update={"score": 0.9})]), None)
+    weak = with_confidence(answer(evidence=0.5, hits=[hit.model_copy(update={"score": 0.2})]), None)
     assert strong.confidence > weak.confidence  # type: ignore[operator]
+    yes_no = with_confidence(
+        answer(evidence=0.5, hits=[hit]).model_copy(update={"question": "Did it?"}), None
+    )
+    assert yes_no.confidence < with_confidence(answer(evidence=0.5, hits=[hit]), None).confidence  # type: ignore[operator]
+    flagged = Verification(
+        method="rules", verdicts=[ClaimVerdict(claim="c", verdict="unsupported", reason="r")]
+    )
+    unsupported = with_confidence(answer(evidence=0.5, hits=[hit], verification=flagged), None)
+    assert unsupported.confidence < with_confidence(answer(evidence=0.5, hits=[hit]), None).confidence  # type: ignore[operator]
     sure_decline = with_confidence(answer(insufficient=True, evidence=0.05, hits=[hit]), None)
     doubtful_decline = with_confidence(answer(insufficient=True, evidence=0.3, hits=[hit]), None)
     assert sure_decline.confidence > doubtful_decline.confidence  # type: ignore[operator]
@@ -165,6 +174,6 @@ def test_confidence_features_read_scores_agreement_and_support(narrow: Knowledge
         ],
     )
     features = confidence_features(answer(evidence=0.5, hits=[agreeing], verification=flagged), None)
-    assert features["agreement"] == 1.0 and features["support"] == 0.5 and features["top_score"] == 0.7
+    assert features["agreement"] == 1.0 and features["unsupported"] == 0.5 and features["top_score"] == 0.7
     assert confidence_features(answer(evidence=0.5, hits=[alone]), None)["agreement"] == 0.0
     assert 0.0 <= confidence(features) <= 1.0

@@ -26,7 +26,8 @@ TRUE_WEIGHTS = {
     "declined_evidence": -3.0,
     "top_score": 1.0,
     "agreement": 0.5,
-    "support": -1.5,
+    "unsupported": -1.5,
+    "yes_no": -1.0,
 }
 
 
@@ -44,7 +45,8 @@ def synthetic_records(n: int, seed: int = 7) -> list[Record]:
             "declined_evidence": declined * evidence,
             "top_score": float(rng.random()),
             "agreement": float(rng.integers(0, 4) / 3),
-            "support": 0.0 if declined else float(rng.random()),
+            "unsupported": 0.0 if declined else float(rng.random()),
+            "yes_no": float(rng.random() < 0.3),
         }
         records.append((features, bool(rng.random() < confidence(features, TRUE_WEIGHTS))))
     return records
@@ -173,5 +175,17 @@ def test_weights_markdown() -> None:
     lines = weights_markdown(WEIGHTS).splitlines()
     assert lines[0] == "| feature | weight |"
     assert lines[1] == "|---|---:|"
-    assert lines[2] == "| bias | -2.000 |"
+    assert lines[2] == f"| bias | {WEIGHTS['bias']:.3f} |"
     assert len(lines) == 2 + len(WEIGHTS)
+
+
+def test_a_feature_fitted_against_its_direction_is_left_out_and_a_silent_one_keeps_its_prior() -> None:
+    records = []
+    for features, _ in synthetic_records(4000, seed=3):
+        features = features | {"unsupported": 0.0}
+        inverted = features | {"evidence": 1.0 - features["evidence"]}  # labels fall as evidence rises
+        records.append((features, bool(confidence(inverted, TRUE_WEIGHTS) > 0.5)))
+    weights = fit(records)
+    assert weights["evidence"] == 0.0, "evidence may only raise the confidence"
+    assert weights["unsupported"] == WEIGHTS["unsupported"], "never seen in the data: the prior stays"
+    assert weights["top_score"] > 0

@@ -1,7 +1,8 @@
 """How likely an answer is right, in [0, 1]: a logistic model over what the pipeline measured —
 the best evidence sentence, the best retrieval score, whether several surfaces agree on the top
-results, and the share of claims the verifier found supported. For a declined question it is how
-likely nothing in the knowledge base answers it.
+results, the share of claims the verifier did not find supported, and whether the question asks
+for a yes or a no (which a quoted answer cannot say). For a declined question it is how likely
+nothing in the knowledge base answers it.
 
 The weights are fitted on the answer eval (`shu eval --suite all --answers` prints the fit, its
 expected calibration error on held-out questions, and a reliability diagram); `WEIGHTS` below is
@@ -11,6 +12,7 @@ that fit. A user can pass their own.
 from __future__ import annotations
 
 import math
+import re
 
 from shu.types import Answer, RetrievalResult
 
@@ -21,21 +23,37 @@ FEATURES = (
     "declined_evidence",
     "top_score",
     "agreement",
-    "support",
+    "unsupported",
+    "yes_no",
 )
 
 WEIGHTS: dict[str, float] = {
-    "bias": -2.0,
-    "declined": 2.5,
-    "evidence": 3.0,
-    "declined_evidence": -5.0,
-    "top_score": 1.0,
-    "agreement": 0.5,
-    "support": 1.0,
+    "bias": -2.204,
+    "declined": 4.575,
+    "evidence": 0.0,
+    "declined_evidence": -9.215,
+    "top_score": 2.297,
+    "agreement": 0.615,
+    "unsupported": -3.0,
+    "yes_no": -2.526,
 }
-"""Fitted by `shu eval --suite all --answers` (see docs/benchmarks.md, "Confidence")."""
+"""Fitted on the dev half of the 1,677 answers of `shu eval --suite all --answers` (run of
+2026-11-22; docs/benchmarks.md, "Confidence"), except `unsupported`: every offline answer is
+quoted, so none has an unsupported claim and the data cannot fit it; −3 (all claims unsupported
+takes most of the confidence) is a prior. `evidence` came out against its direction when the
+datasets are pooled (LoCoMo: high evidence, few gold answers quoted) and was left out."""
+
+MONOTONE: dict[str, int] = {
+    "evidence": 1,
+    "top_score": 1,
+    "agreement": 1,
+    "declined_evidence": -1,
+    "unsupported": -1,
+}
+"""The direction a feature may move the confidence in (a fit may not invert it)."""
 
 _AGREEMENT_DEPTH = 3
+_YES_NO = re.compile(r"^\W*(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should)\b", re.I)
 
 
 def confidence_features(answer: Answer, result: RetrievalResult | None) -> dict[str, float]:
@@ -46,7 +64,7 @@ def confidence_features(answer: Answer, result: RetrievalResult | None) -> dict[
     top = max(0.0, min(1.0, hits[0].score)) if hits else 0.0
     head = hits[:_AGREEMENT_DEPTH]
     agreement = sum(len(h.surfaces) >= 2 for h in head) / len(head) if head else 0.0
-    support = answer.verification.support_ratio if answer.verification else 1.0
+    unsupported = 1.0 - answer.verification.support_ratio if answer.verification else 0.0
     return {
         "bias": 1.0,
         "declined": declined,
@@ -54,7 +72,8 @@ def confidence_features(answer: Answer, result: RetrievalResult | None) -> dict[
         "declined_evidence": declined * evidence,
         "top_score": top,
         "agreement": agreement,
-        "support": 0.0 if declined else support,
+        "unsupported": 0.0 if declined else unsupported,
+        "yes_no": 1.0 if _YES_NO.match(answer.question) else 0.0,
     }
 
 

@@ -225,7 +225,7 @@ class AgentSettings(BaseModel):
     max_seconds: float = Field(30.0, gt=0, le=3600, description="time budget")
     max_tokens: int = Field(8000, ge=100, le=1_000_000, description="LLM tokens at most (prompt + reply)")
     low_confidence: float = Field(
-        0.25, ge=0.0, le=1.0, description="auto: a static answer below this confidence goes to the agent"
+        0.1, ge=0.0, le=1.0, description="auto: a static answer below this confidence goes to the agent"
     )
     learn: bool = Field(
         True, description="write what the agent discovers back (relationships, stale manifests, types)"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from shu.answer.confidence import FEATURES, WEIGHTS
+from shu.answer.confidence import FEATURES, MONOTONE, WEIGHTS
 
 Record = tuple[dict[str, float], bool]
 
@@ -65,14 +65,35 @@ def fit(records: list[Record], l2: float = 0.01, steps: int = 2000) -> dict[str,
 
     The "bias" feature is the intercept and is not regularised (beyond a negligible 1e-6 that
     keeps it finite when every record has the same label). Newton's method with backtracking,
-    at most `steps` iterations. No records: a copy of `WEIGHTS`.
+    at most `steps` iterations. No records: a copy of `WEIGHTS`. A feature that is zero in every
+    record (unsupported claims, when every answer was quoted) keeps its weight from `WEIGHTS`.
+    A feature whose fitted weight has the wrong sign for its `MONOTONE` direction (pooling
+    datasets with different base rates can flip one) is left out (weight 0) and the rest refitted.
     """
     if not records:
         return {name: WEIGHTS.get(name, 0.0) for name in FEATURES}
     x, y = _design(records)
-    strength = [_BIAS_L2 if name == "bias" else l2 for name in FEATURES]
-    penalty = np.array(strength, dtype=float) / len(records)  # the loss below is a mean
-    w = np.zeros(len(FEATURES))
+    silent = ~np.any(x != 0.0, axis=0)
+    active = [i for i, name in enumerate(FEATURES) if name == "bias" or not silent[i]]
+    while True:
+        w = _fit_columns(x[:, active], y, [FEATURES[i] for i in active], l2, steps)
+        wrong = [i for i, value in zip(active, w, strict=True) if MONOTONE.get(FEATURES[i], 0) * value < 0]
+        if not wrong:
+            break
+        active = [i for i in active if i not in wrong]
+    fitted = dict(zip([FEATURES[i] for i in active], w, strict=True))
+    return {
+        name: WEIGHTS.get(name, 0.0)
+        if silent[i] and name != "bias"
+        else round(float(fitted.get(name, 0.0)), 3) + 0.0
+        for i, name in enumerate(FEATURES)
+    }
+
+
+def _fit_columns(x: np.ndarray, y: np.ndarray, names: list[str], l2: float, steps: int) -> np.ndarray:
+    strength = [_BIAS_L2 if name == "bias" else l2 for name in names]
+    penalty = np.array(strength, dtype=float) / len(y)  # the loss below is a mean
+    w = np.zeros(len(names))
     loss = _loss(x, y, w, penalty)
     for _ in range(steps):
         step = _newton_step(x, y, w, penalty)
@@ -85,7 +106,7 @@ def fit(records: list[Record], l2: float = 0.01, steps: int = 2000) -> dict[str,
         loss = new_loss
         if converged:
             break
-    return {name: round(float(value), 3) + 0.0 for name, value in zip(FEATURES, w, strict=True)}
+    return w
 
 
 def _bin_index(confidences: np.ndarray, bins: int) -> np.ndarray:

@@ -27,6 +27,31 @@ _READ_CHARS = 600
 _LOAD_CHARS = 3000
 
 
+class PersonaDocuments:
+    """The persona's documents by id, read from the store as they are asked for (a knowledge base
+    of a million chunks is never listed whole); a document of another persona is not in it."""
+
+    def __init__(self, store: Store, persona: str) -> None:
+        self.store = store
+        self.persona = persona
+        self._read: dict[str, Document | None] = {}
+
+    def get(self, doc_id: str) -> Document | None:
+        if doc_id not in self._read:
+            doc = self.store.get_documents([doc_id]).get(doc_id)
+            self._read[doc_id] = doc if doc is not None and self.persona in doc.personas else None
+        return self._read[doc_id]
+
+    def __contains__(self, doc_id: object) -> bool:
+        return isinstance(doc_id, str) and self.get(doc_id) is not None
+
+    def __getitem__(self, doc_id: str) -> Document:
+        doc = self.get(doc_id)
+        if doc is None:
+            raise KeyError(doc_id)
+        return doc
+
+
 @dataclass
 class Workspace:
     """What the tools reach: one persona's documents in one store."""
@@ -37,8 +62,8 @@ class Workspace:
     persona: Persona
 
     @cached_property
-    def documents(self) -> dict[str, Document]:
-        return {d.id: d for d in self.store.list_documents(self.persona.slug)}
+    def documents(self) -> PersonaDocuments:
+        return PersonaDocuments(self.store, self.persona.slug)
 
 
 @dataclass(frozen=True)

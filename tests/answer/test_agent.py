@@ -357,3 +357,11 @@ def test_a_document_type_is_corrected_only_from_a_read_document_with_a_verbatim_
     ]
     profile = ops.store.get_profile("incident-postmortem")
     assert profile is not None and profile.document_type == "transactional"
+
+
+def test_the_rules_agent_stops_on_enough_evidence_when_nothing_disagrees(ops: KnowledgeBase) -> None:
+    answer = ops.ask("How many seats did Acme Corp renew for?", persona="ops", agent=True, use_cache=False)
+    assert answer.agent is not None
+    assert [s.tool for s in answer.agent.steps] == ["decompose", "query_synopses"]
+    assert answer.agent.stopped == "enough evidence" and answer.agent.documents == []
+    assert "240 seats" in answer.text

@@ -183,7 +183,21 @@ def test_json_object_mode_for_llama_cpp_servers() -> None:
     with serve(script) as url:
         LLMClient(OpenAICompatibleLLM(url, "m", json_mode="json_object")).structured(USER, Synopsis)
     assert script.requests[0]["response_format"]["type"] == "json_object"
-    assert script.requests[0]["response_format"]["schema"]["required"] == ["synopsis", "entities"]
+    schema = script.requests[0]["response_format"]["schema"]
+    assert schema["required"] == ["synopsis", "entities"]
+    sent = json.dumps(schema)
+    assert "maxLength" not in sent and "minLength" not in sent and "maxItems" not in sent, (
+        "length limits become one grammar rule per character in llama.cpp, which then fails"
+    )
+
+
+def test_a_reply_breaking_the_limits_left_out_of_the_grammar_is_still_refused() -> None:
+    too_long = json.dumps({"synopsis": "x" * 300, "entities": []})
+    fine = json.dumps({"synopsis": "Long enough synopsis.", "entities": []})
+    script = Script(replies=[openai_reply(too_long), openai_reply(fine)])
+    with serve(script) as url:
+        got = LLMClient(OpenAICompatibleLLM(url, "m", json_mode="json_object")).structured(USER, Synopsis)
+    assert got.attempts == 2 and got.value.synopsis == "Long enough synopsis."
 
 
 def test_openai_streams_pieces_and_usage_and_caches_the_whole_reply(tmp_path: Path) -> None:

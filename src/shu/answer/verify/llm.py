@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from shu.answer.citations import ContextKeys
 from shu.answer.quote import quoted
@@ -21,13 +21,29 @@ _CITED_CHARS = 2400
 
 
 class _Judged(BaseModel):
-    claim: int = Field(ge=1, le=50)
+    """No length limits in the schema (llama.cpp's grammar engine fails on them): checked here."""
+
+    claim: int = Field(ge=1)
     verdict: Literal["supported", "unsupported", "contradicted"]
-    quote: str = Field(max_length=500)
+    quote: str
+
+    @field_validator("quote")
+    @classmethod
+    def _short(cls, value: str) -> str:
+        if len(value) > 500:
+            raise ValueError("a quote is one sentence (500 characters at most)")
+        return value
 
 
 class _Verdicts(BaseModel):
-    verdicts: list[_Judged] = Field(max_length=50)
+    verdicts: list[_Judged]
+
+    @field_validator("verdicts")
+    @classmethod
+    def _few(cls, value: list[_Judged]) -> list[_Judged]:
+        if len(value) > 50:
+            raise ValueError("at most 50 verdicts")
+        return value
 
 
 class LLMVerifier:

@@ -52,7 +52,7 @@ class OpenAICompatibleLLM:
                 "json_schema": {"name": "answer", "schema": json_schema, "strict": True},
             }
         elif json_schema is not None:  # llama-cpp-python's server: a JSON object constrained by the schema
-            body["response_format"] = {"type": "json_object", "schema": json_schema}
+            body["response_format"] = {"type": "json_object", "schema": grammar_safe(json_schema)}
         payload = _post(self._client, "chat/completions", body)
         try:
             choice = payload["choices"][0]
@@ -150,3 +150,26 @@ def _post(
         return response.json()
     except ValueError as exc:
         raise LLMError(f"{client.base_url}{path}: response is not JSON") from exc
+
+
+_UNBOUNDED = (
+    "maxLength",
+    "minLength",
+    "maxItems",
+    "minItems",
+    "maximum",
+    "minimum",
+    "exclusiveMaximum",
+    "exclusiveMinimum",
+)
+
+
+def grammar_safe(schema: Any) -> Any:
+    """The schema without length and range limits: llama.cpp compiles `maxLength: 400` into a
+    grammar rule per character and fails ("failed to parse grammar"), then generates with no
+    grammar at all. The reply is still validated against the full schema (pydantic) on arrival."""
+    if isinstance(schema, dict):
+        return {k: grammar_safe(v) for k, v in schema.items() if k not in _UNBOUNDED}
+    if isinstance(schema, list):
+        return [grammar_safe(item) for item in schema]
+    return schema

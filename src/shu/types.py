@@ -222,6 +222,8 @@ class ClaimVerdict(BaseModel):
 class Verification(BaseModel):
     method: str
     verdicts: list[ClaimVerdict] = Field(default_factory=list)
+    llm_calls: int = 0
+    llm_tokens: int = 0
 
     @property
     def support_ratio(self) -> float:

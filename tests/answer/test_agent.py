@@ -365,3 +365,19 @@ def test_the_rules_agent_stops_on_enough_evidence_when_nothing_disagrees(ops: Kn
     assert [s.tool for s in answer.agent.steps] == ["decompose", "query_synopses"]
     assert answer.agent.stopped == "enough evidence" and answer.agent.documents == []
     assert "240 seats" in answer.text
+
+
+def test_the_agents_model_calls_are_counted_in_the_answer(ops: KnowledgeBase) -> None:
+    from shu.answer.factory import create_responder
+    from shu.config.settings import load_settings
+
+    replies = [action("query_synopses", "renewals"), action("inspect_manifest", doc_ids=["acme-renewal"])]
+    model = ScriptedLLM([*replies, action("finish")])
+    settings = load_settings(ops.settings.home, ["answer.method=extractive", "agent.method=llm"])
+    responder = create_responder(
+        settings, ops.store, ops.embedder, ops.pipeline, LLMClient(model, max_retries=0)
+    )
+    answer = responder.answer("How many seats did Acme renew?", ops.persona("ops"), agent=True)
+    assert answer.agent is not None and answer.agent.stopped == "finished"
+    assert answer.llm_calls == 3 == len(model.calls)
+    assert answer.llm_tokens == answer.agent.tokens > 0

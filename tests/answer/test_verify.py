@@ -141,6 +141,7 @@ def test_an_llm_verdict_counts_only_with_a_verbatim_quote(rules: RulesVerifier) 
     first, second = verification.verdicts
     assert first.verdict == "contradicted" and first.method.startswith("llm:")
     assert second.verdict == "supported" and second.method == "rules", "an invented quote is discarded"
+    assert verification.llm_calls == 1 and verification.llm_tokens > 0, "what the check cost is counted"
     failed = LLMVerifier(scripted(LLMError("down")), rules).verify(claims, CONTEXT)
     assert failed.method == "rules (llm failed)" and [v.verdict for v in failed.verdicts] == ["supported"] * 2
 

@@ -53,7 +53,7 @@ class Responder:
         answer, result = self._corrected(answer, result, persona)
         if self.agent is not None and trace is None and (why := after(answer, self.agent_settings, agent)):
             answer = self._investigated(answer, result, persona, why)
-        yield from _replaced(answer, shown)
+        yield from _replaced(_with_agent_spending(answer), shown)
 
     def _streamed(self, result: RetrievalResult, persona: Persona) -> Generator[AskEvent, None, Answer]:
         final: Answer | None = None
@@ -104,6 +104,16 @@ class Responder:
         if better(answer, second):
             return second.model_copy(update={"agent": trace, "corrections": answer.corrections})
         return answer.model_copy(update={"agent": trace})
+
+
+def _with_agent_spending(answer: Answer) -> Answer:
+    """The answer's LLM calls and tokens with the agent's choices added."""
+    if answer.agent is None or not answer.agent.tokens:
+        return answer
+    calls = sum(1 for step in answer.agent.steps if step.tokens) + (answer.agent.stopped == "finished")
+    return answer.model_copy(
+        update={"llm_calls": answer.llm_calls + calls, "llm_tokens": answer.llm_tokens + answer.agent.tokens}
+    )
 
 
 def _replaced(answer: Answer, shown: Answer) -> Iterator[AskEvent]:

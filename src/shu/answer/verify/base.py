@@ -59,8 +59,12 @@ def apply_verification(
                 else flagged.get(claim.sentence, "unsupported")
             )
             flagged[claim.sentence] = worst
+    spent = {
+        "llm_calls": answer.llm_calls + verification.llm_calls,
+        "llm_tokens": answer.llm_tokens + verification.llm_tokens,
+    }
     if not flagged:
-        return answer.model_copy(update={"verification": verification})
+        return answer.model_copy(update={"verification": verification, **spent})
     sentences: list[AnswerSentence] = []
     text = answer.text
     for index, sentence in enumerate(answer.sentences):
@@ -77,7 +81,13 @@ def apply_verification(
         [c for c in answer.citations if c.key in used] if on_unsupported == "remove" else answer.citations
     )
     return answer.model_copy(
-        update={"verification": verification, "sentences": sentences, "text": text, "citations": citations}
+        update={
+            "verification": verification,
+            "sentences": sentences,
+            "text": text,
+            "citations": citations,
+            **spent,
+        }
     )
 
 

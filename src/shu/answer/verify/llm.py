@@ -66,9 +66,10 @@ class LLMVerifier:
             for n, i in enumerate(asked, start=1)
         )
         try:
-            judged = self.client.structured(prompt.messages(claims=listed), _Verdicts, max_tokens=900).value
+            answered = self.client.structured(prompt.messages(claims=listed), _Verdicts, max_tokens=900)
         except (LLMError, StructuredOutputError):
             return ruled.model_copy(update={"method": "rules (llm failed)"})
+        judged, usage = answered.value, answered.result.usage
         verdicts = list(ruled.verdicts)
         for item in judged.verdicts:
             if item.claim > len(asked):
@@ -83,7 +84,12 @@ class LLMVerifier:
                     quote=item.quote.strip(),
                     method=f"llm:{self.client.name}",
                 )
-        return Verification(method=f"llm:{self.client.name}", verdicts=verdicts)
+        return Verification(
+            method=f"llm:{self.client.name}",
+            verdicts=verdicts,
+            llm_calls=answered.attempts,
+            llm_tokens=(usage.prompt_tokens + usage.completion_tokens) * answered.attempts,
+        )
 
 
 def _verbatim(quote: str, source: str) -> bool:

@@ -537,6 +537,42 @@ class StoreConformance:
         exact = np.argsort(-(small_vectors @ query))[:10]
         assert [h.chunk_id for h in found] == [f"small30#{i}" for i in exact]
 
+    def test_reads_in_another_thread_never_see_half_of_a_replaced_document(self, store: Store) -> None:
+        """A server reads while an in-process ingest replaces documents: every read sees one
+        whole version (all chunks of version n, as many as version n has), never a mix."""
+        store.upsert_persona(persona("alpha"))
+
+        def version(n: int) -> tuple[Document, list[Chunk], np.ndarray]:
+            count = 2 + n % 3
+            texts = [f"version {n} part {i}" for i in range(count)]
+            return document("d", ["alpha"]), chunks("d", texts), vectors(*[unit(1, i) for i in range(count)])
+
+        store.replace_document(*version(0), "test-embedder")
+        seen: list[str] = []
+        done = threading.Event()
+
+        def read() -> None:
+            while not done.is_set():
+                found = store.list_chunks("d")
+                versions = {c.text.split()[1] for c in found}
+                if len(versions) != 1 or len(found) != 2 + int(next(iter(versions))) % 3:
+                    seen.append(f"mixed: {[c.text for c in found]}")
+                by_id = store.get_chunks([f"d#{i}" for i in range(4)])
+                if len({c.text.split()[1] for c in by_id.values()}) > 1:
+                    seen.append(f"mixed by id: {sorted(c.text for c in by_id.values())}")
+
+        readers = [threading.Thread(target=read) for _ in range(2)]
+        for reader in readers:
+            reader.start()
+        try:
+            for n in range(1, 40):
+                store.replace_document(*version(n), "test-embedder")
+        finally:
+            done.set()
+            for reader in readers:
+                reader.join()
+        assert seen == []
+
     def test_an_export_never_mixes_two_versions_of_a_document(self, store: Store) -> None:
         """`shu migrate` reads while ingestion may write: each export is one version, whole."""
         store.upsert_persona(persona("alpha"))

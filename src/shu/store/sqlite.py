@@ -79,6 +79,10 @@ class SQLiteStore:
             raise StoreError(f"{self.path}: not a usable Shu store ({exc})") from exc
         self._lock = threading.RLock()
         self._keyword_lock = threading.Lock()
+        self._readers = threading.local()
+        self._reader_connections: list[sqlite3.Connection] = []
+        self._writing: int | None = None
+        """The thread inside a write transaction (its own reads go through the write connection)."""
         self._indexes: dict[str, VectorIndex] = {}
         self._question_indexes: dict[str, tuple[VectorIndex, dict[str, str], dict[str, str]]] = {}
         self._profile_indexes: dict[tuple[str, str], VectorIndex] = {}
@@ -121,8 +125,26 @@ class SQLiteStore:
                 raise
 
     def close(self) -> None:
+        with self._lock:
+            for reader in self._reader_connections:
+                reader.close()
+            self._reader_connections.clear()
         self._keyword_db.close()
         self._db.close()
+
+    def _read(self) -> sqlite3.Connection:
+        """The connection a read goes through: this thread's own (WAL gives it the last committed
+        state, never half of a document being replaced by another thread), or the write
+        connection for the thread inside a write transaction (it reads what it wrote)."""
+        if self._writing == threading.get_ident():
+            return self._db
+        reader = getattr(self._readers, "db", None)
+        if reader is None:
+            reader = self._connect()
+            self._readers.db = reader
+            with self._lock:
+                self._reader_connections.append(reader)
+        return reader
 
     # -- personas --------------------------------------------------------------------------
 
@@ -143,15 +165,21 @@ class SQLiteStore:
             )
 
     def get_persona(self, slug: str) -> Persona | None:
-        row = self._db.execute(
-            "SELECT slug, display_name, description, config_json FROM personas WHERE slug = ?", (slug,)
-        ).fetchone()
+        row = (
+            self._read()
+            .execute(
+                "SELECT slug, display_name, description, config_json FROM personas WHERE slug = ?", (slug,)
+            )
+            .fetchone()
+        )
         return _persona(row) if row else None
 
     def list_personas(self) -> list[Persona]:
-        rows = self._db.execute(
-            "SELECT slug, display_name, description, config_json FROM personas ORDER BY slug"
-        ).fetchall()
+        rows = (
+            self._read()
+            .execute("SELECT slug, display_name, description, config_json FROM personas ORDER BY slug")
+            .fetchall()
+        )
         return [_persona(row) for row in rows]
 
     # -- documents -------------------------------------------------------------------------
@@ -177,9 +205,9 @@ class SQLiteStore:
 
     def list_documents(self, persona: str | None = None) -> list[Document]:
         if persona is None:
-            rows = self._db.execute(f"SELECT {_DOC_COLUMNS} FROM documents ORDER BY id")
+            rows = self._read().execute(f"SELECT {_DOC_COLUMNS} FROM documents ORDER BY id")
         else:
-            rows = self._db.execute(
+            rows = self._read().execute(
                 f"SELECT {_DOC_COLUMNS} FROM documents WHERE id IN "
                 "(SELECT doc_id FROM document_personas WHERE persona = ?) ORDER BY id",
                 (persona,),
@@ -292,11 +320,15 @@ class SQLiteStore:
         found: list[Relationship] = []
         for batch in batches(list(dict.fromkeys(doc_ids))):
             marks = ",".join("?" * len(batch))
-            rows = self._db.execute(
-                "SELECT source_doc, target_doc, type, origin, confidence, evidence FROM relationships "
-                f"WHERE source_doc IN ({marks}) ORDER BY source_doc, confidence DESC, target_doc",
-                batch,
-            ).fetchall()
+            rows = (
+                self._read()
+                .execute(
+                    "SELECT source_doc, target_doc, type, origin, confidence, evidence FROM relationships "
+                    f"WHERE source_doc IN ({marks}) ORDER BY source_doc, confidence DESC, target_doc",
+                    batch,
+                )
+                .fetchall()
+            )
             found += [
                 Relationship(source=r[0], target=r[1], type=r[2], origin=r[3], confidence=r[4], evidence=r[5])
                 for r in rows
@@ -310,16 +342,22 @@ class SQLiteStore:
         return with_findings(profile, self._active_findings([doc_id], "document_type", "stale_manifest"))
 
     def _stored_profile(self, doc_id: str) -> DocumentProfile | None:
-        row = self._db.execute(
-            "SELECT profile_json FROM document_profiles WHERE doc_id = ?", (doc_id,)
-        ).fetchone()
+        row = (
+            self._read()
+            .execute("SELECT profile_json FROM document_profiles WHERE doc_id = ?", (doc_id,))
+            .fetchone()
+        )
         return DocumentProfile.model_validate_json(row[0]) if row else None
 
     def list_questions(self, doc_id: str) -> list[SynthesizedQuestion]:
-        rows = self._db.execute(
-            "SELECT id, text, method, prompt_version FROM questions WHERE doc_id = ? ORDER BY rowid",
-            (doc_id,),
-        ).fetchall()
+        rows = (
+            self._read()
+            .execute(
+                "SELECT id, text, method, prompt_version FROM questions WHERE doc_id = ? ORDER BY rowid",
+                (doc_id,),
+            )
+            .fetchall()
+        )
         return [
             SynthesizedQuestion(
                 id=r[0], doc_id=doc_id, text=r[1], provenance=Provenance(method=r[2], prompt_version=r[3])
@@ -391,11 +429,15 @@ class SQLiteStore:
         if finding.undone:
             return None
         kind, doc_id, persona, target, value = finding_key(finding)
-        row = self._db.execute(
-            f"SELECT {_FINDING_COLUMNS} FROM findings WHERE kind = ? AND doc_id = ? AND persona = ? "
-            "AND coalesce(target, '') = ? AND coalesce(value, '') = ? AND undone = 0",
-            (kind, doc_id, persona, target, value),
-        ).fetchone()
+        row = (
+            self._read()
+            .execute(
+                f"SELECT {_FINDING_COLUMNS} FROM findings WHERE kind = ? AND doc_id = ? AND persona = ? "
+                "AND coalesce(target, '') = ? AND coalesce(value, '') = ? AND undone = 0",
+                (kind, doc_id, persona, target, value),
+            )
+            .fetchone()
+        )
         return finding_from(row) if row else None
 
     def list_findings(self, persona: str | None = None, include_undone: bool = False) -> list[Finding]:
@@ -406,11 +448,15 @@ class SQLiteStore:
             params.append(persona)
         if not include_undone:
             where.append("undone = 0")
-        rows = self._db.execute(
-            f"SELECT {_FINDING_COLUMNS} FROM findings WHERE {' AND '.join(where)} "
-            "ORDER BY created DESC, id DESC",
-            params,
-        ).fetchall()
+        rows = (
+            self._read()
+            .execute(
+                f"SELECT {_FINDING_COLUMNS} FROM findings WHERE {' AND '.join(where)} "
+                "ORDER BY created DESC, id DESC",
+                params,
+            )
+            .fetchall()
+        )
         return [finding_from(row) for row in rows]
 
     def undo_finding(self, finding_id: int) -> bool:
@@ -432,11 +478,15 @@ class SQLiteStore:
         kind_marks = ",".join("?" * len(kinds))
         for batch in batches(list(dict.fromkeys(doc_ids))):
             marks = ",".join("?" * len(batch))
-            rows = self._db.execute(
-                f"SELECT {_FINDING_COLUMNS} FROM findings WHERE doc_id IN ({marks}) "
-                f"AND kind IN ({kind_marks}) AND undone = 0 ORDER BY created DESC, id DESC",
-                (*batch, *kinds),
-            ).fetchall()
+            rows = (
+                self._read()
+                .execute(
+                    f"SELECT {_FINDING_COLUMNS} FROM findings WHERE doc_id IN ({marks}) "
+                    f"AND kind IN ({kind_marks}) AND undone = 0 ORDER BY created DESC, id DESC",
+                    (*batch, *kinds),
+                )
+                .fetchall()
+            )
             found += [finding_from(row) for row in rows]
         return found
 
@@ -444,7 +494,7 @@ class SQLiteStore:
         found: dict[str, ChunkProfile] = {}
         for batch in batches(list(dict.fromkeys(chunk_ids))):
             marks = ",".join("?" * len(batch))
-            for chunk_id, blob in self._db.execute(
+            for chunk_id, blob in self._read().execute(
                 f"SELECT chunk_id, profile_json FROM chunk_profiles WHERE chunk_id IN ({marks})", batch
             ):
                 found[chunk_id] = ChunkProfile.model_validate_json(blob)
@@ -526,7 +576,7 @@ class SQLiteStore:
 
     def llm_totals(self) -> dict[str, object]:
         return sum_llm_runs(
-            json.loads(blob) for (blob,) in self._db.execute("SELECT summary_json FROM llm_runs")
+            json.loads(blob) for (blob,) in self._read().execute("SELECT summary_json FROM llm_runs")
         )
 
     def enrichment_stats(self) -> dict[str, dict[str, int]]:
@@ -537,16 +587,26 @@ class SQLiteStore:
             ("questions", "questions", "method"),
             ("chunk_profiles", "chunk_profiles", "method"),
         ):
-            rows = self._db.execute(f"SELECT {made_by}, count(*) FROM {table} GROUP BY {made_by}").fetchall()
+            rows = (
+                self._read().execute(f"SELECT {made_by}, count(*) FROM {table} GROUP BY {made_by}").fetchall()
+            )
             stats[artifact] = dict(rows)
-        with_context, average_words = self._db.execute(
-            "SELECT count(*), avg(length(context) - length(replace(context, ' ', '')) + 1) "
-            "FROM chunks WHERE context != ''"
-        ).fetchone()
-        total_chunks, documents, profiled = self._db.execute(
-            "SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM documents), "
-            "(SELECT count(*) FROM document_profiles)"
-        ).fetchone()
+        with_context, average_words = (
+            self._read()
+            .execute(
+                "SELECT count(*), avg(length(context) - length(replace(context, ' ', '')) + 1) "
+                "FROM chunks WHERE context != ''"
+            )
+            .fetchone()
+        )
+        total_chunks, documents, profiled = (
+            self._read()
+            .execute(
+                "SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM documents), "
+                "(SELECT count(*) FROM document_profiles)"
+            )
+            .fetchone()
+        )
         return coverage(stats, total_chunks, with_context, average_words, documents, profiled)
 
     def delete_document(self, doc_id: str) -> bool:
@@ -560,6 +620,7 @@ class SQLiteStore:
         or full disk, a constraint) become StoreError naming the store."""
         try:
             self._db.execute("BEGIN IMMEDIATE")
+            self._writing = threading.get_ident()
             yield
             self._bump_generation()
             self._db.execute("COMMIT")
@@ -570,6 +631,7 @@ class SQLiteStore:
                 raise StoreError(f"{self.path}: {exc}") from exc
             raise
         finally:
+            self._writing = None
             self._forget()
 
     def _delete(self, doc_id: str) -> bool:
@@ -600,7 +662,7 @@ class SQLiteStore:
         found: dict[str, Chunk] = {}
         for batch in batches(list(dict.fromkeys(chunk_ids))):
             marks = ",".join("?" * len(batch))
-            for row in self._db.execute(
+            for row in self._read().execute(
                 f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE c.id IN ({marks})", batch
             ):
                 chunk = _chunk(row)
@@ -612,7 +674,7 @@ class SQLiteStore:
         for batch in batches(list(dict.fromkeys(chunk_ids))):
             marks = ",".join("?" * len(batch))
             found.update(
-                self._db.execute(f"SELECT id, doc_id FROM chunks WHERE id IN ({marks})", batch).fetchall()
+                self._read().execute(f"SELECT id, doc_id FROM chunks WHERE id IN ({marks})", batch).fetchall()
             )
         return found
 
@@ -620,9 +682,11 @@ class SQLiteStore:
         found: dict[str, str] = {}
         for batch in batches(list(dict.fromkeys(doc_ids))):
             marks = ",".join("?" * len(batch))
-            rows = self._db.execute(
-                f"SELECT doc_id, id FROM chunks WHERE doc_id IN ({marks}) AND ord = 0", batch
-            ).fetchall()
+            rows = (
+                self._read()
+                .execute(f"SELECT doc_id, id FROM chunks WHERE doc_id IN ({marks}) AND ord = 0", batch)
+                .fetchall()
+            )
             found.update(rows)
         return found
 
@@ -630,11 +694,15 @@ class SQLiteStore:
         found: dict[str, list[str]] = {}
         for batch in batches(list(dict.fromkeys(chunk_ids))):
             marks = ",".join("?" * len(batch))
-            rows = self._db.execute(
-                "SELECT c.id, n.id FROM chunks c JOIN chunks n ON n.doc_id = c.doc_id "
-                f"AND n.ord IN (c.ord - 1, c.ord + 1) WHERE c.id IN ({marks}) ORDER BY c.id, n.ord",
-                batch,
-            ).fetchall()
+            rows = (
+                self._read()
+                .execute(
+                    "SELECT c.id, n.id FROM chunks c JOIN chunks n ON n.doc_id = c.doc_id "
+                    f"AND n.ord IN (c.ord - 1, c.ord + 1) WHERE c.id IN ({marks}) ORDER BY c.id, n.ord",
+                    batch,
+                )
+                .fetchall()
+            )
             for chunk_id, neighbour in rows:
                 found.setdefault(chunk_id, []).append(neighbour)
         return found
@@ -652,7 +720,7 @@ class SQLiteStore:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
     def list_chunks(self, doc_id: str) -> list[Chunk]:
-        rows = self._db.execute(
+        rows = self._read().execute(
             f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE c.doc_id = ? ORDER BY c.ord", (doc_id,)
         )
         return [_chunk(row) for row in rows]

@@ -9,7 +9,24 @@ class ConfigError(ShuError):
     pass
 
 
-class UnknownPersonaError(ShuError):
+class InvalidRequestError(ShuError):
+    """The request itself is wrong (an empty or over-long question, a bad argument): a client's
+    mistake (HTTP 400/422), never the server's."""
+
+
+class NotFoundError(ShuError):
+    """The thing asked for does not exist, or not for this asker (HTTP 404)."""
+
+
+class ForbiddenError(ShuError):
+    """The asker may not reach this (HTTP 403)."""
+
+
+class ConflictError(ShuError):
+    """The request collides with the state of the knowledge base (HTTP 409)."""
+
+
+class UnknownPersonaError(NotFoundError):
     def __init__(self, slug: str, known: list[str]) -> None:
         listing = ", ".join(known) if known else "none ingested yet"
         super().__init__(f"unknown persona {slug!r} (known: {listing})")

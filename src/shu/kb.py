@@ -23,28 +23,53 @@ from shu.answer.respond import ScopedAnswerer
 from shu.answer.stream import AskEvent, final_answer
 from shu.config.settings import Settings, load_settings
 from shu.enrich.llm import LLMEnricher
-from shu.errors import ShuError, UnknownPersonaError
+from shu.errors import InvalidRequestError, NotFoundError, UnknownPersonaError
 from shu.ingest.job import IngestJob, Progress, Redo
 from shu.ingest.report import IngestReport
 from shu.models.embed import Embedder, create_embedder
 from shu.models.llm.cache import ResponseCache
+from shu.models.llm.client import LLMClient
 from shu.models.llm.factory import create_llm
 from shu.models.rerank.base import Reranker
 from shu.models.rerank.factory import create_reranker
 from shu.prompts import prompt_versions
 from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store import Store, open_store
-from shu.types import Answer, Document, Persona, RetrievalResult, SearchHit
+from shu.types import (
+    Answer,
+    Document,
+    DocumentSection,
+    DocumentView,
+    KnowledgeBaseStats,
+    Persona,
+    RetrievalResult,
+    SearchHit,
+    citation_key,
+)
 
 MAX_QUERY_CHARS = 4000
 
 
 class KnowledgeBase:
-    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+    """The one door to Shu: everything the CLI, the server and your code do goes through here.
+    Parts can be given instead of built from the settings (a store, an embedder, an LLM client,
+    a reranker, an answerer): for tests, and for your own implementations."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: Embedder | None = None,
+        store: Store | None = None,
+        llm: LLMClient | None = None,
+        reranker: Reranker | None = None,
+        answerer: ScopedAnswerer | None = None,
+    ) -> None:
         self.settings = settings
-        self.store: Store = open_store(settings)
-        if embedder is not None:
-            self.__dict__["embedder"] = embedder
+        self.store: Store = store if store is not None else open_store(settings)
+        given = {"embedder": embedder, "reranker": reranker, "answerer": answerer}
+        self.__dict__.update({name: part for name, part in given.items() if part is not None})
+        if llm is not None:
+            self.__dict__["llm"] = LLMEnricher(llm)
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -79,6 +104,58 @@ class KnowledgeBase:
         if persona is not None:
             self.persona(persona)
         return self.store.list_documents(persona)
+
+    def document(self, doc_id: str, persona: str | None = None) -> DocumentView:
+        """A document with its text by section, its profile and its relationships. With
+        `persona`, only a document of that persona (another's is "not found", never "forbidden":
+        its existence is not told)."""
+        if persona is not None:
+            self.persona(persona)
+        found = self.store.get_document(doc_id)
+        if found is None or (persona is not None and persona not in found.personas):
+            where = f" in persona {persona!r}" if persona is not None else ""
+            raise NotFoundError(f"no document {doc_id!r}{where}")
+        sections: list[DocumentSection] = []
+        for chunk in self.store.list_chunks(doc_id):
+            if sections and sections[-1].section_path == chunk.section_path:
+                sections[-1].text += "\n" + chunk.text
+            else:
+                key = citation_key(doc_id, chunk.section_path)
+                sections.append(
+                    DocumentSection(section_path=chunk.section_path, text=chunk.text, citation_key=key)
+                )
+        relationships = self.store.list_relationships([doc_id])
+        if persona is not None:  # a link into another persona's document is not shown
+            targets = self.store.get_documents([r.target for r in relationships])
+            relationships = [
+                r for r in relationships if r.target in targets and persona in targets[r.target].personas
+            ]
+        return DocumentView(
+            document=found,
+            sections=sections,
+            profile=self.store.get_profile(doc_id),
+            relationships=relationships,
+        )
+
+    def stats(self) -> KnowledgeBaseStats:
+        """Counts and size of the store, what made the enrichment, LLM use, the answer cache, the
+        agent's findings."""
+        found = self.store.stats()
+        findings = self.store.list_findings(include_undone=True)
+        active = [f for f in findings if not f.undone]
+        return KnowledgeBaseStats(
+            **found.__dict__,
+            enrichment=self.store.enrichment_stats(),
+            llm=self.store.llm_totals(),
+            answer_cache=self.answer_cache.stats() if self.answer_cache is not None else None,
+            findings={
+                "active": len(active),
+                "relationships": sum(f.kind == "relationship" for f in active),
+                "stale_manifests": sum(f.kind == "stale_manifest" for f in active),
+                "document_types": sum(f.kind == "document_type" for f in active),
+                "undone": len(findings) - len(active),
+            },
+        )
 
     @cached_property
     def reranker(self) -> Reranker | None:
@@ -170,13 +247,17 @@ class KnowledgeBase:
 def open_kb(
     home: Path | str | None = None, overrides: list[str] | None = None, embedder: Embedder | None = None
 ) -> KnowledgeBase:
+    """The knowledge base in `home` (default `.shu`, or `SHU_HOME`) with its settings,
+    `overrides` (`dotted.key=value`) laid on top."""
     return KnowledgeBase(load_settings(home, overrides), embedder=embedder)
 
 
 def _checked_query(query: str) -> str:
     query = " ".join(query.replace("\x00", " ").split())
     if not query:
-        raise ShuError("the question is empty")
+        raise InvalidRequestError("the question is empty")
     if len(query) > MAX_QUERY_CHARS:
-        raise ShuError(f"the question is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}")
+        raise InvalidRequestError(
+            f"the question is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}"
+        )
     return query

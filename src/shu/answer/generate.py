@@ -9,6 +9,7 @@ the extractive answerer's (calibrated): when it finds nothing that answers, the 
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 
@@ -21,6 +22,8 @@ from shu.models.llm.base import ChatResult, LLMError, Message
 from shu.models.llm.client import LLMClient
 from shu.prompts import load_prompt
 from shu.types import Answer, AnswerStyle, AssembledContext, Persona, RetrievalResult
+
+log = logging.getLogger(__name__)
 
 STYLES: dict[AnswerStyle, str] = {
     "synthesize": "Answer directly in a few sentences, with the most specific facts the context gives "
@@ -72,6 +75,7 @@ class LLMAnswerer:
                 deltas = self.client.stream(messages, self.max_tokens, 0.0, record=spent)
                 yield from filtered(deltas, KeyFilter(keys), pieces)
             except LLMError as exc:
+                log.warning("the answer model failed, quoting instead: %s", exc)
                 yield StreamReset(f"the model failed: {exc}")
                 yield self._fallback(quoted_answer, f"the model failed: {exc}", spent)
                 return

@@ -15,6 +15,7 @@ as insufficient, saying what is missing.
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 from dataclasses import dataclass
 from typing import Literal, Protocol
@@ -30,6 +31,8 @@ from shu.prompts import load_prompt
 from shu.store.base import PROFILE_SURFACES, Store
 from shu.text import split_sentences
 from shu.types import Persona, RetrievalResult
+
+log = logging.getLogger(__name__)
 
 _TOPICS_SHOWN = 40
 
@@ -127,6 +130,7 @@ class LLMScope:
         try:
             verdict = self.client.structured(messages, _Verdict, max_tokens=200).value
         except (LLMError, StructuredOutputError) as exc:
+            log.warning("the scope model failed, the rules decide: %s", exc)
             return ScopeDecision(
                 decided.in_scope,
                 decided.reason,

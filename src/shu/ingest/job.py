@@ -5,6 +5,7 @@ hash; a bad file is reported and skipped; `prune` removes documents whose files 
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +28,8 @@ from shu.ingest.vectors import embed_batch
 from shu.models.embed.base import Embedder
 from shu.store.base import Store
 from shu.types import Chunk, Document, DocumentRef, Enrichment
+
+log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int], None]
 Redo = Literal["changed", "all", "fallbacks"]
@@ -174,6 +177,7 @@ class IngestJob:
             run.failed_paths.add(resolved_path)
             return
         except Exception as exc:  # a parser bug must not stop the run: report it and go on
+            log.exception("parsing %s failed unexpectedly", path)
             outcome.message = f"unexpected {exc.__class__.__name__}: {exc}"
             run.failed_paths.add(resolved_path)
             return
@@ -277,6 +281,7 @@ class IngestJob:
                 doc.id, doc.title, parsed.body, chunking.max_tokens, chunking.overlap_tokens
             )
         except Exception as exc:  # a chunker bug must not stop the run
+            log.exception("chunking %s failed unexpectedly", doc.id)
             outcome.message = f"unexpected {exc.__class__.__name__} while chunking: {exc}"
             return None
         if not chunks:
@@ -290,6 +295,7 @@ class IngestJob:
                 doc, parsed.body, chunks, self.settings.enrich, self.llm, self.catalogue
             )
         except Exception as exc:  # enrichment is an extra: the document is still indexed without it
+            log.exception("enriching %s failed; indexed without it", doc.id)
             enrichment = Enrichment()
             outcome.warnings.append(
                 f"enrichment failed ({exc.__class__.__name__}: {exc}); indexed without it"

@@ -5,6 +5,7 @@ search. The result carries the whole trace."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,6 +36,8 @@ from shu.types import (
     SearchQueries,
     SurfaceHit,
 )
+
+log = logging.getLogger(__name__)
 
 _TRACE_DEPTH = 20
 _ESCALATE_TOP = 3
@@ -295,6 +298,7 @@ class RetrievalPipeline:
         try:
             scores = self.reranker.score(query, [f"{h.doc_title}\n{h.chunk.text}" for h in head])
         except ShuError as exc:
+            log.warning("rerank failed, fused order kept: %s", exc)
             notes.append(f"rerank failed ({exc.__class__.__name__}): fused order kept")
             return hits
         ranked = sorted(zip(head, scores, strict=True), key=lambda pair: -pair[1])

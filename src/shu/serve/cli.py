@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from shu.eval.configs import EvalConfig
     from shu.eval.dataset import Dataset
     from shu.eval.runner import ConfigResult
-    from shu.types import Document, Finding
+    from shu.types import Document
 
 app = typer.Typer(
     help="Shu: cited answers from your own documents, offline.",
@@ -276,17 +276,12 @@ def _listed(doc: Document, persona: str | None) -> dict[str, Any]:
 def stats() -> None:
     """Counts and size of the store."""
     with _kb() as kb:
-        found = kb.store.stats()
-        enrichment = kb.store.enrichment_stats()
-        llm = kb.store.llm_totals()
-        answers = kb.answer_cache.stats() if kb.answer_cache is not None else None
-        findings = _finding_counts(kb.store.list_findings(include_undone=True))
-    data = found.__dict__
+        found = kb.stats()
     if state.as_json:
-        _emit_json(
-            data | {"enrichment": enrichment, "llm": llm, "answer_cache": answers, "findings": findings}
-        )
+        _emit_json(found.model_dump())
         return
+    data = found.model_dump(exclude={"enrichment", "llm", "answer_cache", "findings"})
+    enrichment, llm, answers, findings = found.enrichment, found.llm, found.answer_cache, found.findings
     table = Table("what", "value")
     for key, value in data.items():
         _row(table, key, str(value))
@@ -310,18 +305,6 @@ def stats() -> None:
     )
     if llm["runs"]:
         out.print(f"LLM use over {llm['runs']} runs: {escape(json.dumps(llm))}", highlight=False)
-
-
-def _finding_counts(found: list[Finding]) -> dict[str, int]:
-    active = [f for f in found if not f.undone]
-    count = lambda kind: sum(f.kind == kind for f in active)  # noqa: E731
-    return {
-        "active": len(active),
-        "relationships": count("relationship"),
-        "stale_manifests": count("stale_manifest"),
-        "document_types": count("document_type"),
-        "undone": len(found) - len(active),
-    }
 
 
 findings_app = typer.Typer(

@@ -5,6 +5,8 @@ as data. When the model fails, the rules agent chooses the remaining steps."""
 
 from __future__ import annotations
 
+import logging
+
 from shu.answer.agent.loop import Action, AgentState, Choice
 from shu.answer.agent.rules import RulesAgent
 from shu.answer.agent.tools import TOOLS, Workspace, description
@@ -12,6 +14,8 @@ from shu.answer.quote import quoted
 from shu.models.llm.base import LLMError
 from shu.models.llm.client import LLMClient, StructuredOutputError
 from shu.prompts import load_prompt
+
+log = logging.getLogger(__name__)
 
 _RESULT_CHARS = 1500
 _SHOWN_RESULTS = 2
@@ -44,6 +48,7 @@ class LLMAgent:
         try:
             chosen = self.client.structured(messages, Action, max_tokens=200, check=_known_tool)
         except (LLMError, StructuredOutputError) as exc:
+            log.warning("the agent's model failed, the rules take the remaining steps: %s", exc)
             self.failed = str(exc)[:200]
             spent = 0
             if isinstance(exc, StructuredOutputError):  # two replies came back, unusable: estimated

@@ -4,6 +4,7 @@ claim. When the model fails, the rules decide every claim."""
 
 from __future__ import annotations
 
+import logging
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -16,6 +17,8 @@ from shu.models.llm.base import LLMError
 from shu.models.llm.client import LLMClient, StructuredOutputError
 from shu.prompts import load_prompt
 from shu.types import AssembledContext, ClaimVerdict, Verification
+
+log = logging.getLogger(__name__)
 
 _CITED_CHARS = 2400
 
@@ -67,7 +70,8 @@ class LLMVerifier:
         )
         try:
             answered = self.client.structured(prompt.messages(claims=listed), _Verdicts, max_tokens=900)
-        except (LLMError, StructuredOutputError):
+        except (LLMError, StructuredOutputError) as exc:
+            log.warning("the verifier model failed, the rules decide: %s", exc)
             return ruled.model_copy(update={"method": "rules (llm failed)"})
         judged, usage = answered.value, answered.result.usage
         verdicts = list(ruled.verdicts)

@@ -23,7 +23,7 @@ from shu.answer.respond import ScopedAnswerer
 from shu.answer.stream import AskEvent, final_answer
 from shu.config.settings import Settings, load_settings
 from shu.enrich.llm import LLMEnricher
-from shu.errors import InvalidRequestError, NotFoundError, UnknownPersonaError
+from shu.errors import ConflictError, InvalidRequestError, NotFoundError, ShuError, UnknownPersonaError
 from shu.ingest.job import IngestJob, Progress, Redo
 from shu.ingest.report import IngestReport
 from shu.models.embed import Embedder, create_embedder
@@ -35,11 +35,15 @@ from shu.models.rerank.factory import create_reranker
 from shu.prompts import prompt_versions
 from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store import Store, open_store
+from shu.store.factory import open_store_url
+from shu.store.migrate import MigrationReport
+from shu.store.migrate import migrate as copy_store
 from shu.types import (
     Answer,
     Document,
     DocumentSection,
     DocumentView,
+    Finding,
     KnowledgeBaseStats,
     Persona,
     RetrievalResult,
@@ -136,6 +140,21 @@ class KnowledgeBase:
             profile=self.store.get_profile(doc_id),
             relationships=relationships,
         )
+
+    def findings(self, persona: str | None = None, include_undone: bool = False) -> list[Finding]:
+        """What the agent wrote back, newest first (of one persona, or all)."""
+        if persona is not None:
+            self.persona(persona)
+        return self.store.list_findings(persona, include_undone=include_undone)
+
+    def undo_finding(self, finding_id: int) -> Finding:
+        """Take a finding back (its effects stop; it is kept, marked undone); the finding."""
+        known = {f.id: f for f in self.store.list_findings(include_undone=True)}
+        if finding_id not in known:
+            raise NotFoundError(f"unknown finding {finding_id} (`shu findings --all` lists them)")
+        if not self.store.undo_finding(finding_id):
+            raise ConflictError(f"finding {finding_id} is already undone")
+        return known[finding_id].model_copy(update={"undone": True})
 
     def stats(self) -> KnowledgeBaseStats:
         """Counts and size of the store, what made the enrichment, LLM use, the answer cache, the
@@ -261,3 +280,22 @@ def _checked_query(query: str) -> str:
             f"the question is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}"
         )
     return query
+
+
+def migrate(
+    source: str, target: str, settings: Settings, progress: Progress | None = None, force: bool = False
+) -> MigrationReport:
+    """Copy a knowledge base from one store to another (`sqlite:///…` or `postgresql://…`) with
+    its embeddings, enrichment and the agent's findings; resumable (documents already there are
+    skipped unless `force`)."""
+    origin = open_store_url(source, settings.store)
+    try:
+        destination = open_store_url(target, settings.store)
+    except ShuError:
+        origin.close()
+        raise
+    try:
+        return copy_store(origin, destination, progress, force)
+    finally:
+        origin.close()
+        destination.close()

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 from typer.testing import CliRunner
 
@@ -354,3 +357,31 @@ def test_ask_with_the_agent_prints_its_steps_and_the_json_carries_the_trace(
     assert 0.0 <= data["confidence"] <= 1.0 and data["corrections"] == []
     code, output = shu(home, "--json", "ask", question, "-p", "lumen", "--no-agent", "--no-cache")
     assert json.loads(output)["agent"] is None
+
+
+def test_serve_refuses_a_public_address_without_keys(home: Path) -> None:
+    code, output = shu(home, "serve", "--host", "0.0.0.0")
+    assert code == 2 and "refusing to bind 0.0.0.0" in output
+
+
+def test_shu_serve_answers_http_on_loopback(home: Path, make_persona: PersonaMaker) -> None:
+    shu(home, "ingest", str(make_persona("lumen", rag={"pricing.md": PRICING})))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [str(Path(sys.executable).with_name("shu")), "--home", str(home), "serve", "--port", str(port)]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        body = {"question": "What does the Pro plan cost?", "persona": "lumen"}
+        answer = httpx.post(f"http://127.0.0.1:{port}/v1/ask", json=body, timeout=60).json()
+        assert "The Pro plan costs $65 per seat per month." in answer["text"]
+    finally:
+        server.terminate()
+        server.wait(timeout=20)

@@ -177,6 +177,29 @@ def ask(
         )
 
 
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+@app.command()
+def serve(
+    host: Annotated[
+        str, typer.Option(help="Address to bind (loopback only until keys exist).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port.")] = 8000,
+) -> None:
+    """Serve the HTTP API (OpenAPI at /docs) over this knowledge base, same settings and home as
+    every other command."""
+    import uvicorn
+
+    from shu.serve.http import create_app
+
+    if host not in _LOOPBACK:
+        _fail(f"refusing to bind {host}: without API keys Shu serves loopback (127.0.0.1) only")
+    with _kb() as kb:
+        err.print(f"Shu on http://{host}:{port} (API docs at /docs); loopback only, no keys", highlight=False)
+        uvicorn.run(create_app(kb), host=host, port=port, log_level="warning")
+
+
 @app.command()
 def personas() -> None:
     """List the personas in the store."""

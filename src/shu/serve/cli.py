@@ -201,6 +201,16 @@ def serve(
 
 
 @app.command()
+def mcp() -> None:
+    """Serve the MCP tools (list_personas, search, ask, read_document) over stdio, for an AI
+    client: configure it to run `shu --home <home> mcp`."""
+    from shu.serve.mcp import create_mcp
+
+    with _kb() as kb:
+        create_mcp(kb).run("stdio")
+
+
+@app.command()
 def personas() -> None:
     """List the personas in the store."""
     with _kb() as kb:

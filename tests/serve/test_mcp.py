@@ -1,0 +1,67 @@
+"""`shu mcp` through the official SDK's own client over stdio: the tools, their descriptions,
+cited results, and errors for bad input."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from shu.kb import KnowledgeBase
+from tests.conftest import PersonaMaker, doc
+
+PRICING = doc("pricing", "Pricing", "# Pricing\n\n## Pro\n\nThe Pro plan costs $65 per seat per month.")
+SECRET = doc("secret", "Board secrets", "# Board\n\n## Deal\n\nThe acquisition price is 9 million.")
+
+
+async def session_calls(home: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], list[Any]]:
+    shu = str(Path(sys.executable).with_name("shu"))
+    params = StdioServerParameters(command=shu, args=["--home", str(home), "mcp"])
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = (await session.list_tools()).tools
+        results = [await session.call_tool(name, arguments) for name, arguments in calls]
+    return tools, results
+
+
+def payload(result: Any) -> Any:
+    if result.structured_content is not None:
+        found = result.structured_content
+        return found.get("result", found) if isinstance(found, dict) else found
+    return json.loads(result.content[0].text)
+
+
+def test_the_sdk_client_lists_the_tools_and_gets_cited_results(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    folder = make_persona("lumen", rag={"pricing.md": PRICING})
+    make_persona("board", rag={"secret.md": SECRET})
+    assert not kb.ingest(folder.parent).failed
+    home = kb.settings.home
+    kb.close()
+    calls = [
+        ("list_personas", {}),
+        ("search", {"question": "Pro plan price", "persona": "lumen", "limit": 2}),
+        ("ask", {"question": "What does the Pro plan cost?", "persona": "lumen"}),
+        ("read_document", {"doc_id": "pricing", "persona": "lumen"}),
+        ("read_document", {"doc_id": "secret", "persona": "lumen"}),
+        ("ask", {"question": "What does the Pro plan cost?", "persona": "nobody"}),
+    ]
+    tools, results = asyncio.run(session_calls(home, calls))
+    described = {t.name: t.description or "" for t in tools}
+    assert set(described) == {"list_personas", "search", "ask", "read_document"}
+    assert "citation key" in described["search"] and "[0, 1]" in described["ask"]
+    personas, hits, answer, document, walled, unknown = results
+    assert {p["slug"]: p["documents"] for p in payload(personas)} == {"board": 1, "lumen": 1}
+    assert payload(hits)[0]["citation"] == "[^pricing:Pricing > Pro]"
+    said = payload(answer)
+    assert "The Pro plan costs $65 per seat per month. [^pricing:Pricing > Pro]" in said["text"]
+    assert said["sources"] and 0.0 <= said["confidence"] <= 1.0
+    assert payload(document)["sections"][0]["citation"] == "[^pricing:Pricing > Pro]"
+    assert walled.is_error and "no document 'secret' in persona 'lumen'" in walled.content[0].text
+    assert unknown.is_error and "unknown persona 'nobody'" in unknown.content[0].text

@@ -10,42 +10,25 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from shu.answer.agent.tools import TOOLS, Found, ToolResult, Workspace
 from shu.config.settings import AgentSettings
 from shu.types import AgentStep, AgentTrace, Finding, SearchHit
 
-_MAX_TEXT = 4000
-_MAX_IDS = 5
 _PATIENCE = 2
 """Searches (or refused calls) in a row that bring no new document or passage before the agent gives up."""
 
 
 class Action(BaseModel):
     """One step the agent takes: a tool and its arguments, or `finish`. One flat model, so a
-    JSON-mode server without native tool calling can produce it. Its JSON schema names the tools
-    (an enum a grammar can constrain to) and carries no length limits (llama.cpp turns each into
-    a grammar rule per character and fails); lengths are checked on validation instead."""
+    JSON-mode server without native tool calling can produce it; its schema names the tools as
+    an enum a grammar can constrain to."""
 
-    tool: str = Field(json_schema_extra={"enum": [*TOOLS, "finish"]})
-    query: str = ""
-    doc_ids: list[str] = Field(default_factory=list)
-    reason: str = ""
-
-    @field_validator("tool", "query", "reason")
-    @classmethod
-    def _bounded(cls, value: str) -> str:
-        if len(value) > _MAX_TEXT:
-            raise ValueError(f"at most {_MAX_TEXT} characters")
-        return value
-
-    @field_validator("doc_ids")
-    @classmethod
-    def _few(cls, value: list[str]) -> list[str]:
-        if len(value) > _MAX_IDS:
-            raise ValueError(f"at most {_MAX_IDS} document ids")
-        return value
+    tool: str = Field(max_length=60, json_schema_extra={"enum": [*TOOLS, "finish"]})
+    query: str = Field("", max_length=4000)
+    doc_ids: list[str] = Field(default_factory=list, max_length=5)
+    reason: str = Field("", max_length=4000)
 
 
 @dataclass

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from shu.answer.citations import ContextKeys
 from shu.answer.quote import quoted
@@ -24,29 +24,13 @@ _CITED_CHARS = 2400
 
 
 class _Judged(BaseModel):
-    """No length limits in the schema (llama.cpp's grammar engine fails on them): checked here."""
-
-    claim: int = Field(ge=1)
+    claim: int = Field(ge=1, le=50)
     verdict: Literal["supported", "unsupported", "contradicted"]
-    quote: str
-
-    @field_validator("quote")
-    @classmethod
-    def _short(cls, value: str) -> str:
-        if len(value) > 500:
-            raise ValueError("a quote is one sentence (500 characters at most)")
-        return value
+    quote: str = Field(max_length=500)
 
 
 class _Verdicts(BaseModel):
-    verdicts: list[_Judged]
-
-    @field_validator("verdicts")
-    @classmethod
-    def _few(cls, value: list[_Judged]) -> list[_Judged]:
-        if len(value) > 50:
-            raise ValueError("at most 50 verdicts")
-        return value
+    verdicts: list[_Judged] = Field(max_length=50)
 
 
 class LLMVerifier:

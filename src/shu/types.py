@@ -334,6 +334,8 @@ class Answer(BaseModel):
     calibrated on the answer eval (`shu.answer.confidence`)."""
     corrections: list[Correction] = Field(default_factory=list)
     agent: AgentTrace | None = None
+    retrieval: RetrievalResult | None = None
+    """The retrieval the answer rests on (plan, surfaces, fusion, context; hits are in `hits`)."""
 
     @property
     def quoted(self) -> bool:
@@ -660,3 +662,6 @@ class RetrievalResult(BaseModel):
     timings_ms: dict[str, float] = Field(default_factory=dict)
     sub_questions: list[str] = Field(default_factory=list)
     """The parts the agent split the question into (an answer should cover each)."""
+
+
+Answer.model_rebuild()

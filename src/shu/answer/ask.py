@@ -53,7 +53,8 @@ class Responder:
         answer, result = self._corrected(answer, result, persona)
         if self.agent is not None and trace is None and (why := after(answer, self.agent_settings, agent)):
             answer = self._investigated(answer, result, persona, why)
-        yield from _replaced(_with_agent_spending(answer), shown)
+        traced = answer.model_copy(update={"retrieval": result.model_copy(update={"hits": []})})
+        yield from _replaced(_with_agent_spending(traced), shown)
 
     def _streamed(self, result: RetrievalResult, persona: Persona) -> Generator[AskEvent, None, Answer]:
         final: Answer | None = None

@@ -167,7 +167,7 @@ def ask(
         if state.as_json:
             answer = kb.ask(question, persona=persona, use_cache=not no_cache, agent=agent)
             _emit_json(
-                answer.model_dump(exclude={"hits"})
+                answer.model_dump(exclude={"hits", "retrieval"})
                 | {"sources": [source_line(c) for c in answer.citations]}
                 | {"markdown": render_answer(answer, style)}
             )

@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
 from shu import __version__
@@ -24,6 +26,7 @@ from shu.types import Answer
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 64 * 1024
+WEB_PAGE = Path(__file__).parent / "web"
 _STATUS = ((InvalidRequestError, 400), (NotFoundError, 404), (ForbiddenError, 403), (ConflictError, 409))
 
 
@@ -44,6 +47,7 @@ class AskRequest(BaseModel):
     stream: bool = Field(False, description="server-sent events: text pieces, resets, then the answer")
     agent: bool | None = Field(None, description="true: the agent; false: never; null: the policy")
     use_cache: bool = True
+    trace: bool = Field(False, description="include the retrieval trace (plan, surfaces, fusion, context)")
 
 
 def create_app(kb: KnowledgeBase) -> FastAPI:
@@ -112,26 +116,28 @@ def create_app(kb: KnowledgeBase) -> FastAPI:
         events = kb.ask_stream(request.question, request.persona, request.use_cache, request.agent)
         if not request.stream:
             final = [e for e in events if isinstance(e, Answer)][-1]
-            return _answer_json(final, kb)
-        return StreamingResponse(_server_events(events, kb), media_type="text/event-stream")
+            return _answer_json(final, kb, request.trace)
+        return StreamingResponse(_server_events(events, kb, request.trace), media_type="text/event-stream")
 
     @app.get("/v1/stats")
     def stats() -> dict[str, Any]:
         return kb.stats().model_dump()
 
+    app.mount("/", StaticFiles(directory=WEB_PAGE, html=True), name="web")
     return app
 
 
-def _answer_json(answer: Answer, kb: KnowledgeBase) -> dict[str, Any]:
+def _answer_json(answer: Answer, kb: KnowledgeBase, trace: bool) -> dict[str, Any]:
     style = kb.settings.answer.citation_style
-    return answer.model_dump(exclude={"hits"}) | {"markdown": render_answer(answer, style)}
+    left_out = {"hits"} if trace else {"hits", "retrieval"}
+    return answer.model_dump(exclude=left_out) | {"markdown": render_answer(answer, style)}
 
 
-def _server_events(events: Iterator[object], kb: KnowledgeBase) -> Iterator[str]:
+def _server_events(events: Iterator[object], kb: KnowledgeBase, trace: bool) -> Iterator[str]:
     try:
         for event in events:
             if isinstance(event, Answer):
-                yield _event("answer", _answer_json(event, kb))
+                yield _event("answer", _answer_json(event, kb, trace))
             elif isinstance(event, StreamReset):
                 yield _event("reset", {"reason": event.reason})
             elif event:

@@ -47,3 +47,7 @@ class EmbedderError(ShuError):
 
 class StoreError(ShuError):
     pass
+
+
+class UnauthorizedError(ShuError):
+    """No key, or a key that is unknown or revoked (HTTP 401)."""

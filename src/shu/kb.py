@@ -11,21 +11,25 @@ for piece in kb.ask_stream("What does the Pro plan cost?", persona="lumen-suppor
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
 
 from shu import __version__
+from shu.access import authenticate, create_key
 from shu.answer.ask import Responder
 from shu.answer.cache import AnswerCache, answer_key
 from shu.answer.factory import create_answerer, create_responder
 from shu.answer.respond import ScopedAnswerer
 from shu.answer.stream import AskEvent, final_answer
 from shu.config.settings import Settings, load_settings
+from shu.enrich.enricher import contextualize, with_context
 from shu.enrich.llm import LLMEnricher
 from shu.errors import ConflictError, InvalidRequestError, NotFoundError, ShuError, UnknownPersonaError
 from shu.ingest.job import IngestJob, Progress, Redo
 from shu.ingest.report import IngestReport
+from shu.jobs import JobRunner
 from shu.models.embed import Embedder, create_embedder
 from shu.models.llm.cache import ResponseCache
 from shu.models.llm.client import LLMClient
@@ -38,8 +42,11 @@ from shu.store import Store, open_store
 from shu.store.factory import open_store_url
 from shu.store.migrate import MigrationReport
 from shu.store.migrate import migrate as copy_store
+from shu.text import count_tokens, joined_without_overlap
 from shu.types import (
     Answer,
+    ApiKey,
+    Chunk,
     Document,
     DocumentSection,
     DocumentView,
@@ -48,10 +55,13 @@ from shu.types import (
     Persona,
     RetrievalResult,
     SearchHit,
+    Signal,
     citation_key,
 )
 
 MAX_QUERY_CHARS = 4000
+
+log = logging.getLogger(__name__)
 
 
 class KnowledgeBase:
@@ -90,10 +100,30 @@ class KnowledgeBase:
         return LLMEnricher(client) if client else None
 
     def ingest(
-        self, path: Path | str, prune: bool = False, progress: Progress | None = None, redo: Redo = "changed"
+        self,
+        path: Path | str,
+        prune: bool = False,
+        progress: Progress | None = None,
+        redo: Redo = "changed",
+        context: bool | None = None,
     ) -> IngestReport:
-        job = IngestJob(self.settings, self.store, self.embedder, progress, llm=self.llm)
-        return job.run(Path(path), prune=prune, redo=redo)
+        """Ingest persona folders (each document committed on its own: an interrupted run resumes
+        where it stopped). `redo`: "changed", "all" or "fallbacks" (LLM artifacts that fell back);
+        `context`: index chunks with (True) or without (False) context prefixes this run."""
+        return self.ingest_job(progress, context).run(Path(path), prune=prune, redo=redo)
+
+    def ingest_job(self, progress: Progress | None = None, context: bool | None = None) -> IngestJob:
+        """An ingestion run not yet started (its report fills as it goes)."""
+        settings = self.settings
+        if context is not None:
+            enrich = settings.enrich.model_copy(update={"context": context})
+            settings = settings.model_copy(update={"enrich": enrich})
+        return IngestJob(settings, self.store, self.embedder, progress, llm=self.llm)
+
+    @cached_property
+    def jobs(self) -> JobRunner:
+        """Background ingest / enrich / reindex jobs, kept in the store with their progress."""
+        return JobRunner(self)
 
     def persona(self, slug: str) -> Persona:
         persona = self.store.get_persona(slug)
@@ -122,7 +152,7 @@ class KnowledgeBase:
         sections: list[DocumentSection] = []
         for chunk in self.store.list_chunks(doc_id):
             if sections and sections[-1].section_path == chunk.section_path:
-                sections[-1].text += "\n" + chunk.text
+                sections[-1].text = joined_without_overlap(sections[-1].text, chunk.text)
             else:
                 key = citation_key(doc_id, chunk.section_path)
                 sections.append(
@@ -155,6 +185,65 @@ class KnowledgeBase:
         if not self.store.undo_finding(finding_id):
             raise ConflictError(f"finding {finding_id} is already undone")
         return known[finding_id].model_copy(update={"undone": True})
+
+    def contextualize(
+        self, chunk: str, document: str, title: str = "document", max_words: int = 100
+    ) -> tuple[Chunk, str]:
+        """The context prefix contextual retrieval would index a passage of a document with
+        (spec 003 `generate_context_for_chunk`): the chunk with `context` and `index_text` set, and
+        the method that made the prefix ("llm" or "extractive")."""
+        if not chunk.strip() or not document.strip():
+            raise InvalidRequestError("both the chunk and its document are needed")
+        doc = Document(id="given", title=title, personas=[], content_hash="")
+        given = Chunk(
+            id="given:0",
+            doc_id="given",
+            ord=0,
+            section_path=title,
+            text=chunk,
+            index_text=chunk,
+            token_count=count_tokens(chunk),
+        )
+        prefix, method = contextualize(doc, document, given, self.llm, max_words)
+        return with_context(given, prefix), method
+
+    # -- users: keys and signals ------------------------------------------------------------
+
+    def create_key(
+        self, user: str, personas: list[str] | None = None, admin: bool = False
+    ) -> tuple[ApiKey, str]:
+        """A key for the server: the key, and its token (shown once; only its hash is kept)."""
+        return create_key(self.store, user, personas or [], admin)
+
+    def keys(self) -> list[ApiKey]:
+        return self.store.list_keys()
+
+    def revoke_key(self, key_id: str) -> ApiKey:
+        found = self.store.get_key(key_id)
+        if found is None:
+            raise NotFoundError(f"unknown key {key_id!r} (`shu keys list` lists them)")
+        if not self.store.revoke_key(key_id):
+            raise ConflictError(f"key {key_id} is already revoked")
+        return found[0].model_copy(update={"revoked": True})
+
+    def auth_required(self) -> bool:
+        """Whether the server asks for keys (once any key that is not revoked exists)."""
+        return any(not key.revoked for key in self.store.list_keys())
+
+    def authenticate(self, token: str | None) -> ApiKey:
+        """The key a bearer token belongs to (UnauthorizedError for none, unknown, revoked)."""
+        return authenticate(self.store, token)
+
+    def feedback(self, signal: Signal) -> Signal:
+        """Keep what a user did with an answer or a document (for personalized retrieval)."""
+        self.persona(signal.persona)
+        if signal.doc_id is not None:
+            self.document(signal.doc_id, persona=signal.persona)  # NotFound outside the persona
+        return self.store.add_signal(signal)
+
+    def signals(self, user: str, persona: str | None = None) -> list[Signal]:
+        """One user's own signals, newest first."""
+        return self.store.list_signals(user, persona)
 
     def stats(self) -> KnowledgeBaseStats:
         """Counts and size of the store, what made the enrichment, LLM use, the answer cache, the
@@ -252,6 +341,8 @@ class KnowledgeBase:
         return "|".join(parts)
 
     def close(self) -> None:
+        if "jobs" in self.__dict__:
+            self.jobs.close()
         if "answer_cache" in self.__dict__ and self.answer_cache is not None:
             self.answer_cache.close()
         self.store.close()

@@ -105,3 +105,16 @@ def slugify(value: str) -> str:
     """A stable kebab-case id: `2026 Q1 Report (final).pdf` → `2026-q1-report-final-pdf`."""
     ascii_text = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode("ascii")
     return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+
+
+def joined_without_overlap(previous: str, text: str, longest: int = 4000, shortest: int = 5) -> str:
+    """`previous` followed by `text`, less the part of `text`'s start that repeats `previous`'s
+    end (consecutive chunks of a section overlap): the longest repeat that begins at a word
+    boundary of `previous`, between `shortest` and `longest` characters."""
+    for start in range(max(0, len(previous) - longest), len(previous) - shortest + 1):
+        if start > 0 and not previous[start - 1].isspace():
+            continue
+        tail = previous[start:]
+        if text.startswith(tail):
+            return previous + text[len(tail) :]
+    return previous + "\n" + text

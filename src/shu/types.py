@@ -664,4 +664,65 @@ class RetrievalResult(BaseModel):
     """The parts the agent split the question into (an answer should cover each)."""
 
 
+class ApiKey(BaseModel):
+    """A key of the server: whose it is and which personas it reaches (none listed: all). The
+    secret is shown once when the key is made and stored only as a hash."""
+
+    id: str
+    user: str
+    personas: list[str] = Field(default_factory=list)
+    admin: bool = False
+    created: str = ""
+    revoked: bool = False
+
+    def reaches(self, persona: str) -> bool:
+        return not self.personas or persona in self.personas
+
+
+SignalKind = Literal["up", "down", "star", "unstar", "opened", "used_in_answer", "escalated"]
+
+
+class Signal(BaseModel):
+    """Something a user did with an answer or a document (thumbs, star, opened…), kept with its
+    time for the personalization of retrieval; a user's signals are seen by that user only."""
+
+    id: int | None = None
+    user: str = ""
+    """Who (the key's user; "" on a server without keys, or from the local CLI)."""
+    persona: str
+    kind: SignalKind
+    doc_id: str | None = None
+    question: str = ""
+    answer: str = ""
+    created: str = ""
+
+
+JobKind = Literal["ingest", "enrich", "reindex"]
+JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
+
+
+class Job(BaseModel):
+    """A background run of ingestion (`ingest`), enrichment again (`enrich`: documents whose LLM
+    artifacts fell back, or all with `force`) or re-indexing with context prefixes (`reindex`)."""
+
+    id: str
+    kind: JobKind
+    path: str
+    force: bool = False
+    user: str = ""
+    status: JobStatus = "queued"
+    stage: str = ""
+    processed: int = 0
+    total: int = 0
+    failed: int = 0
+    created: str = ""
+    started: str | None = None
+    finished: str | None = None
+    error: str | None = None
+    report: dict[str, Any] | None = None
+    cancel_requested: bool = False
+    attempts: int = 0
+    """Runs begun (a job interrupted by a restart runs again and resumes where it stopped)."""
+
+
 Answer.model_rebuild()

@@ -385,3 +385,49 @@ def test_shu_serve_answers_http_on_loopback(home: Path, make_persona: PersonaMak
     finally:
         server.terminate()
         server.wait(timeout=20)
+
+
+def test_keys_are_made_listed_and_revoked_and_the_token_is_shown_once(
+    home: Path, make_persona: PersonaMaker
+) -> None:
+    shu(home, "ingest", str(make_persona("lumen", rag={"pricing.md": PRICING})))
+    code, output = shu(home, "--json", "keys", "create", "--user", "ana", "--personas", "lumen")
+    made = json.loads(output)
+    assert code == 0 and made["token"].startswith(f"shu_{made['id']}_") and made["personas"] == ["lumen"]
+    code, output = shu(home, "keys", "list")
+    assert code == 0 and made["id"] in output and "ana" in output and made["token"] not in output
+    code, output = shu(home, "keys", "create", "--user", "bob", "--personas", "nobody")
+    assert code == 2 and "unknown persona(s) nobody" in output
+    assert shu(home, "keys", "revoke", made["id"])[0] == 0
+    code, output = shu(home, "keys", "revoke", made["id"])
+    assert code == 2 and "already revoked" in output
+
+
+def test_with_keys_shu_serve_may_bind_every_address_and_asks_for_a_key(
+    home: Path, make_persona: PersonaMaker
+) -> None:
+    shu(home, "ingest", str(make_persona("lumen", rag={"pricing.md": PRICING})))
+    token = json.loads(shu(home, "--json", "keys", "create", "--user", "ana")[1])["token"]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [str(Path(sys.executable).with_name("shu")), "--home", str(home), "serve", "--host", "0.0.0.0"]
+    command += ["--port", str(port)]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                health = httpx.get(f"{url}/healthz", timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        assert health.json()["auth"] is True
+        assert httpx.get(f"{url}/v1/personas").status_code == 401
+        listed = httpx.get(f"{url}/v1/personas", headers={"Authorization": f"Bearer {token}"})
+        assert [p["slug"] for p in listed.json()] == ["lumen"]
+        assert "<html" in httpx.get(f"{url}/").text.lower(), "the web page is served at /"
+    finally:
+        server.terminate()
+        server.wait(timeout=20)

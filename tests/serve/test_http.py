@@ -4,21 +4,21 @@ bad input answered with a 4xx and a message (never a 500)."""
 from __future__ import annotations
 
 import json
-import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 
 from shu.config.settings import load_settings
 from shu.kb import KnowledgeBase
 from shu.models.llm.client import LLMClient
 from shu.models.llm.scripted import ScriptedLLM
+from shu.serve.background import running
 from shu.serve.http import MAX_BODY_BYTES, create_app
+from shu.store.rows import now
+from shu.types import Job
 from tests.conftest import CountingEmbedder, PersonaMaker, doc
 
 PRICING = doc("pricing", "Pricing", "# Pricing\n\n## Pro\n\nThe Pro plan costs $65 per seat per month.")
@@ -37,19 +37,8 @@ def served(
     folder = make_persona("lumen", rag={"pricing.md": PRICING, "team.md": TEAM})
     make_persona("board", rag={"secret.md": SECRET})
     assert not kb.ingest(folder.parent).failed
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(kb), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started, "uvicorn did not start"
-    yield f"http://127.0.0.1:{port}", model
-    server.should_exit = True
-    thread.join(timeout=10)
+    with running(create_app(kb)) as url:
+        yield url, model
     kb.close()
 
 
@@ -131,3 +120,70 @@ def test_a_body_over_the_limit_is_refused_and_malformed_json_is_422(served: tupl
         f"{url}/v1/ask", content=b'{"question": ', headers={"content-type": "application/json"}
     )
     assert broken.status_code == 422
+
+
+def test_jobs_start_report_progress_and_refuse_what_cannot_be_done(
+    tmp_path: Path, embedder: CountingEmbedder, make_persona: PersonaMaker
+) -> None:
+    folder = make_persona("lumen", rag={"pricing.md": PRICING, "team.md": TEAM})
+    settings = load_settings(tmp_path / "home", ["enrich.enabled=false"])
+    with KnowledgeBase(settings, embedder=embedder) as kb, running(create_app(kb)) as url:
+        started = httpx.post(f"{url}/v1/jobs", json={"kind": "ingest", "path": str(folder.parent)})
+        assert started.status_code == 202 and started.json()["status"] == "queued"
+        job_id = started.json()["id"]
+        deadline = time.monotonic() + 60
+        while (job := httpx.get(f"{url}/v1/jobs/{job_id}").json())["status"] in ("queued", "running"):
+            assert time.monotonic() < deadline, job
+            time.sleep(0.1)
+        assert job["status"] == "done" and job["percent"] == 100.0 and job["processed"] == job["total"] == 2
+        assert job["elapsed_s"] is not None and job["report"]["personas"] == ["lumen"]
+        assert [j["id"] for j in httpx.get(f"{url}/v1/jobs").json()["jobs"]] == [job_id]
+        assert httpx.get(f"{url}/v1/jobs", params={"active": True}).json()["jobs"] == []
+        again = httpx.post(f"{url}/v1/jobs/{job_id}/cancel")
+        assert again.status_code == 409 and "already done" in again.json()["detail"]
+        assert httpx.get(f"{url}/v1/jobs/nope").status_code == 404
+        missing = httpx.post(f"{url}/v1/jobs", json={"kind": "ingest", "path": str(tmp_path / "none")})
+        assert missing.status_code == 400 and "not a folder" in missing.json()["detail"]
+        assert httpx.post(f"{url}/v1/jobs", json={"kind": "rm", "path": "/"}).status_code == 422
+
+
+def test_a_job_left_by_a_stopped_server_resumes_when_the_next_one_starts(
+    tmp_path: Path, embedder: CountingEmbedder, make_persona: PersonaMaker
+) -> None:
+    folder = make_persona("lumen", rag={"pricing.md": PRICING})
+    settings = load_settings(tmp_path / "home", ["enrich.enabled=false"])
+    with KnowledgeBase(settings, embedder=embedder) as kb:
+        left = Job(id="left", kind="ingest", path=str(folder.parent), status="running", created=now())
+        kb.store.save_job(left)
+        with running(create_app(kb)) as url:
+            deadline = time.monotonic() + 60
+            while (job := httpx.get(f"{url}/v1/jobs/left").json())["status"] != "done":
+                assert time.monotonic() < deadline, job
+                time.sleep(0.1)
+        assert job["attempts"] == 1 and [d.id for d in kb.documents("lumen")] == ["pricing"]
+
+
+def test_the_page_and_the_api_docs_are_served_from_the_package(served: tuple[str, ScriptedLLM]) -> None:
+    url, _ = served
+    page = httpx.get(f"{url}/")
+    assert page.status_code == 200 and "<html" in page.text.lower()
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    assert page.headers["x-content-type-options"] == "nosniff"
+    docs = httpx.get(f"{url}/docs").text
+    assert "/docs-assets/swagger-ui-bundle.js" in docs and "cdn" not in docs.lower()
+    assert httpx.get(f"{url}/docs-assets/swagger-ui-bundle.js").status_code == 200
+    assert "/v1/ask" in httpx.get(f"{url}/openapi.json").json()["paths"]
+
+
+def test_a_document_shows_no_server_path_and_no_unsafe_link(
+    tmp_path: Path, embedder: CountingEmbedder, make_persona: PersonaMaker
+) -> None:
+    hostile = doc("odd", "Odd", "# Odd\n\nText.", source_url="javascript:alert(1)")
+    folder = make_persona("lumen", rag={"odd.md": hostile})
+    settings = load_settings(tmp_path / "home", ["enrich.enabled=false"])
+    with KnowledgeBase(settings, embedder=embedder) as kb, running(create_app(kb)) as url:
+        kb.ingest(folder.parent)
+        shown = httpx.get(f"{url}/v1/documents/odd", params={"persona": "lumen"}).json()["document"]
+        listed = httpx.get(f"{url}/v1/personas/lumen/documents").json()["documents"][0]
+    for document in (shown, listed):
+        assert document["path"] == "lumen/RAG/odd.md" and document["source_url"] is None

@@ -54,7 +54,16 @@ def test_the_sdk_client_lists_the_tools_and_gets_cited_results(
     ]
     tools, results = asyncio.run(session_calls(home, calls))
     described = {t.name: t.description or "" for t in tools}
-    assert set(described) == {"list_personas", "search", "ask", "read_document"}
+    assert set(described) == {
+        "list_personas",
+        "search",
+        "ask",
+        "read_document",
+        "generate_context_for_chunk",
+        "reindex_with_context",
+        "get_reindexing_progress",
+        "get_contextual_retrieval_stats",
+    }
     assert "citation key" in described["search"] and "[0, 1]" in described["ask"]
     personas, hits, answer, document, walled, unknown = results
     assert {p["slug"]: p["documents"] for p in payload(personas)} == {"board": 1, "lumen": 1}
@@ -65,3 +74,48 @@ def test_the_sdk_client_lists_the_tools_and_gets_cited_results(
     assert payload(document)["sections"][0]["citation"] == "[^pricing:Pricing > Pro]"
     assert walled.is_error and "no document 'secret' in persona 'lumen'" in walled.content[0].text
     assert unknown.is_error and "unknown persona 'nobody'" in unknown.content[0].text
+
+
+async def reindex_until_done(home: Path, folder: Path) -> tuple[list[Any], list[dict[str, Any]]]:
+    """Start a reindex job over MCP and follow its progress until it has finished."""
+    shu = str(Path(sys.executable).with_name("shu"))
+    params = StdioServerParameters(command=shu, args=["--home", str(home), "mcp"])
+    body = "# Pricing\n\n## Pro\n\nThe Pro plan costs $65 per seat per month."
+    given = {"chunk": "It costs $65.", "document": body, "title": "Pricing"}
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        first = [
+            await session.call_tool(name, arguments)
+            for name, arguments in [
+                ("generate_context_for_chunk", given),
+                ("get_contextual_retrieval_stats", {}),
+                ("reindex_with_context", {"path": "/no/such/folder"}),
+                ("reindex_with_context", {"path": str(folder)}),
+            ]
+        ]
+        seen = [payload(first[-1])]
+        for _ in range(300):
+            seen.append(payload(await session.call_tool("get_reindexing_progress", {})))
+            if seen[-1]["status"] not in ("queued", "running"):
+                break
+            await asyncio.sleep(0.1)
+        first.append(await session.call_tool("get_contextual_retrieval_stats", {}))
+    return first, seen
+
+
+def test_the_contextual_retrieval_tools_of_spec_003(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
+    folder = make_persona("lumen", rag={"pricing.md": PRICING})
+    assert not kb.ingest(folder.parent).failed
+    home = kb.settings.home
+    kb.close()
+    (made, before, missing, _, after), seen = asyncio.run(reindex_until_done(home, folder.parent))
+    made = payload(made)
+    assert made["success"] and made["method"] == "extractive" and "Pricing" in made["context"]
+    assert made["contextualized"] == f"{made['context']}\nIt costs $65."
+    assert payload(before)["contextualized_chunks"] == 0 and payload(before)["total_chunks"] == 1
+    assert missing.is_error and "not a folder" in missing.content[0].text
+    assert seen[0]["status"] == "queued" and seen[0]["kind"] == "reindex"
+    assert {s["job_id"] for s in seen} == {seen[0]["job_id"]}
+    assert seen[-1]["status"] == "done" and seen[-1]["percentage"] == 100.0
+    assert seen[-1]["processed"] == seen[-1]["total"] == 1 and seen[-1]["failed"] == 0
+    assert payload(after)["contextualized_chunks"] == 1

@@ -14,17 +14,20 @@ import pytest
 from shu.errors import StoreError
 from shu.store.base import Store
 from shu.types import (
+    ApiKey,
     Chunk,
     ChunkProfile,
     Document,
     DocumentProfile,
     Enrichment,
     Finding,
+    Job,
     Participant,
     Persona,
     PersonaConfig,
     Provenance,
     Relationship,
+    Signal,
     SynthesizedQuestion,
     TemporalScope,
 )
@@ -766,3 +769,53 @@ class FindingsConformance:
         assert profiled.delete_document("p1")
         assert profiled.list_findings(include_undone=True) == [other]
         assert profiled.list_relationships(["p1"]) == []
+
+
+class ServiceConformance:
+    """What a store keeps for the server: keys (hashed, revocable), each user's own signals, and
+    jobs whose cancel request survives the worker's progress writes; none of it moves the
+    generation (cached answers stay valid)."""
+
+    def test_keys_are_kept_with_their_hash_and_revoked_once(self, store: Store) -> None:
+        before = store.generation()
+        key = ApiKey(id="k1", user="ana", personas=["alpha"], admin=False, created="2026-01-01T00:00:00")
+        store.add_key(key, "hash-of-secret")
+        store.add_key(ApiKey(id="k2", user="root", admin=True, created="2026-01-02T00:00:00"), "h2")
+        assert store.get_key("k1") == (key, "hash-of-secret")
+        assert store.get_key("nope") is None
+        assert [k.id for k in store.list_keys()] == ["k1", "k2"]
+        assert store.revoke_key("k1") and not store.revoke_key("k1") and not store.revoke_key("nope")
+        found = store.get_key("k1")
+        assert found is not None and found[0].revoked
+        assert [k.revoked for k in store.list_keys()] == [True, False]
+        assert store.generation() == before
+
+    def test_signals_are_each_users_own_newest_first_and_can_be_forgotten(self, store: Store) -> None:
+        before = store.generation()
+        first = store.add_signal(Signal(user="ana", persona="alpha", kind="up", question="q1", answer="a1"))
+        assert first.id is not None and first.created
+        late = "2999-01-01T00:00:00"
+        store.add_signal(Signal(user="ana", persona="beta", kind="star", doc_id="d1", created=late))
+        store.add_signal(Signal(user="bob", persona="alpha", kind="down", question="q\x00"))
+        assert [s.kind for s in store.list_signals("ana")] == ["star", "up"]
+        assert [s.kind for s in store.list_signals("ana", "alpha")] == ["up"]
+        assert store.list_signals("ana", "alpha")[0] == first
+        assert [s.user for s in store.list_signals("bob")] == ["bob"]
+        assert store.forget_signals("ana") == 2 and store.list_signals("ana") == []
+        assert len(store.list_signals("bob")) == 1
+        assert store.generation() == before
+
+    def test_a_cancel_request_survives_progress_writes(self, store: Store) -> None:
+        job = Job(id="j1", kind="ingest", path="/data", created="2026-01-01T00:00:00")
+        store.save_job(job)
+        store.save_job(Job(id="j0", kind="reindex", path="/x", status="done", created="2025-01-01T00:00:00"))
+        assert store.get_job("j1") == job and store.get_job("nope") is None
+        assert store.request_cancel("j1")
+        assert not store.request_cancel("j0") and not store.request_cancel("no")
+        running = job.model_copy(update={"status": "running", "processed": 3, "total": 9})
+        store.save_job(running)
+        found = store.get_job("j1")
+        assert found is not None and found.processed == 3 and found.cancel_requested
+        assert [j.id for j in store.list_jobs()] == ["j1", "j0"]
+        assert [j.id for j in store.list_jobs(["queued", "running"])] == ["j1"]
+        assert [j.id for j in store.list_jobs(limit=1)] == ["j1"]

@@ -10,7 +10,7 @@ import pytest
 
 from shu.store.base import Store
 from shu.store.sqlite import SQLiteStore
-from tests.store.conformance import FindingsConformance, StoreConformance
+from tests.store.conformance import FindingsConformance, ServiceConformance, StoreConformance
 from tests.store.postgres_server import fresh_database
 
 
@@ -29,5 +29,5 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
         opened.close()
 
 
-class TestStoreConformance(StoreConformance, FindingsConformance):
+class TestStoreConformance(StoreConformance, FindingsConformance, ServiceConformance):
     pass

@@ -52,3 +52,16 @@ def enrich_document(
 
 def with_context(chunk: Chunk, context: str) -> Chunk:
     return chunk.model_copy(update={"context": context, "index_text": f"{context}\n{chunk.text}"})
+
+
+def contextualize(
+    doc: Document, body: str, chunk: Chunk, llm: LLMEnricher | None = None, max_words: int = 100
+) -> tuple[str, str]:
+    """One chunk's context prefix and the method that made it: the LLM's when one is configured
+    and its prefix passes validation, else the extractive one (title, type, date, section, the
+    document's synopsis)."""
+    made = llm.context(body, chunk) if llm else None
+    if made:
+        return " ".join(made.split()[:max_words]), "llm"
+    profile = profile_document(doc, body).profile
+    return context_prefix(doc, profile, chunk, max_words), "extractive"

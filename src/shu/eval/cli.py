@@ -463,6 +463,24 @@ def bench(
     out.print(markdown_tables(ingest_result, searches), highlight=False, markup=False)
 
 
+def bench_serve(
+    examples: Annotated[Path, typer.Option(help="The persona folders to serve.")] = Path("examples/personas"),
+    clients: Annotated[int, typer.Option(min=1, max=64, help="Concurrent clients.")] = 8,
+    seconds: Annotated[float, typer.Option(min=1, help="How long the load runs.")] = 60.0,
+    job: Annotated[bool, typer.Option("--job/--no-job", help="Keep an ingest job running meanwhile.")] = True,
+) -> None:
+    """`shu serve` under load on loopback: clients searching and asking while an ingest job runs;
+    requests/s, p50/p95/p99 and errors."""
+    from shu.eval.bench_serve import markdown, run
+
+    if not examples.is_dir():
+        _fail(f"{examples}: no such folder of personas")
+    result = run(examples, clients, seconds, job)
+    out.print(markdown(result), highlight=False, markup=False)
+    if result.errors:
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
     """Mount the measuring commands on the `shu` command line."""
     app.command(name="eval")(eval_)
@@ -472,3 +490,4 @@ def register(app: typer.Typer) -> None:
     app.command(name="eval-scope")(eval_scope)
     app.command(name="eval-verify")(eval_verify)
     app.command(name="bench")(bench)
+    app.command(name="bench-serve")(bench_serve)

@@ -83,6 +83,8 @@ class IngestJob:
         self.catalogue: list[DocumentRef] = []
         self.progress = progress or (lambda stage, done, total: None)
         self.max_bytes = int(settings.ingest.max_file_mb * 1_000_000)
+        self.report = IngestReport()
+        """The report of the run under way (complete once `run` returns)."""
 
     def run(self, root: Path, prune: bool = False, redo: Redo = "changed") -> IngestReport:
         """`redo`: "changed" (default) processes new and changed documents; "all" every document;
@@ -90,7 +92,7 @@ class IngestJob:
         started = time.perf_counter()
         self.redo = redo
         llm_before = self.llm.summary() if self.llm else {}
-        report = IngestReport()
+        report = self.report = IngestReport()
         with self.store.writer():  # a concurrent run over the same store waits, then finds it done
             self._run(root, prune, report)
         report.seconds = time.perf_counter() - started

@@ -21,6 +21,7 @@ from shu.serve.console import fail as _fail
 from shu.serve.console import open_from_state as _kb
 from shu.serve.console import progress as _progress
 from shu.serve.console import row as _row
+from shu.serve.keys import keys_app
 from shu.serve.trace import trace_tree
 from shu.types import http_url
 
@@ -86,9 +87,8 @@ def reindex(
     ] = True,
 ) -> None:
     """Re-index every document with context prefixes switched on (or off)."""
-    state.overrides.append(f"enrich.context={'true' if context else 'false'}")
     with _kb() as kb, _progress() as advance:
-        report = kb.ingest(path, progress=advance, redo="all")
+        report = kb.ingest(path, progress=advance, redo="all", context=context)
     _finish(report)
 
 
@@ -183,27 +183,35 @@ _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 @app.command()
 def serve(
     host: Annotated[
-        str, typer.Option(help="Address to bind (loopback only until keys exist).")
+        str, typer.Option(help="Address to bind (another than loopback only once keys exist).")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port.")] = 8000,
 ) -> None:
-    """Serve the HTTP API (OpenAPI at /docs) over this knowledge base, same settings and home as
-    every other command."""
+    """Serve the web page (/), the HTTP API (OpenAPI at /docs) and MCP (/mcp) over this knowledge
+    base, same settings and home as every other command. Jobs a stopped server left resume."""
     import uvicorn
 
     from shu.serve.http import create_app
 
-    if host not in _LOOPBACK:
-        _fail(f"refusing to bind {host}: without API keys Shu serves loopback (127.0.0.1) only")
     with _kb() as kb:
-        err.print(f"Shu on http://{host}:{port} (API docs at /docs); loopback only, no keys", highlight=False)
-        uvicorn.run(create_app(kb), host=host, port=port, log_level="warning")
+        keyed = kb.auth_required()
+        if host not in _LOOPBACK and not keyed:
+            _fail(
+                f"refusing to bind {host}: without API keys Shu serves loopback (127.0.0.1) only; "
+                "make one with `shu keys create --user NAME`"
+            )
+        access = "keys required" if keyed else "loopback only, no keys (`shu keys create` adds them)"
+        where = f"http://{host}:{port}"
+        err.print(f"Shu on {where} — web page /, API docs /docs, MCP /mcp; {access}", highlight=False)
+        uvicorn.run(create_app(kb, host), host=host, port=port, log_level="warning")
 
 
 @app.command()
 def mcp() -> None:
-    """Serve the MCP tools (list_personas, search, ask, read_document) over stdio, for an AI
-    client: configure it to run `shu --home <home> mcp`."""
+    """Serve the MCP tools over stdio, for an AI client (configure it to run `shu --home <home>
+    mcp`): list_personas, search, ask, read_document, and contextual retrieval's
+    generate_context_for_chunk, reindex_with_context, get_reindexing_progress,
+    get_contextual_retrieval_stats."""
     from shu.serve.mcp import create_mcp
 
     with _kb() as kb:
@@ -409,6 +417,7 @@ def _print_report(report: IngestReport) -> None:
     )
 
 
+app.add_typer(keys_app, name="keys")
 register_measuring_commands(app)
 
 

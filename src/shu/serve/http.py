@@ -1,33 +1,72 @@
 """The HTTP API (FastAPI) over the public Python API only: personas, documents, search with its
 trace, ask (JSON, or server-sent events that stream the answer and end with the checked answer),
-stats, health. Bad input is a 4xx with a message, never a 500: typed errors map to 400/404/403/
-409, request bodies over `MAX_BODY_BYTES` to 413, invalid fields to 422."""
+feedback, background jobs, stats, health, MCP at `/mcp` and the web page at `/`.
+
+Once a key exists, every `/v1` route and `/mcp` need `Authorization: Bearer <key>` (401 without
+a known, unrevoked key) and reach only the key's personas (403); stats and jobs need an admin
+key. Bad input is a 4xx with a message, never a 500: typed errors map to 400/401/403/404/409,
+request bodies over `MAX_BODY_BYTES` to 413, invalid fields to 422."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Query, Request
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
+from swagger_ui_bundle import swagger_ui_path
 
 from shu import __version__
+from shu.access import authorize, require_admin
 from shu.answer.render import render_answer
 from shu.answer.stream import StreamReset
-from shu.errors import ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, ShuError
+from shu.errors import (
+    ConflictError,
+    ForbiddenError,
+    InvalidRequestError,
+    NotFoundError,
+    ShuError,
+    UnauthorizedError,
+)
+from shu.jobs import progress_view
 from shu.kb import MAX_QUERY_CHARS, KnowledgeBase
-from shu.types import Answer
+from shu.serve.mcp import create_mcp
+from shu.types import (
+    Answer,
+    ApiKey,
+    Document,
+    JobKind,
+    Signal,
+    SignalKind,
+    http_url,
+    knowledge_base_path,
+)
 
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 64 * 1024
 WEB_PAGE = Path(__file__).parent / "web"
-_STATUS = ((InvalidRequestError, 400), (NotFoundError, 404), (ForbiddenError, 403), (ConflictError, 409))
+_STATUS = (
+    (InvalidRequestError, 400),
+    (UnauthorizedError, 401),
+    (NotFoundError, 404),
+    (ForbiddenError, 403),
+    (ConflictError, 409),
+)
+PAGE_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+_bearer = HTTPBearer(auto_error=False, description="a key made by `shu keys create`")
 
 
 class SearchRequest(BaseModel):
@@ -50,57 +89,144 @@ class AskRequest(BaseModel):
     trace: bool = Field(False, description="include the retrieval trace (plan, surfaces, fusion, context)")
 
 
-def create_app(kb: KnowledgeBase) -> FastAPI:
+class FeedbackRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    persona: str = Field(min_length=1, max_length=200)
+    kind: SignalKind
+    doc_id: str | None = Field(None, min_length=1, max_length=500)
+    question: str = Field("", max_length=MAX_QUERY_CHARS)
+    answer: str = Field("", max_length=20_000)
+
+
+class JobRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: JobKind = Field(description="ingest | enrich (LLM artifacts again) | reindex (with context)")
+    path: str = Field(min_length=1, max_length=4096, description="a persona folder on the server")
+    force: bool = Field(False, description="every document again, changed or not")
+
+
+def _caller(
+    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+) -> ApiKey | None:
+    """The key of the request; None on a server without keys (everything is open)."""
+    kb: KnowledgeBase = request.app.state.kb
+    if not kb.auth_required():
+        return None
+    key = kb.authenticate(credentials.credentials if credentials else None)
+    request.state.key = key
+    return key
+
+
+Caller = Annotated[ApiKey | None, Depends(_caller)]
+
+
+def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     """The API over one knowledge base (its parts are built once, before the first request)."""
     kb.responder  # noqa: B018 — built here, not by two requests at once
-    app = FastAPI(title="Shu", version=__version__, description="Cited answers from your own documents.")
+    mcp = create_mcp(kb)
+    mcp_app = mcp.streamable_http_app(stateless_http=True, json_response=True, host=host)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        resumed = kb.jobs.resume()
+        if resumed:
+            log.info("resuming %d job(s) left by the last run", len(resumed))
+        async with mcp.session_manager.run():
+            yield
+        kb.jobs.close()
+
+    app = FastAPI(
+        docs_url=None,
+        redoc_url=None,
+        title="Shu",
+        version=__version__,
+        description="Cited answers from your own documents.",
+        lifespan=lifespan,
+    )
+
+    app.state.kb = kb
 
     @app.middleware("http")
-    async def limit_body(request: Request, call_next: Any) -> Any:
+    async def guard(request: Request, call_next: Any) -> Any:
         declared = request.headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
             return JSONResponse({"detail": f"request body over {MAX_BODY_BYTES} bytes"}, status_code=413)
-        return await call_next(request)
+        if request.url.path.startswith("/mcp") and kb.auth_required():
+            scheme, _, token = request.headers.get("authorization", "").partition(" ")
+            try:
+                request.state.key = kb.authenticate(token if scheme.lower() == "bearer" else None)
+            except UnauthorizedError as exc:
+                return _error(exc, 401)
+        response = await call_next(request)
+        response.headers.update(SECURITY_HEADERS)
+        if not request.url.path.startswith("/docs"):  # Swagger UI starts itself with an inline script
+            response.headers["Content-Security-Policy"] = PAGE_POLICY
+        return response
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        """Swagger UI from the package's own copy (no CDN)."""
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="Shu API",
+            swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+            swagger_css_url="/docs-assets/swagger-ui.css",
+            swagger_favicon_url="/docs-assets/favicon-32x32.png",
+        )
 
     @app.exception_handler(ShuError)
     async def shu_error(request: Request, exc: ShuError) -> JSONResponse:
-        status = next((code for kind, code in _STATUS if isinstance(exc, kind)), 400)
-        return JSONResponse({"detail": str(exc)}, status_code=status)
+        return _error(exc, next((code for kind, code in _STATUS if isinstance(exc, kind)), 400))
 
     @app.get("/healthz")
-    def healthz() -> dict[str, str]:
-        return {"status": "ok", "version": __version__}
+    def healthz() -> dict[str, Any]:
+        """Alive; whether this server asks for keys."""
+        return {"status": "ok", "version": __version__, "auth": kb.auth_required()}
+
+    @app.get("/v1/me")
+    def me(key: Caller) -> dict[str, Any]:
+        """Who the key belongs to and what it reaches (no keys: everyone, everything)."""
+        if key is None:
+            return {"user": None, "admin": True, "personas": None}
+        return {"user": key.user, "admin": key.admin, "personas": key.personas or None, "key": key.id}
 
     @app.get("/v1/personas")
-    def personas() -> list[dict[str, Any]]:
-        """Every persona with its document count."""
-        return [p.model_dump() | {"documents": len(kb.documents(p.slug))} for p in kb.personas()]
+    def personas(key: Caller) -> list[dict[str, Any]]:
+        """The personas the key reaches, each with its document count."""
+        reached = [p for p in kb.personas() if key is None or key.reaches(p.slug)]
+        return [p.model_dump() | {"documents": len(kb.documents(p.slug))} for p in reached]
 
     @app.get("/v1/personas/{slug}/documents")
     def documents(
         slug: str,
+        key: Caller,
         offset: Annotated[int, Query(ge=0)] = 0,
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
     ) -> dict[str, Any]:
         """One persona's documents, a page at a time."""
+        authorize(key, slug)
         found = kb.documents(slug)
         page = found[offset : offset + limit]
         return {
             "total": len(found),
             "offset": offset,
             "limit": limit,
-            "documents": [d.model_dump() for d in page],
+            "documents": [_public(d) for d in page],
         }
 
     @app.get("/v1/documents/{doc_id}")
-    def document(doc_id: str, persona: Annotated[str, Query(min_length=1)]) -> dict[str, Any]:
+    def document(doc_id: str, key: Caller, persona: Annotated[str, Query(min_length=1)]) -> dict[str, Any]:
         """A document of the persona: text by section (with citation keys), profile, relationships."""
+        authorize(key, persona)
         view = kb.document(doc_id, persona=persona)
-        return view.model_dump() | {"text": view.text}
+        return view.model_dump() | {"document": _public(view.document), "text": view.text}
 
     @app.post("/v1/search")
-    def search(request: SearchRequest) -> dict[str, Any]:
+    def search(request: SearchRequest, key: Caller) -> dict[str, Any]:
         """The ranked chunks, each with its citation key; the retrieval trace when asked for."""
+        authorize(key, request.persona)
         result = kb.retrieve(request.question, persona=request.persona, limit=request.limit)
         hits = [h.model_dump() | {"citation": h.citation_key} for h in result.hits]
         body: dict[str, Any] = {"question": result.question, "persona": result.persona, "hits": hits}
@@ -109,9 +235,10 @@ def create_app(kb: KnowledgeBase) -> FastAPI:
         return body
 
     @app.post("/v1/ask", response_model=None)
-    def ask(request: AskRequest) -> dict[str, Any] | StreamingResponse:
+    def ask(request: AskRequest, key: Caller) -> dict[str, Any] | StreamingResponse:
         """The cited answer (JSON), or with `stream` server-sent events: `piece` (text as written,
         each citation key whole), `reset` (what was shown is withdrawn), and last `answer`."""
+        authorize(key, request.persona)
         kb.persona(request.persona)  # an unknown persona is a 404 before any stream starts
         events = kb.ask_stream(request.question, request.persona, request.use_cache, request.agent)
         if not request.stream:
@@ -119,12 +246,72 @@ def create_app(kb: KnowledgeBase) -> FastAPI:
             return _answer_json(final, kb, request.trace)
         return StreamingResponse(_server_events(events, kb, request.trace), media_type="text/event-stream")
 
+    @app.post("/v1/feedback", status_code=201)
+    def feedback(request: FeedbackRequest, key: Caller) -> Signal:
+        """Keep a signal on an answer (up, down) or a document (star, unstar, opened…) for the
+        caller: used to personalize retrieval, seen by that user only."""
+        authorize(key, request.persona)
+        return kb.feedback(Signal(user=key.user if key else "", **request.model_dump()))
+
+    @app.get("/v1/feedback")
+    def my_feedback(key: Caller, persona: Annotated[str | None, Query(min_length=1)] = None) -> list[Signal]:
+        """The caller's own signals, newest first."""
+        if persona is not None:
+            authorize(key, persona)
+        return kb.signals(key.user if key else "", persona)
+
+    @app.post("/v1/jobs", status_code=202)
+    def start_job(request: JobRequest, key: Caller) -> dict[str, Any]:
+        """Start ingest, enrich or reindex-with-context over a folder on the server, in the
+        background (admin); the job with its progress (poll `GET /v1/jobs/{id}`)."""
+        require_admin(key)
+        job = kb.jobs.submit(request.kind, request.path, request.force, key.user if key else "")
+        return progress_view(job)
+
+    @app.get("/v1/jobs")
+    def jobs(
+        key: Caller, active: bool = False, limit: Annotated[int, Query(ge=1, le=500)] = 50
+    ) -> dict[str, Any]:
+        """Jobs newest first (only queued and running ones with `active`), with status, processed,
+        failed, total, percent, elapsed and ETA in seconds."""
+        require_admin(key)
+        return {"jobs": [progress_view(j) for j in kb.jobs.list(active, limit)]}
+
+    @app.get("/v1/jobs/{job_id}")
+    def job(job_id: str, key: Caller) -> dict[str, Any]:
+        """One job's status and progress (with its ingestion report once done)."""
+        require_admin(key)
+        return progress_view(kb.jobs.get(job_id))
+
+    @app.post("/v1/jobs/{job_id}/cancel")
+    def cancel_job(job_id: str, key: Caller) -> dict[str, Any]:
+        """Stop a queued or running job (a running one after the document it is on); 409 when it
+        has already finished."""
+        require_admin(key)
+        return progress_view(kb.jobs.cancel(job_id))
+
     @app.get("/v1/stats")
-    def stats() -> dict[str, Any]:
+    def stats(key: Caller) -> dict[str, Any]:
+        """Counts and size of the store, enrichment methods, LLM use, answer cache, findings (admin)."""
+        require_admin(key)
         return kb.stats().model_dump()
 
+    app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
+    app.router.routes.extend(mcp_app.routes)  # /mcp: streamable HTTP, sessions run by the lifespan
     app.mount("/", StaticFiles(directory=WEB_PAGE, html=True), name="web")
     return app
+
+
+def _public(document: Document) -> dict[str, Any]:
+    """A document as the API shows it: its file relative to the knowledge base (never a path of
+    the server), a source link only when it is http(s)."""
+    shown = document.model_dump()
+    return shown | {"path": knowledge_base_path(document.path), "source_url": http_url(document.source_url)}
+
+
+def _error(exc: ShuError, status: int) -> JSONResponse:
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse({"detail": str(exc)}, status_code=status, headers=headers)
 
 
 def _answer_json(answer: Answer, kb: KnowledgeBase, trace: bool) -> dict[str, Any]:

@@ -14,14 +14,17 @@ import numpy as np
 
 from shu.store.document_index import DocumentIndex
 from shu.types import (
+    ApiKey,
     Chunk,
     ChunkProfile,
     Document,
     DocumentProfile,
     Enrichment,
     Finding,
+    Job,
     Persona,
     Relationship,
+    Signal,
     SynthesizedQuestion,
 )
 
@@ -130,6 +133,50 @@ class Store(Protocol):
     def undo_finding(self, finding_id: int) -> bool:
         """Mark a finding undone (kept for the record; its effects stop). False when unknown or
         already undone. Moves the generation."""
+        ...
+
+    # What the server keeps beside the knowledge; none of it moves the generation.
+
+    def add_key(self, key: ApiKey, secret_hash: str) -> None:
+        """Keep a key with the hash of its secret (never the secret)."""
+        ...
+
+    def get_key(self, key_id: str) -> tuple[ApiKey, str] | None:
+        """The key (revoked or not) and its secret's hash."""
+        ...
+
+    def list_keys(self) -> list[ApiKey]:
+        """Every key, revoked ones too, oldest first."""
+        ...
+
+    def revoke_key(self, key_id: str) -> bool:
+        """False when unknown or already revoked."""
+        ...
+
+    def add_signal(self, signal: Signal) -> Signal:
+        """Keep a user's signal; returned with its id (and `created`, if it had none)."""
+        ...
+
+    def list_signals(self, user: str, persona: str | None = None) -> list[Signal]:
+        """One user's signals (of one persona, or all), newest first."""
+        ...
+
+    def forget_signals(self, user: str) -> int:
+        """Delete every signal of the user; how many there were."""
+        ...
+
+    def save_job(self, job: Job) -> None:
+        """Insert or update a job (its cancel request, kept apart, is left as it is)."""
+        ...
+
+    def request_cancel(self, job_id: str) -> bool:
+        """Ask a queued or running job to stop; False when unknown or already finished."""
+        ...
+
+    def get_job(self, job_id: str) -> Job | None: ...
+
+    def list_jobs(self, statuses: list[str] | None = None, limit: int = 50) -> list[Job]:
+        """Jobs (with these statuses, or all), newest first."""
         ...
 
     def list_questions(self, doc_id: str) -> list[SynthesizedQuestion]: ...

@@ -30,6 +30,7 @@ from shu.store.base import (
 )
 from shu.store.document_index import DocumentIndex
 from shu.store.postgres_schema import MIGRATIONS, VECTOR_TABLES, vector_indexes
+from shu.store.postgres_service import PostgresServiceTables
 from shu.store.rows import (
     CHUNK_FIELDS,
     DOCUMENT_FIELDS,
@@ -90,7 +91,7 @@ SELECT chunk_id, score FROM scored ORDER BY score DESC, chunk_id LIMIT %(limit)s
 """
 
 
-class PostgresStore:
+class PostgresStore(PostgresServiceTables):
     def __init__(self, url: str, settings: StoreSettings | None = None) -> None:
         try:
             import psycopg

@@ -141,6 +141,35 @@ MIGRATIONS: list[str] = [
     CREATE UNIQUE INDEX findings_active
         ON findings (kind, doc_id, persona, coalesce(target, ''), coalesce(value, '')) WHERE NOT undone;
     """,
+    # 4: what the server keeps beside the knowledge: keys (hashed), users' signals, jobs. None of
+    # it moves the data version (answers do not depend on it).
+    """
+    CREATE TABLE api_keys (
+        id text PRIMARY KEY,
+        "user" text NOT NULL,
+        secret_hash text NOT NULL,
+        key_json jsonb NOT NULL,
+        revoked boolean NOT NULL DEFAULT false
+    );
+    CREATE TABLE signals (
+        id bigserial PRIMARY KEY,
+        "user" text NOT NULL,
+        persona text NOT NULL,
+        kind text NOT NULL,
+        doc_id text,
+        created text NOT NULL,
+        signal_json jsonb NOT NULL
+    );
+    CREATE INDEX signals_user ON signals ("user", persona, created);
+    CREATE TABLE jobs (
+        id text PRIMARY KEY,
+        status text NOT NULL,
+        created text NOT NULL,
+        job_json jsonb NOT NULL,
+        cancel boolean NOT NULL DEFAULT false
+    );
+    CREATE INDEX jobs_status ON jobs (status, created);
+    """,
 ]
 
 VECTOR_TABLES = ("chunks", "questions", "profile_vectors")

@@ -47,6 +47,7 @@ from shu.store.rows import (
     with_findings,
 )
 from shu.store.sqlite_schema import MIGRATIONS
+from shu.store.sqlite_service import SQLiteServiceTables
 from shu.store.vectors import VectorIndex
 from shu.text import content_words
 from shu.types import (
@@ -65,7 +66,7 @@ from shu.types import (
 _CHUNK_COLUMNS = "c.id, c.doc_id, c.ord, c.section_path, c.text, c.index_text, c.token_count, c.context"
 
 
-class SQLiteStore:
+class SQLiteStore(SQLiteServiceTables):
     def __init__(self, path: Path | str, exact_vector_limit: int = 20_000) -> None:
         self.path = Path(path)
         self.exact_vector_limit = exact_vector_limit

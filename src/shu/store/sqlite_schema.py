@@ -135,4 +135,33 @@ MIGRATIONS: list[str] = [
     CREATE UNIQUE INDEX findings_active
         ON findings(kind, doc_id, persona, coalesce(target, ''), coalesce(value, '')) WHERE undone = 0
     """,
+    # 7: what the server keeps beside the knowledge: keys (hashed), users' signals, jobs. None of
+    # it moves the generation (answers do not depend on it).
+    """
+    CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        user TEXT NOT NULL,
+        secret_hash TEXT NOT NULL,
+        key_json TEXT NOT NULL,
+        revoked INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE signals (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        user TEXT NOT NULL,
+        persona TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        doc_id TEXT,
+        created TEXT NOT NULL,
+        signal_json TEXT NOT NULL
+    );
+    CREATE INDEX signals_user ON signals(user, persona, created);
+    CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        status TEXT NOT NULL,
+        created TEXT NOT NULL,
+        job_json TEXT NOT NULL,
+        cancel INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX jobs_status ON jobs(status, created)
+    """,
 ]

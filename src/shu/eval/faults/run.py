@@ -13,6 +13,7 @@ from pathlib import Path
 from shu.eval.faults.checks import Check, concurrency_check, hostile_check, walls_check
 from shu.eval.faults.corpus import good_corpus
 from shu.eval.faults.crash import CrashSuite, Stores
+from shu.eval.faults.serve import serve_walls_check
 
 Progress = Callable[[str], None]
 
@@ -74,6 +75,8 @@ def run_faults(scale: Scale, postgres: str | None = None, progress: Progress | N
         checks.append(hostile_check(work, scale.hostile_files, time_limit_s=900, memory_limit_mb=2048))
         say("persona walls and injected instructions")
         checks += list(walls_check(work))
+        say("persona and user walls through HTTP and MCP")
+        checks.append(serve_walls_check(work))
         return checks
 
 

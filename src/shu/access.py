@@ -1,0 +1,63 @@
+"""Who may reach what: API keys made once and kept hashed, a bearer token checked against them,
+a persona checked against the key's scope. A key is `shu_<id>_<secret>`; the store keeps the id
+and the SHA-256 of the secret (the secret is random, 256 bits: a slow password hash adds
+nothing), so a copied store gives no working key."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+
+from shu.errors import ForbiddenError, InvalidRequestError, NotFoundError, UnauthorizedError
+from shu.store.base import Store
+from shu.store.rows import now
+from shu.types import ApiKey
+
+_TOKEN = re.compile(r"^shu_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$")
+_USER = re.compile(r"^[\w.@+-]{1,100}$")
+
+
+def create_key(store: Store, user: str, personas: list[str], admin: bool = False) -> tuple[ApiKey, str]:
+    """A new key for `user` reaching `personas` (none: every persona); the key and its token,
+    which is shown once and never stored."""
+    if not _USER.match(user):
+        raise InvalidRequestError(f"user {user!r}: use 1–100 letters, digits or . @ + - _")
+    known = {p.slug for p in store.list_personas()}
+    unknown = sorted(set(personas) - known)
+    if unknown:
+        raise NotFoundError(f"unknown persona(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    key_id, secret = secrets.token_hex(6), secrets.token_urlsafe(32)
+    key = ApiKey(id=key_id, user=user, personas=sorted(set(personas)), admin=admin, created=now())
+    store.add_key(key, _hash(secret))
+    return key, f"shu_{key_id}_{secret}"
+
+
+def authenticate(store: Store, token: str | None) -> ApiKey:
+    """The key a bearer token belongs to; 401 for none, a malformed, unknown or revoked one."""
+    if not token:
+        raise UnauthorizedError("this server needs a key: send `Authorization: Bearer shu_…`")
+    match = _TOKEN.match(token.strip())
+    found = store.get_key(match.group(1)) if match else None
+    if match is None or found is None or not hmac.compare_digest(found[1], _hash(match.group(2))):
+        raise UnauthorizedError("unknown key")
+    key, _ = found
+    if key.revoked:
+        raise UnauthorizedError(f"key {key.id} was revoked")
+    return key
+
+
+def authorize(key: ApiKey | None, persona: str) -> None:
+    """Refuse a persona outside the key's scope (no key: the server has none, all is open)."""
+    if key is not None and not key.reaches(persona):
+        raise ForbiddenError(f"key {key.id} ({key.user}) does not reach persona {persona!r}")
+
+
+def require_admin(key: ApiKey | None) -> None:
+    if key is not None and not key.admin:
+        raise ForbiddenError(f"key {key.id} ({key.user}) is not an admin key")
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()

@@ -1,0 +1,192 @@
+"""Background jobs: ingest, enrich again, re-index with context prefixes, run one at a time by a
+worker thread and kept in the store with their progress, so a client can leave and come back,
+ask for a cancel, and a job interrupted by a restart runs again (ingestion skips what is already
+stored unchanged, so it resumes where it stopped)."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from shu.errors import ConflictError, InvalidRequestError, NotFoundError
+from shu.ingest.job import IngestJob, Redo
+from shu.store.rows import now
+from shu.types import Job, JobKind
+
+if TYPE_CHECKING:
+    from shu.kb import KnowledgeBase
+
+log = logging.getLogger(__name__)
+
+_SAVE_EVERY_S = 0.25
+ACTIVE = ["queued", "running"]
+
+
+class JobCancelled(Exception):
+    """Raised from the progress callback to stop a run between two documents."""
+
+
+class JobRunner:
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self.kb = kb
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._worker: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self.current: str | None = None
+
+    def submit(self, kind: JobKind, path: str, force: bool = False, user: str = "") -> Job:
+        """Queue a job over a persona folder (or a folder of them) on this machine."""
+        folder = Path(path).expanduser()
+        if not folder.is_dir():
+            raise InvalidRequestError(f"{path}: not a folder on the server")
+        job = Job(id=uuid.uuid4().hex[:12], kind=kind, path=str(folder.resolve()), force=force, user=user)
+        job.created = now()
+        self.kb.store.save_job(job)
+        self._enqueue(job.id)
+        return job
+
+    def get(self, job_id: str) -> Job:
+        found = self.kb.store.get_job(job_id)
+        if found is None:
+            raise NotFoundError(f"no job {job_id!r}")
+        return found
+
+    def list(self, active_only: bool = False, limit: int = 50) -> list[Job]:
+        return self.kb.store.list_jobs(ACTIVE if active_only else None, limit)
+
+    def cancel(self, job_id: str) -> Job:
+        """Ask a job to stop (a running one stops after the document it is on)."""
+        job = self.get(job_id)
+        if not self.kb.store.request_cancel(job_id):
+            raise ConflictError(f"job {job_id} is already {job.status}")
+        return self.get(job_id)
+
+    def resume(self) -> list[Job]:
+        """Queue again the jobs a previous server left queued or running."""
+        left = sorted(self.kb.store.list_jobs(ACTIVE, limit=1000), key=lambda j: j.created)
+        for job in left:
+            if job.status == "running":
+                log.info("job %s was interrupted; it runs again and resumes", job.id)
+            self.kb.store.save_job(job.model_copy(update={"status": "queued"}))
+            self._enqueue(job.id)
+        return left
+
+    def wait(self, job_id: str, timeout: float = 60.0) -> Job:
+        """The job once it has finished (or as it is when `timeout` runs out)."""
+        deadline = time.monotonic() + timeout
+        job = self.get(job_id)
+        while job.status in ACTIVE and time.monotonic() < deadline:
+            time.sleep(0.05)
+            job = self.get(job_id)
+        return job
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Stop the worker after its current job (cancelled: it runs again on the next start)."""
+        with self._lock:
+            worker, self._worker = self._worker, None
+        if worker is not None:
+            self._queue.put(None)
+            worker.join(timeout)
+
+    def _enqueue(self, job_id: str) -> None:
+        with self._lock:
+            if self._worker is None:
+                self._worker = threading.Thread(target=self._work, name="shu-jobs", daemon=True)
+                self._worker.start()
+        self._queue.put(job_id)
+
+    def _work(self) -> None:
+        while (job_id := self._queue.get()) is not None:
+            job = self.kb.store.get_job(job_id)
+            if job is None or job.status not in ACTIVE:
+                continue
+            self.current = job_id
+            try:
+                self._run(job)
+            except Exception:  # the worker goes on to the next job whatever happens
+                log.exception("job %s failed unexpectedly", job_id)
+            finally:
+                self.current = None
+
+    def _run(self, job: Job) -> None:
+        if job.cancel_requested:
+            self._finish(job, "cancelled")
+            return
+        job = job.model_copy(
+            update={"status": "running", "started": now(), "attempts": job.attempts + 1, "stage": "preparing"}
+        )
+        self.kb.store.save_job(job)
+        tracker = _Tracker(self.kb, job)
+        run = self.kb.ingest_job(tracker, context=True if job.kind == "reindex" else None)
+        tracker.run = run
+        try:
+            report = run.run(Path(job.path), redo=_redo(job))
+        except JobCancelled:
+            self._finish(tracker.job, "cancelled")
+        except Exception as exc:
+            log.warning("job %s failed: %s", job.id, exc)
+            self._finish(tracker.job, "failed", error=str(exc) or type(exc).__name__)
+        else:
+            done = tracker.job.model_copy(
+                update={
+                    "failed": len(report.failed),
+                    "processed": max(tracker.job.processed, tracker.job.total),
+                }
+            )
+            self._finish(done, "done", report=report.model_dump(mode="json"))
+
+    def _finish(
+        self, job: Job, status: str, error: str | None = None, report: dict[str, Any] | None = None
+    ) -> None:
+        self.kb.store.save_job(
+            job.model_copy(update={"status": status, "finished": now(), "error": error, "report": report})
+        )
+
+
+def _redo(job: Job) -> Redo:
+    if job.force or job.kind == "reindex":
+        return "all"
+    return "fallbacks" if job.kind == "enrich" else "changed"
+
+
+class _Tracker:
+    """The progress callback of one job's run: progress kept in the store at most every
+    `_SAVE_EVERY_S`, the cancel request read as often."""
+
+    def __init__(self, kb: KnowledgeBase, job: Job) -> None:
+        self.kb = kb
+        self.job = job
+        self.run: IngestJob | None = None
+        self._saved = 0.0
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        failed = len(self.run.report.failed) if self.run is not None else 0
+        self.job = self.job.model_copy(
+            update={"stage": stage, "processed": done, "total": total, "failed": failed}
+        )
+        moment = time.monotonic()
+        if moment - self._saved < _SAVE_EVERY_S and done < total:
+            return
+        self._saved = moment
+        self.kb.store.save_job(self.job)
+        stored = self.kb.store.get_job(self.job.id)
+        if stored is not None and stored.cancel_requested:
+            raise JobCancelled(self.job.id)
+
+
+def progress_view(job: Job) -> dict[str, Any]:
+    """The job with its percentage, elapsed seconds and estimated seconds left."""
+    percent = 100.0 if job.status == "done" else (100.0 * job.processed / job.total if job.total else 0.0)
+    elapsed = eta = None
+    if job.started:
+        end = datetime.fromisoformat(job.finished) if job.finished else datetime.now(UTC)
+        elapsed = max(0.0, (end - datetime.fromisoformat(job.started)).total_seconds())
+        if job.status == "running" and 0 < job.processed < job.total:
+            eta = elapsed * (job.total - job.processed) / job.processed
+    return job.model_dump() | {"percent": round(percent, 1), "elapsed_s": elapsed, "eta_s": eta}

@@ -1,0 +1,186 @@
+"""Users and keys through a real server: once a key exists, every route needs one (401 for none,
+a malformed, unknown or revoked key), a key reaches only its personas (403 on every route that
+takes a persona, over HTTP and over MCP), stats and jobs need an admin key, and each user's
+feedback is that user's own."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from shu.config.settings import load_settings
+from shu.errors import UnauthorizedError
+from shu.kb import KnowledgeBase
+from shu.serve.background import running
+from shu.serve.http import create_app
+from tests.conftest import CountingEmbedder, PersonaMaker, doc
+
+PRICING = doc("pricing", "Pricing", "# Pricing\n\n## Pro\n\nThe Pro plan costs $65 per seat per month.")
+SECRET = doc("secret", "Board secrets", "# Board\n\n## Deal\n\nThe acquisition price is 9 million.")
+
+Q = "What does the Pro plan cost?"
+PERSONA_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
+    ("GET", "/v1/personas/{p}/documents", None),
+    ("GET", "/v1/documents/{d}?persona={p}", None),
+    ("POST", "/v1/search", {"question": Q, "persona": "{p}"}),
+    ("POST", "/v1/ask", {"question": Q, "persona": "{p}"}),
+    ("POST", "/v1/ask", {"question": Q, "persona": "{p}", "stream": True}),
+    ("POST", "/v1/feedback", {"persona": "{p}", "kind": "up", "question": Q}),
+    ("GET", "/v1/feedback?persona={p}", None),
+]
+ADMIN_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
+    ("GET", "/v1/stats", None),
+    ("GET", "/v1/jobs", None),
+    ("GET", "/v1/jobs/nope", None),
+    ("POST", "/v1/jobs/nope/cancel", None),
+    ("POST", "/v1/jobs", {"kind": "ingest", "path": "/"}),
+]
+OPEN_ROUTES = [("GET", "/v1/me", None), ("GET", "/v1/personas", None)]
+
+
+@pytest.fixture
+def keyed(tmp_path: Path, embedder: CountingEmbedder, make_persona: PersonaMaker) -> Iterator[dict[str, Any]]:
+    settings = load_settings(tmp_path / "home", ["enrich.enabled=false", "answer.scope=false"])
+    kb = KnowledgeBase(settings, embedder=embedder)
+    folder = make_persona("lumen", rag={"pricing.md": PRICING})
+    make_persona("board", rag={"secret.md": SECRET})
+    assert not kb.ingest(folder.parent).failed
+    tokens = {
+        "ana": kb.create_key("ana", ["lumen"])[1],
+        "bob": kb.create_key("bob", ["lumen"])[1],
+        "root": kb.create_key("root", admin=True)[1],
+    }
+    revoked, tokens["gone"] = kb.create_key("gone", ["lumen"])
+    kb.revoke_key(revoked.id)
+    with running(create_app(kb)) as url:
+        yield {"url": url, "kb": kb, "tokens": tokens}
+    kb.close()
+
+
+def call(
+    url: str, method: str, path: str, body: Any, token: str | None, persona: str = "lumen"
+) -> httpx.Response:
+    filled = path.format(p=persona, d="pricing" if persona == "lumen" else "secret")
+    if isinstance(body, dict):
+        body = {k: v.format(p=persona) if isinstance(v, str) else v for k, v in body.items()}
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return httpx.request(method, f"{url}{filled}", json=body, headers=headers, timeout=30)
+
+
+EVERY_ROUTE = PERSONA_ROUTES + ADMIN_ROUTES + OPEN_ROUTES
+
+
+@pytest.mark.parametrize(("method", "path", "body"), EVERY_ROUTE)
+def test_every_route_refuses_no_key_a_bad_key_and_a_revoked_key(
+    keyed: dict[str, Any], method: str, path: str, body: Any
+) -> None:
+    url, tokens = keyed["url"], keyed["tokens"]
+    ana = tokens["ana"]
+    tampered = ana[:-1] + ("B" if ana.endswith("A") else "A")
+    bad = ["", "shu_000000000000_" + "x" * 43, "not-a-key", tampered, tokens["gone"]]
+    for token in bad:
+        response = call(url, method, path, body, token or None)
+        assert response.status_code == 401, (token, response.text)
+        assert response.headers["www-authenticate"] == "Bearer" and response.json()["detail"]
+    assert "revoked" in call(url, method, path, body, tokens["gone"]).json()["detail"]
+
+
+@pytest.mark.parametrize(("method", "path", "body"), PERSONA_ROUTES)
+def test_a_key_reaches_its_own_personas_only(
+    keyed: dict[str, Any], method: str, path: str, body: Any
+) -> None:
+    url, tokens = keyed["url"], keyed["tokens"]
+    inside = call(url, method, path, body, tokens["ana"], "lumen")
+    assert inside.status_code in (200, 201), inside.text
+    outside = call(url, method, path, body, tokens["ana"], "board")
+    assert outside.status_code == 403 and "does not reach persona 'board'" in outside.json()["detail"]
+    assert call(url, method, path, body, tokens["root"], "board").status_code in (200, 201)
+
+
+@pytest.mark.parametrize(("method", "path", "body"), ADMIN_ROUTES)
+def test_stats_and_jobs_need_an_admin_key(keyed: dict[str, Any], method: str, path: str, body: Any) -> None:
+    url, tokens = keyed["url"], keyed["tokens"]
+    refused = call(url, method, path, body, tokens["ana"])
+    assert refused.status_code == 403 and "not an admin key" in refused.json()["detail"]
+    assert call(url, method, path, body, tokens["root"]).status_code not in (401, 403, 500)
+
+
+def test_health_is_open_and_says_keys_are_needed_personas_are_filtered(keyed: dict[str, Any]) -> None:
+    url, tokens = keyed["url"], keyed["tokens"]
+    assert httpx.get(f"{url}/healthz").json()["auth"] is True
+    listed = call(url, "GET", "/v1/personas", None, tokens["ana"]).json()
+    assert [p["slug"] for p in listed] == ["lumen"]
+    everything = call(url, "GET", "/v1/personas", None, tokens["root"]).json()
+    assert {p["slug"] for p in everything} == {"board", "lumen"}
+    me = call(url, "GET", "/v1/me", None, tokens["ana"]).json()
+    assert me["user"] == "ana" and me["personas"] == ["lumen"] and me["admin"] is False
+
+
+def test_each_user_sees_only_their_own_feedback(keyed: dict[str, Any]) -> None:
+    url, tokens, kb = keyed["url"], keyed["tokens"], keyed["kb"]
+    body = {"persona": "lumen", "kind": "star", "doc_id": "pricing"}
+    stored = call(url, "POST", "/v1/feedback", body, tokens["ana"])
+    assert stored.status_code == 201 and stored.json()["user"] == "ana" and stored.json()["id"]
+    call(url, "POST", "/v1/feedback", {"persona": "lumen", "kind": "down", "question": Q}, tokens["bob"])
+    assert [s["kind"] for s in call(url, "GET", "/v1/feedback", None, tokens["ana"]).json()] == ["star"]
+    assert [s["kind"] for s in call(url, "GET", "/v1/feedback", None, tokens["bob"]).json()] == ["down"]
+    assert [s.kind for s in kb.signals("ana")] == ["star"]
+    walled = call(url, "POST", "/v1/feedback", body | {"doc_id": "secret"}, tokens["ana"])
+    assert walled.status_code == 404, "a document of another persona is not found, not revealed"
+    assert call(url, "POST", "/v1/feedback", body | {"kind": "love"}, tokens["ana"]).status_code == 422
+
+
+def test_tokens_are_stored_hashed_and_a_revoked_key_stops_working(keyed: dict[str, Any]) -> None:
+    kb: KnowledgeBase = keyed["kb"]
+    token = keyed["tokens"]["ana"]
+    key = kb.authenticate(token)
+    stored = kb.store.get_key(key.id)
+    assert stored is not None and token.split("_", 2)[2] not in stored[1] and len(stored[1]) == 64
+    kb.revoke_key(key.id)
+    with pytest.raises(UnauthorizedError, match="revoked"):
+        kb.authenticate(token)
+
+
+async def mcp_calls(url: str, token: str | None, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as client,
+        streamable_http_client(f"{url}/mcp", http_client=client) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        return [await session.call_tool(name, arguments) for name, arguments in calls]
+
+
+def test_mcp_over_http_needs_a_key_and_keeps_to_its_personas(keyed: dict[str, Any]) -> None:
+    url, tokens = keyed["url"], keyed["tokens"]
+    calls = [
+        ("list_personas", {}),
+        ("search", {"question": "Pro plan price", "persona": "lumen"}),
+        ("search", {"question": "acquisition price", "persona": "board"}),
+        ("read_document", {"doc_id": "secret", "persona": "board"}),
+        ("get_contextual_retrieval_stats", {}),
+    ]
+    personas, inside, outside, read, stats = asyncio.run(mcp_calls(url, tokens["ana"], calls))
+    assert [p["slug"] for p in personas.structured_content["result"]] == ["lumen"]
+    assert inside.structured_content["result"][0]["citation"] == "[^pricing:Pricing > Pro]"
+    for refused in (outside, read):
+        assert refused.is_error and "does not reach persona 'board'" in refused.content[0].text
+    assert stats.is_error and "not an admin key" in stats.content[0].text
+    admin = asyncio.run(mcp_calls(url, tokens["root"], calls))
+    assert not any(result.is_error for result in admin)
+    assert admin[4].structured_content["total_chunks"] >= 2
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+    for token in (None, tokens["gone"]):
+        raw = call(url, "POST", "/mcp", initialize, token)
+        assert raw.status_code == 401 and raw.json()["detail"]
+        with pytest.raises(Exception, match="unhandled errors"):  # the SDK's client fails on the 401
+            asyncio.run(mcp_calls(url, token, calls[:1]))

@@ -1,0 +1,502 @@
+"""The web chat page in a real browser (headless Chromium through Playwright) against a real
+uvicorn server over a small knowledge base: the streamed, cited answer and the cited section in
+the side panel, hostile documents rendered as text, the document browser, feedback, auth, errors
+and a phone-width layout. `SHU_SCREENSHOTS=1` writes docs/web-desktop.png, docs/web-phone.png and
+docs/web-phone-panel.png (otherwise they go to the test's tmp_path)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from shu.config.settings import load_settings
+from shu.kb import KnowledgeBase
+from shu.models.embed.minilm import MiniLMEmbedder
+from shu.models.llm.base import Message
+from shu.models.llm.client import LLMClient
+from shu.models.llm.scripted import ScriptedLLM
+from shu.serve.http import create_app
+from tests.conftest import doc
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+CHROMIUM = Path("/usr/bin/chromium")
+if not CHROMIUM.exists():
+    pytest.skip(
+        "no Chromium at /usr/bin/chromium (Playwright must not download one)", allow_module_level=True
+    )
+
+pytestmark = pytest.mark.slow
+expect = sync_api.expect
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "personas" / "lumen-support"
+EXAMPLE_DOCS = [
+    "pricing-and-plans",
+    "sso-saml-setup",
+    "lumen-faq",
+    "api-rate-limits-and-errors",
+    "onboarding-checklist",
+    "data-connectors-guide",
+]
+QUESTION = "How much does the Pro plan cost?"
+OVERVIEW = "[^pricing-and-plans:Pricing and Plans > Plan overview]"
+PRO = "[^pricing-and-plans:Pricing and Plans > Plan details > Pro]"
+PRICING_REPLY = (
+    f"The Pro plan costs **$65 per seat per month** billed annually, or $78 per seat billed monthly. "
+    f"{OVERVIEW} Pro includes SSO with SAML 2.0, anomaly detection alerts and 1,200 API requests "
+    f"per minute. {PRO}"
+)
+
+XSS_SCRIPT = "<script>window.pwned=1</script>"
+XSS_IMG = '<img src=x onerror="window.pwned=1">'
+XSS_LINK = "[click](javascript:window.pwned=1)"
+FAKE_KEY = "[^lumen-faq:Fake > Section]"
+HOSTILE_TITLE = f"{XSS_SCRIPT} Hostile notes"
+HOSTILE = doc(
+    "hostile",
+    HOSTILE_TITLE,
+    f"# Hostile notes\n\n## {XSS_IMG} Setup\n\nRun {XSS_SCRIPT} now, then {XSS_IMG} and {XSS_LINK}. "
+    f"See {FAKE_KEY} for more about the hostile setup.\n\n## Other\n\nNothing else to see here.",
+    date="2026-05-01",
+    source_url="javascript:window.pwned=1",
+)
+HOSTILE_QUESTION = "What do the hostile notes say about the setup?"
+BENIGN = doc("benign", "Benign notes", "# Benign notes\n\n## Intro\n\nThese notes are plain and harmless.")
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+def _write_personas(root: Path) -> None:
+    lumen = root / "lumen-support"
+    (lumen / "RAG").mkdir(parents=True)
+    for name in ("persona.md", "persona.config.json"):
+        shutil.copy(EXAMPLE / name, lumen / name)
+    for name in EXAMPLE_DOCS:
+        shutil.copy(EXAMPLE / "RAG" / f"{name}.md", lumen / "RAG" / f"{name}.md")
+    red = root / "red-team"
+    (red / "RAG").mkdir(parents=True)
+    (red / "persona.md").write_text("# Red Team\n\nDocuments that try to break the page.\n", encoding="utf-8")
+    config = {"slug": "red-team", "display_name": "Red Team", "tags": []}
+    (red / "persona.config.json").write_text(json.dumps(config), encoding="utf-8")
+    (red / "RAG" / "hostile.md").write_text(HOSTILE, encoding="utf-8")
+    (red / "RAG" / "benign.md").write_text(BENIGN, encoding="utf-8")
+
+
+class Served:
+    def __init__(self, url: str, hostile_key: str) -> None:
+        self.url = url
+        self.hostile_key = hostile_key
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory, minilm: MiniLMEmbedder) -> Iterator[Served]:
+    """A uvicorn server over six example documents (lumen-support) and a hostile persona; the
+    scripted model answers the pricing question, or quotes the hostile document."""
+    keys: dict[str, str] = {}
+
+    def reply(messages: list[Message], schema: dict[str, Any] | None) -> str:
+        if schema is not None:
+            return "no JSON here: the rules take over"  # planner, verifier, agent fall back to rules
+        prompt = "\n".join(m.content for m in messages)
+        if "[^hostile:" in prompt:
+            quoted = f"run {XSS_SCRIPT} and {XSS_IMG} and {XSS_LINK}."
+            return f"The hostile notes say: {quoted} {keys['hostile']} [^evil:Fake]"
+        return PRICING_REPLY
+
+    tmp = tmp_path_factory.mktemp("web")
+    _write_personas(tmp / "personas")
+    settings = load_settings(
+        tmp / "home", ["enrich.enabled=false", "answer.scope=false", "verify.method=rules"]
+    )
+    kb = KnowledgeBase(settings, embedder=minilm, llm=LLMClient(ScriptedLLM(reply)))
+    assert not kb.ingest(tmp / "personas").failed
+    setup = next(s for s in kb.document("hostile", persona="red-team").sections if "Run" in s.text)
+    keys["hostile"] = setup.citation_key
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(kb), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started, "uvicorn did not start"
+    yield Served(f"http://127.0.0.1:{port}", setup.citation_key)
+    server.should_exit = True
+    thread.join(timeout=10)
+    kb.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport=DESKTOP, color_scheme="light")
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    yield opened
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def screenshot_path(tmp_path: Path, name: str) -> Path:
+    if os.environ.get("SHU_SCREENSHOTS") == "1":
+        return ROOT / "docs" / name
+    return tmp_path / name
+
+
+def open_page(page: Any, url: str, persona: str = "lumen-support") -> None:
+    page.goto(url)
+    expect(page.locator(f'#persona option[value="{persona}"]')).to_have_count(1)
+    page.select_option("#persona", persona)
+    expect(page.locator("#intro h1")).to_be_visible()
+
+
+def ask(page: Any, question: str) -> Any:
+    """Ask and wait for the checked answer; the last turn."""
+    turns = page.locator(".turn")
+    before = turns.count()
+    page.fill("#question", question)
+    page.press("#question", "Enter")
+    turn = turns.nth(before)
+    expect(turn).to_have_class(re.compile(r"\bdone\b"), timeout=30_000)
+    return turn
+
+
+def no_horizontal_overflow(page: Any) -> bool:
+    """Neither the page nor the chat or the panel scrolls sideways (wide tables scroll in place)."""
+    return page.evaluate(
+        """() => document.documentElement.scrollWidth <= window.innerWidth &&
+        ['#scroller', '#panel-body'].every((s) => {
+            const node = document.querySelector(s);
+            return node.offsetParent === null || node.scrollWidth <= node.clientWidth;
+        })"""
+    )
+
+
+def test_a_streamed_answer_cites_and_opens_the_cited_section(
+    served: Served, page: Any, tmp_path: Path
+) -> None:
+    open_page(page, served.url)
+    expect(page.locator("#intro h1")).to_have_text("Lumen Support")
+    turn = ask(page, QUESTION)
+    text = turn.locator(".answer-text")
+    expect(text).to_contain_text("The Pro plan costs $65 per seat per month billed annually")
+    expect(text.locator("strong")).to_have_text("$65 per seat per month")
+    assert "[^" not in text.inner_text(), "every citation key became a number"
+    cites = text.locator("button.cite")
+    expect(cites).to_have_count(2)
+    assert cites.all_inner_texts() == ["1", "2"]
+    sources = turn.locator(".sources li")
+    expect(sources).to_have_count(2)
+    expect(sources.first).to_contain_text("Pricing and Plans")
+    expect(sources.first).to_contain_text("Plan overview")
+    expect(turn.locator(".badge.confidence")).to_contain_text("Confidence")
+
+    cites.nth(1).click()
+    panel = page.locator("#panel")
+    expect(panel.locator(".doc-title")).to_have_text("Pricing and Plans")
+    cited = panel.locator(".doc-section.cited")
+    expect(cited).to_have_count(1)
+    expect(cited.locator(".section-path")).to_have_text("Plan details › ProCited")
+    expect(cited.locator("mark.cited-text")).to_contain_text("Pro is built for companies")
+    expect(cited).to_be_in_viewport()
+    assert cited.get_attribute("data-key") == PRO
+
+    cites.first.click()  # the first citation moves the highlight to its own section
+    expect(cited.locator(".section-path")).to_contain_text("Plan overview")
+    expect(cited.locator("mark.cited-text")).to_contain_text("Annual billing is about 17% cheaper")
+    expect(cited.locator("table td", has_text="$65")).to_have_count(1)  # the Markdown table, as a table
+    expect(cited).to_be_in_viewport()
+    assert cited.get_attribute("data-key") == OVERVIEW
+    page.screenshot(path=str(screenshot_path(tmp_path, "web-desktop.png")))
+
+    page.click("#panel-close")
+    expect(panel).to_be_hidden()
+    page.set_viewport_size(PHONE)
+    turn.scroll_into_view_if_needed()
+    expect(turn.locator(".answer-text")).to_be_in_viewport()
+    page.locator("#scroller").evaluate("node => { node.scrollTop = 0; }")
+    page.screenshot(path=str(screenshot_path(tmp_path, "web-phone.png")))
+    cites.first.click()
+    expect(panel.locator(".doc-section.cited")).to_be_in_viewport()
+    box = panel.bounding_box()
+    assert box is not None and box["x"] == 0 and box["width"] == PHONE["width"], "a full-width overlay"
+    page.screenshot(path=str(screenshot_path(tmp_path, "web-phone-panel.png")))
+
+
+def assert_harmless(page: Any) -> None:
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    assert page.locator("body script, body img, body iframe, body [onerror]").count() == 0
+    assert page.locator('a[href^="javascript:" i]').count() == 0
+
+
+def test_b_a_hostile_document_renders_as_text(served: Served, page: Any) -> None:
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    open_page(page, served.url, "red-team")
+
+    page.click("#browse")  # through the document browser
+    page.click('.doc-item[data-doc-id="hostile"]')
+    panel = page.locator("#panel")
+    expect(panel.locator(".doc-title")).to_have_text(HOSTILE_TITLE)
+    body = panel.locator(".doc-sections")
+    expect(body).to_contain_text(f"Run {XSS_SCRIPT} now, then {XSS_IMG} and {XSS_LINK}.")
+    expect(body).to_contain_text(FAKE_KEY)
+    expect(panel.locator(".section-path").first).to_contain_text(f"{XSS_IMG} Setup")
+    expect(panel.locator('a[href^="javascript:"]')).to_have_count(0)  # the API drops a javascript: source
+    expect(panel.locator(".source-url a")).to_have_count(0)
+    assert_harmless(page)
+
+    page.click("#panel-close")
+    turn = ask(page, HOSTILE_QUESTION)  # and through an answer that quotes it
+    text = turn.locator(".answer-text")
+    expect(text).to_contain_text(f"run {XSS_SCRIPT} and {XSS_IMG} and [click]")  # the answer step
+    expect(text).to_contain_text("(javascript:window.pwned=1)")  # writes "[click] (…)" apart
+    assert text.locator("button.cite").count() >= 1
+    assert text.locator('button.cite[data-key^="[^evil:"]').count() == 0, "an unresolved key is no citation"
+    text.locator("button.cite").first.click()
+    expect(panel.locator(".doc-section.cited")).to_contain_text(f"Run {XSS_SCRIPT} now")
+    assert panel.locator(".doc-section.cited").get_attribute("data-key") == served.hostile_key
+    turn.locator(".trace summary").click()
+    expect(turn.locator(".trace-body")).to_be_visible()
+    assert_harmless(page)
+    assert not dialogs
+
+
+def test_c_the_document_browser_opens_a_document(served: Served, page: Any) -> None:
+    open_page(page, served.url)
+    page.click("#browse")
+    items = page.locator("#panel .doc-item")
+    expect(items).to_have_count(len(EXAMPLE_DOCS))
+    expect(page.locator("#panel .pager")).to_contain_text(f"1–{len(EXAMPLE_DOCS)} of {len(EXAMPLE_DOCS)}")
+    expect(page.locator("#panel .pager button", has_text="Next")).to_be_disabled()
+    page.click('#panel .doc-item[data-doc-id="sso-saml-setup"]')
+    title = page.locator("#panel .doc-title")
+    expect(title).to_contain_text("SAML")
+    expect(page.locator("#panel .doc-section").first).to_be_visible()
+    expect(page.locator("#panel .doc-section.cited")).to_have_count(0)
+    page.click("#panel-back")
+    expect(items).to_have_count(len(EXAMPLE_DOCS))
+    expect(page.locator("#jobs")).to_be_hidden()  # /v1/jobs is not on this server: no panel
+
+
+def test_d_feedback_is_sent_and_a_missing_endpoint_breaks_nothing(served: Served, page: Any) -> None:
+    open_page(page, served.url)
+    turn = ask(page, QUESTION)
+    answer_text = turn.locator(".answer-text").inner_text()
+
+    def feedback(kind: str) -> Any:
+        def sent(request: Any) -> bool:
+            if not request.url.endswith("/v1/feedback") or request.method != "POST":
+                return False
+            return json.loads(request.post_data or "{}").get("kind") == kind
+
+        return sent
+
+    with page.expect_request(feedback("up")) as sent:
+        turn.locator(".feedback-up").click()
+    body = sent.value.post_data_json
+    assert body["kind"] == "up" and body["persona"] == "lumen-support" and body["question"] == QUESTION
+    assert body["answer"].startswith("The Pro plan costs **$65") and "$65" in answer_text
+    expect(turn.locator(".feedback-up")).to_have_attribute("aria-pressed", "true")
+    expect(turn.locator(".feedback-note")).to_have_text("Thanks for the feedback")
+    stored = httpx.get(f"{served.url}/v1/feedback", params={"persona": "lumen-support"}).json()
+    assert (stored[0]["kind"], stored[0]["question"]) == ("up", QUESTION), "the newest signal"
+
+    # a server without the endpoint (404/405): the page just keeps working
+    page.route("**/v1/feedback", lambda route: route.fulfill(status=404, json={"detail": "Not Found"}))
+    with page.expect_request(feedback("down")):
+        turn.locator(".feedback-down").click()
+    expect(turn.locator(".feedback-down")).to_have_attribute("aria-pressed", "true")
+    expect(turn.locator(".feedback-up")).to_have_attribute("aria-pressed", "false")
+    expect(turn.locator(".feedback-note")).to_have_text("")
+
+    with page.expect_request(feedback("opened")) as opened:
+        turn.locator(".answer-text button.cite").first.click()
+    assert opened.value.post_data_json == {
+        "persona": "lumen-support",
+        "kind": "opened",
+        "doc_id": "pricing-and-plans",
+    }
+    with page.expect_request(feedback("star")) as starred:
+        page.click("#panel .star")
+    assert starred.value.post_data_json == {
+        "persona": "lumen-support",
+        "kind": "star",
+        "doc_id": "pricing-and-plans",
+    }
+    expect(page.locator("#panel .star")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator(".error")).to_have_count(0)
+
+
+def test_e_a_phone_width_never_scrolls_sideways(served: Served, browser: Any) -> None:
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    try:
+        open_page(page, served.url)
+        assert no_horizontal_overflow(page)
+        turn = ask(page, QUESTION)
+        turn.locator(".trace summary").click()
+        expect(turn.locator(".trace .hits").first).to_be_visible()
+        assert no_horizontal_overflow(page)
+        turn.locator(".trace .fused .hit-link").first.click()  # a hit of the trace opens its section
+        expect(page.locator("#panel .doc-section.cited")).to_be_visible()
+        assert no_horizontal_overflow(page)
+        page.click("#panel-close")
+        turn.locator(".answer-text button.cite").first.click()  # the section with the wide table
+        expect(page.locator("#panel .doc-section.cited .md-table")).to_be_visible()
+        assert no_horizontal_overflow(page)
+        page.click("#panel-close")
+        page.click("#browse")
+        expect(page.locator("#panel .doc-item")).to_have_count(len(EXAMPLE_DOCS))
+        assert no_horizontal_overflow(page)
+    finally:
+        context.close()
+
+
+def test_f_the_api_key_is_asked_for_kept_and_asked_again_on_401(served: Served, page: Any) -> None:
+    page.route("**/healthz", lambda route: route.fulfill(json={"status": "ok", "version": "t", "auth": True}))
+    seen: list[str | None] = []
+
+    def personas(route: Any) -> None:
+        given = route.request.headers.get("authorization")
+        seen.append(given)
+        if given == "Bearer right-key":
+            route.continue_()
+        else:
+            route.fulfill(status=401, json={"detail": "invalid API key"})
+
+    page.route("**/v1/personas", personas)
+    page.goto(served.url)
+    dialog = page.locator("#auth-dialog")
+    expect(dialog).to_be_visible()
+    page.fill("#auth-key", "wrong-key")
+    page.click("#auth-form button[type=submit]")
+    expect(page.locator("#auth-message")).to_contain_text("invalid API key")
+    page.fill("#auth-key", "right-key")
+    page.click("#auth-form button[type=submit]")
+    expect(page.locator('#persona option[value="lumen-support"]')).to_have_count(1)
+    expect(dialog).to_be_hidden()
+    assert seen == ["Bearer wrong-key", "Bearer right-key"]
+    assert page.evaluate("localStorage.getItem('shu.apiKey')") == "right-key"
+    expect(page.locator("#key-button")).to_be_visible()
+
+
+def test_g_errors_are_readable_and_jobs_are_shown(served: Served, page: Any) -> None:
+    replies = iter(
+        [
+            (403, {"detail": "this key may not read persona 'lumen-support'"}),
+            (
+                422,
+                {
+                    "detail": [
+                        {"loc": ["body", "question"], "msg": "String should have at most 4000 characters"}
+                    ]
+                },
+            ),
+        ]
+    )
+    page.route("**/v1/ask", lambda route: route.fulfill(status=(r := next(replies))[0], json=r[1]))
+    job = {"id": "j1", "kind": "ingest", "status": "running", "stage": "embedding", "processed": 12}
+    job |= {"failed": 0, "total": 40, "percent": 30.0, "elapsed_s": 5.0, "eta_s": 11.0, "error": None}
+    listed = {"jobs": [job, job | {"id": "j2", "status": "queued", "percent": None}]}
+    page.route(re.compile(r"/v1/jobs(\?|$)"), lambda route: route.fulfill(json=listed))
+    open_page(page, served.url)
+    jobs = page.locator("#jobs")
+    expect(jobs).to_be_visible()
+    expect(jobs).to_contain_text("ingest · embedding 12/40 · 30% · 11s left")
+    expect(jobs.locator(".job")).to_have_count(1)
+    expect(jobs).to_contain_text("+1 more")
+
+    page.fill("#question", QUESTION)
+    page.press("#question", "Enter")
+    expect(page.locator(".turn.failed .error")).to_have_text("this key may not read persona 'lumen-support'")
+    page.fill("#question", QUESTION)
+    page.press("#question", "Enter")
+    expect(page.locator(".turn.failed .error").nth(1)).to_have_text(
+        "question: String should have at most 4000 characters"
+    )
+
+
+def sse(*events: tuple[str, object]) -> str:
+    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events)
+
+
+def test_h_a_reset_withdraws_the_draft_and_an_error_event_is_shown(served: Served, page: Any) -> None:
+    citation = {
+        "key": OVERVIEW,
+        "doc_id": "pricing-and-plans",
+        "section_path": "Pricing and Plans > Plan overview",
+    }
+    citation |= {"chunk_id": "pricing-and-plans#1", "title": "Pricing and Plans", "source_url": None}
+    final = {
+        "question": QUESTION,
+        "persona": "lumen-support",
+        "text": f"Annual billing is cheaper. {OVERVIEW}",
+    }
+    final |= {"citations": [citation], "insufficient": False, "confidence": 0.9, "method": "llm:x"}
+    streams = iter(
+        [
+            sse(
+                ("piece", {"text": "A draft that "}),
+                ("piece", {"text": PRO}),
+                ("reset", {"reason": "the draft cited a section it did not read"}),
+                ("piece", {"text": "Annual billing is cheaper. "}),
+                ("piece", {"text": OVERVIEW}),
+                ("answer", final),
+            ),
+            sse(("piece", {"text": "Half an ans"}), ("error", {"detail": "the model timed out"})),
+        ]
+    )
+    page.route(
+        "**/v1/ask",
+        lambda route: route.fulfill(status=200, content_type="text/event-stream", body=next(streams)),
+    )
+    open_page(page, served.url)
+    turn = ask(page, QUESTION)
+    expect(turn.locator(".notice")).to_have_text(
+        "A first draft was withdrawn: the draft cited a section it did not read."
+    )
+    expect(turn.locator(".answer-text")).to_have_text("Annual billing is cheaper.1")
+    expect(turn.locator(".answer-text button.cite")).to_have_attribute("data-key", OVERVIEW)
+    expect(turn.locator(".badge.confidence.high")).to_have_text("Confidence 90%")
+
+    page.fill("#question", "And the monthly price?")
+    page.press("#question", "Enter")
+    failed = page.locator(".turn").nth(1)
+    expect(failed).to_have_class(re.compile(r"\bfailed\b"))
+    expect(failed.locator(".error")).to_have_text("the model timed out")
+    expect(failed.locator(".answer-text")).to_have_text("Half an ans")

@@ -166,7 +166,8 @@ class _Tracker:
         self._saved = 0.0
 
     def __call__(self, stage: str, done: int, total: int) -> None:
-        failed = len(self.run.report.failed) if self.run is not None else 0
+        found = self.run.report.failed if self.run is not None else []
+        failed = sum(1 for outcome in found if outcome.message)  # one with no message is not read yet
         self.job = self.job.model_copy(
             update={"stage": stage, "processed": done, "total": total, "failed": failed}
         )

@@ -34,6 +34,8 @@ class LoadResult:
     error_samples: list[str] = field(default_factory=list)
     jobs_done: int = 0
     documents_reindexed: int = 0
+    unfinished: str = ""
+    """The job running when the load stopped: how far it got."""
     documents: int = 0
 
 
@@ -125,6 +127,11 @@ def _keep_reindexing(url: str, personas: Path, stop: threading.Event, result: Lo
                     break
                 stop.wait(0.5)
         if job:
+            state = client.get(f"/v1/jobs/{job['id']}").json()
+            if state["status"] in ("queued", "running"):
+                result.unfinished = (
+                    f"{state['processed']}/{state['total']} documents after {state['elapsed_s'] or 0:.0f} s"
+                )
             client.post(f"/v1/jobs/{job['id']}/cancel")
 
 
@@ -152,7 +159,8 @@ def markdown(result: LoadResult) -> str:
         f"Machine: {machine()}. {result.clients} clients for {result.seconds:.0f} s on loopback, "
         f"searches and asks in turn (answer cache off), over the example knowledge base "
         f"({result.documents} documents); an ingest job re-indexing every document ran the whole "
-        f"time ({result.jobs_done} finished, {result.documents_reindexed} documents re-indexed).",
+        f"time ({result.jobs_done} finished, {result.documents_reindexed} documents re-indexed"
+        + (f"; the last one at {result.unfinished})." if result.unfinished else ")."),
         "",
         "| requests | count | requests/s | p50 ms | p95 ms | p99 ms | errors |",
         "|---|---|---|---|---|---|---|",

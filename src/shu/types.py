@@ -454,6 +454,7 @@ RELATIONSHIP_TYPES = (
     "replies_to",
     "references",
     "part_of",
+    "attached_to",
     "related_to",
 )
 

@@ -126,7 +126,7 @@ def test_encrypted_pdf_asks_for_an_unprotected_copy() -> None:
     [
         ("empty.md", b"", "empty file"),
         ("blank.txt", b"  \n\n ", "empty file"),
-        ("photo.png", b"x", "unsupported"),
+        ("photo.heic", b"x", "unsupported"),
     ],
 )
 def test_empty_and_unsupported_files_are_skipped(name: str, data: bytes, message: str) -> None:

@@ -96,16 +96,17 @@ def test_bad_files_are_reported_and_skipped_and_nothing_is_lost(
             "encrypted.pdf": make_pdf([("Secret", "Top secret text. " * 10)], password="pw"),
             "binary.txt": bytes(range(256)) * 8,
             "latin1.txt": "Résumé of the café meeting: we agreed on Tuesday.".encode("latin-1"),
-            "image.png": b"\x89PNG\r\n",
+            "image.heic": b"\x00\x00\x00\x18ftypheic",
+            "truncated.png": b"\x89PNG\r\n\x1a\n\x00",
         },
     )
     report = kb.ingest(folder.parent)
     failed = {Path(o.path).name: o.message for o in report.failed}
-    assert set(failed) == {"broken.md", "corrupt.pdf", "encrypted.pdf", "binary.txt"}
+    assert set(failed) == {"broken.md", "corrupt.pdf", "encrypted.pdf", "binary.txt", "truncated.png"}
     assert "broken YAML frontmatter" in failed["broken.md"]
     assert "encrypted PDF" in failed["encrypted.pdf"]
     skipped = {Path(o.path).name for o in report.outcomes if o.status == "skipped"}
-    assert skipped == {"empty.md", "image.png"}
+    assert skipped == {"empty.md", "image.heic"}
     assert {d.id for d in kb.documents()} == {"pricing", "latin1"}
     assert "café" in kb.store.list_chunks("latin1")[0].text
 

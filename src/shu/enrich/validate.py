@@ -65,7 +65,7 @@ def check_relationships(relationships: list[Relationship], source: str, candidat
     for r in relationships:
         if r.target not in candidates:
             problems.append(f"target {r.target!r} is not one of the listed documents")
-        if r.type not in RELATIONSHIP_TYPES or r.type == "replies_to":
+        if r.type not in RELATIONSHIP_TYPES or r.type in ("replies_to", "attached_to"):
             problems.append(f"unknown relationship type {r.type!r}")
         quote = " ".join(r.evidence.split()).casefold().strip(" .\"'")
         if len(quote.split()) < 2 or quote not in flat:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from shu.errors import DocumentError, ShuError, SkipDocument
-from shu.ingest.convert import convert_file
+from shu.ingest.convert import convert_documents
 from shu.ingest.convert.base import Converted
 from shu.ingest.files import list_files, read_inside, sha256, write_atomic
 from shu.ingest.frontmatter import as_str_list, render_frontmatter, split_frontmatter
@@ -19,6 +19,7 @@ from shu.text import slugify, split_sentences
 
 URL_LIST_SUFFIXES = frozenset({".urls", ".links"})
 CURATED_FIELDS = ("summary", "tags", "license")
+RESERVED_FIELDS = frozenset({"id", "source_file", "source_sha256", "generated"})
 CONVERTER_VERSION = 1
 """Raise when conversion output changes, so that generated RAG files are written again."""
 _FIELD_LINE = re.compile(r"^\*\*[\w -]+:\*\*")
@@ -50,58 +51,98 @@ def convert_raw_folder(folder: PersonaFolder, max_bytes: int) -> list[FileOutcom
     """Convert every raw file of a persona; URL lists are handled by `shu.ingest.urls`."""
     outcomes: list[FileOutcome] = []
     produced: dict[str, Path] = {}
+    generated = _generated_files(folder)
     for path in list_files(folder.raw_dir):
         if path.suffix.lower() in URL_LIST_SUFFIXES:
             continue
-        outcome = _convert_one(folder, path, max_bytes, produced)
+        outcome = _convert_one(folder, path, max_bytes, produced, generated)
         if outcome.status != "unchanged":  # the RAG file's own outcome reports it
             outcomes.append(outcome)
     return outcomes
 
 
-def _convert_one(folder: PersonaFolder, path: Path, max_bytes: int, produced: dict[str, Path]) -> FileOutcome:
+def _generated_files(folder: PersonaFolder) -> dict[str, list[tuple[Path, dict[str, Any]]]]:
+    """source file → the RAG files generated from it, with their frontmatter."""
+    found: dict[str, list[tuple[Path, dict[str, Any]]]] = {}
+    for target in list_files(folder.rag_dir):
+        meta = _existing_frontmatter(target)
+        source = meta.get("source_file")
+        if meta.get("source_sha256") and isinstance(source, str):
+            found.setdefault(source, []).append((target, meta))
+    return found
+
+
+def _convert_one(
+    folder: PersonaFolder,
+    path: Path,
+    max_bytes: int,
+    produced: dict[str, Path],
+    generated: dict[str, list[tuple[Path, dict[str, Any]]]],
+) -> FileOutcome:
     shown = str(path)
     try:
         data = read_inside(path, folder.path, max_bytes)
-        doc_id = slugify(path.stem)
-        if not doc_id:
+        stem_id = slugify(path.stem)
+        if not stem_id:
             raise DocumentError("file name gives an empty document id; rename the file")
-        if doc_id in produced:
-            raise DocumentError(
-                f"document id {doc_id!r} is already produced by {produced[doc_id].name}; rename one"
-            )
-        produced[doc_id] = path
-        target = rag_path_for(folder, doc_id)
         digest = sha256(data)
         source_file = path.relative_to(folder.path).as_posix()
-        previous = _existing_frontmatter(target)
-        if target.exists() and previous.get("source_file") != source_file:
-            raise DocumentError(
-                f"{target.relative_to(folder.path)} already exists and was not generated from this file; "
-                "rename one of them"
-            )
-        if (
-            previous.get("source_sha256") == digest
-            and _generated(previous).get("converter") == CONVERTER_VERSION
+        before = generated.get(source_file, [])
+        if before and all(
+            meta.get("source_sha256") == digest and _generated(meta).get("converter") == CONVERTER_VERSION
+            for _, meta in before
         ):
-            return FileOutcome(path=shown, status="unchanged", doc_id=doc_id)
-        converted = convert_file(path, data)
-        meta = build_frontmatter(folder, path, doc_id, converted, digest, previous)
-        write_atomic(target, render_frontmatter(meta, converted.markdown))
+            for target, _ in before:
+                produced.setdefault(target.stem, path)
+            return FileOutcome(path=shown, status="unchanged", doc_id=before[0][0].stem)
+        parts = convert_documents(path, data)
+        written: list[Path] = []
+        for part in parts:
+            doc_id = part.doc_id or stem_id
+            _claim(folder, doc_id, path, source_file, produced)
+            target = rag_path_for(folder, doc_id)
+            meta = build_frontmatter(folder, path, doc_id, part, digest, _existing_frontmatter(target))
+            write_atomic(target, render_frontmatter(meta, part.markdown))
+            written.append(target)
+        for old, _ in before:  # a message gone from a mailbox, an attachment removed
+            if old not in written:
+                old.unlink(missing_ok=True)
+        shown_targets = ", ".join(t.name for t in written[:3]) + (
+            f" (+{len(written) - 3})" if len(written) > 3 else ""
+        )
         return FileOutcome(
             path=shown,
             status="converted",
-            doc_id=doc_id,
-            message=f"→ {target.name}",
-            warnings=converted.warnings,
+            doc_id=written[0].stem,
+            message=f"→ {shown_targets}",
+            warnings=[w for part in parts for w in part.warnings],
         )
     except SkipDocument as exc:
-        _release(produced, path)  # a skipped file produces nothing: its id stays free
+        _release(produced, path)  # a skipped file produces nothing: its ids stay free
         return FileOutcome(path=shown, status="skipped", message=str(exc))
     except ShuError as exc:
         return FileOutcome(path=shown, status="failed", message=str(exc))
     except Exception as exc:  # a converter bug must not stop the run: report it and go on
         return FileOutcome(path=shown, status="failed", message=f"unexpected {exc.__class__.__name__}: {exc}")
+
+
+def _claim(
+    folder: PersonaFolder, doc_id: str, path: Path, source_file: str, produced: dict[str, Path]
+) -> None:
+    """Take `doc_id` for `path`, or fail: another raw file of this run, or a RAG file not
+    generated from this one (curated by hand), already has it."""
+    if produced.get(doc_id, path) != path:
+        raise DocumentError(
+            f"document id {doc_id!r} is already produced by {produced[doc_id].name}; rename one"
+        )
+    target = rag_path_for(folder, doc_id)
+    previous = _existing_frontmatter(target)
+    if target.exists() and previous.get("source_file") != source_file:
+        raise DocumentError(
+            f"{target.relative_to(folder.path)} already exists and was not generated from this file; "
+            "rename one of them"
+        )
+    produced[doc_id] = path
 
 
 def _release(produced: dict[str, Path], path: Path) -> None:
@@ -153,9 +194,9 @@ def build_frontmatter(
         "source_file": path.relative_to(folder.path).as_posix(),
         "source_sha256": digest,
     }
-    for key in ("from", "to", "cc", "author"):
-        if found.get(key):
-            meta[key] = found[key]
+    for key, value in found.items():  # what the format told: sender, attendees, sheets, thread…
+        if key not in meta and key not in RESERVED_FIELDS and value not in (None, "", [], {}):
+            meta[key] = value
     generated_before = _generated(previous)
     for key in CURATED_FIELDS:  # a value a person edited after the last conversion survives
         if previous.get(key) and _digest(previous[key]) != generated_before.get(key):

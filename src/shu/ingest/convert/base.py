@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,44 +13,78 @@ from shu.errors import DocumentError, SkipDocument
 
 @dataclass
 class Converted:
-    """Markdown body plus whatever metadata the format made evident."""
+    """Markdown body plus whatever metadata the format made evident. A file that holds several
+    documents (a mailbox, a message with attachments) converts to several, each with its own
+    `doc_id`; one with no `doc_id` is named after its file."""
 
     markdown: str
     title: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    doc_id: str | None = None
 
 
-def _converters() -> dict[str, Callable[[bytes, Path], Converted]]:
-    from shu.ingest.convert import docx, html, markdown, pdf, text
-
-    return {
-        ".md": markdown.convert,
-        ".markdown": markdown.convert,
-        ".txt": text.convert,
-        ".text": text.convert,
-        ".html": html.convert,
-        ".htm": html.convert,
-        ".pdf": pdf.convert,
-        ".docx": docx.convert,
-    }
+Converter = Callable[[bytes, Path], "Converted | list[Converted]"]
 
 
-SUPPORTED_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".text", ".html", ".htm", ".pdf", ".docx"})
+CONVERTERS: dict[str, str] = {
+    ".md": "markdown:convert",
+    ".markdown": "markdown:convert",
+    ".txt": "text:convert",
+    ".text": "text:convert",
+    ".html": "html:convert",
+    ".htm": "html:convert",
+    ".pdf": "pdf:convert",
+    ".docx": "docx:convert",
+    ".eml": "mail:convert_eml",
+    ".mbox": "mail:convert_mbox",
+    ".msg": "mail:convert_msg",
+    ".ics": "ics:convert",
+    ".pptx": "slides:convert",
+    ".xlsx": "sheets:convert_xlsx",
+    ".csv": "sheets:convert_csv",
+    ".epub": "epub:convert",
+    ".json": "chat:convert_json",
+    ".jsonl": "chat:convert_jsonl",
+    ".png": "image:convert",
+    ".jpg": "image:convert",
+    ".jpeg": "image:convert",
+    ".tif": "image:convert",
+    ".tiff": "image:convert",
+}
+"""suffix → `module:function` in `shu.ingest.convert`, imported only when a file needs it."""
+
+SUPPORTED_SUFFIXES = frozenset(CONVERTERS)
+
+
+def _converter(suffix: str) -> Converter | None:
+    named = CONVERTERS.get(suffix)
+    if named is None:
+        return None
+    module, function = named.split(":")
+    converter: Converter = getattr(importlib.import_module(f"shu.ingest.convert.{module}"), function)
+    return converter
 
 
 def convert_file(path: Path, data: bytes) -> Converted:
-    """Convert one raw file's bytes. Raises DocumentError (bad file) or SkipDocument."""
+    """Convert one raw file's bytes to its (first) document."""
+    return convert_documents(path, data)[0]
+
+
+def convert_documents(path: Path, data: bytes) -> list[Converted]:
+    """Convert one raw file's bytes to its documents (one, or several for a file that holds
+    several). Raises DocumentError (bad file) or SkipDocument."""
     suffix = path.suffix.lower()
-    converter = _converters().get(suffix)
+    converter = _converter(suffix)
     if converter is None:
         raise SkipDocument(f"unsupported file type {suffix or '(none)'}")
     if not data.strip():
         raise SkipDocument("empty file")
     try:
-        converted = converter(data, path)
+        made = converter(data, path)
     except RecursionError as exc:  # deeply nested markup exhausts a recursive parser
         raise DocumentError(f"{suffix[1:].upper()} is nested too deeply to convert") from exc
-    if not converted.markdown.strip():
+    parts = [p for p in (made if isinstance(made, list) else [made]) if p.markdown.strip()]
+    if not parts:
         raise SkipDocument("no text could be extracted")
-    return converted
+    return parts

@@ -13,6 +13,7 @@ from pypdf import PdfReader
 from pypdf.errors import DependencyError, PdfReadError, PyPdfError
 
 from shu.errors import DocumentError
+from shu.ingest.convert import ocr
 from shu.ingest.convert.base import Converted
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -34,12 +35,33 @@ def convert(data: bytes, path: Path) -> Converted:
             raise DocumentError(f"page {number} cannot be read ({exc.__class__.__name__})") from exc
         lines.append(_Line("", 0.0))  # page break = paragraph break
     markdown = _to_markdown(lines)
-    if not markdown.strip():
-        raise DocumentError("PDF has no extractable text (scanned image? OCR is not available)")
     info_title = None
     with contextlib.suppress(PyPdfError):
         info_title = (reader.metadata or {}).get("/Title")
-    return Converted(markdown=markdown, title=str(info_title).strip() if info_title else None)
+    title = str(info_title).strip() if info_title else None
+    if not markdown.strip():
+        return _scanned(data, path, title)
+    return Converted(markdown=markdown, title=title)
+
+
+def _scanned(data: bytes, path: Path, title: str | None) -> Converted:
+    """A PDF with no text layer: each page rendered and read by OCR, one section per page."""
+    if not ocr.available():
+        raise DocumentError(f"PDF has no text layer (a scan?); {ocr.INSTALL_HINT}")
+    title = title or ocr.title_from(path)
+    sections = [f"# {title}"]
+    for number, image in enumerate(ocr.pdf_page_images(data), start=1):
+        text = ocr.image_text(image, f"page {number}")
+        if text.strip():
+            sections.append(f"## Page {number}\n\n{text}")
+    if len(sections) == 1:
+        raise DocumentError("PDF has no text layer and OCR found no text in its pages")
+    return Converted(
+        markdown="\n\n".join(sections) + "\n",
+        title=title,
+        meta={"type": "scan", "ocr": ocr.version()},
+        warnings=["text read by OCR: check it before trusting exact figures"],
+    )
 
 
 def _open(data: bytes) -> PdfReader:

@@ -143,3 +143,26 @@ def test_an_image_bomb_and_a_non_image_are_refused() -> None:
             convert_documents(Path("bomb.png"), bomb)
     with pytest.raises(DocumentError, match="not a PNG, JPEG or TIFF"):
         convert_documents(Path("fake.jpg"), b"<html>not an image</html>")
+
+
+def test_a_mailbox_that_changes_keeps_its_documents_in_step(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    folder = make_persona("club", raw={"board.mbox": samples.make_mbox()})
+    kb.ingest(folder.parent)
+    rag = folder / "RAG"
+    assert sorted(p.stem for p in rag.glob("*.md")) == sorted([ORIGINAL, REPLY, FOLLOW_UP])
+    again = kb.ingest(folder.parent)
+    assert [o.status for o in again.outcomes] == ["unchanged"] * 3, (
+        "an unchanged mailbox is not converted again"
+    )
+    shorter = samples.make_mbox().split(b"From MAILER-DAEMON")
+    (folder / "RAW-DOCS" / "board.mbox").write_bytes(b"From MAILER-DAEMON".join(shorter[:3]))
+    kb.ingest(folder.parent, prune=True)
+    assert sorted(p.stem for p in rag.glob("*.md")) == sorted([ORIGINAL, REPLY]), (
+        "the message gone is removed"
+    )
+    assert {d.id for d in kb.documents("club")} == {ORIGINAL, REPLY}
+    (folder / "RAW-DOCS" / "board.mbox").unlink()
+    kb.ingest(folder.parent, prune=True)
+    assert list(rag.glob("*.md")) == [] and kb.documents("club") == []

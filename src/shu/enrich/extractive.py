@@ -228,6 +228,9 @@ def _domains(sections: list, title: str) -> list[str]:
     return domains[:8]
 
 
+_ROLES = ("author", "recipient", "subject", "mentioned", "decision_maker")
+
+
 def _participants(doc: Document) -> list[Participant]:
     found: list[Participant] = []
     for key, role in (("from", "author"), ("author", "author"), ("to", "recipient"), ("cc", "recipient")):
@@ -235,12 +238,23 @@ def _participants(doc: Document) -> list[Participant]:
             for part in str(address).split(","):
                 if part.strip():
                     found.append(_participant(part, role))
-    for name in _as_list(doc.meta.get("participants")):
-        found.append(_participant(str(name), "mentioned"))
+    for item in _as_list(doc.meta.get("participants")):
+        if isinstance(item, dict):  # what a converter read: {name, email, role}
+            found += _given_participant(item)
+        else:
+            found.append(_participant(str(item), "mentioned"))
     unique: dict[str, Participant] = {}
     for participant in found:
         unique.setdefault((participant.email or participant.name).casefold(), participant)
     return list(unique.values())
+
+
+def _given_participant(item: dict[object, object]) -> list[Participant]:
+    name, email, role = (str(item.get(k) or "").strip() for k in ("name", "email", "role"))
+    if not name and not email:
+        return []
+    kept_role = role if role in _ROLES else "mentioned"
+    return [Participant(name=name or email, email=email or None, role=kept_role)]  # type: ignore[arg-type]
 
 
 def _participant(text: str, role: str) -> Participant:

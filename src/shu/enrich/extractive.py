@@ -33,6 +33,7 @@ _TYPE_BY_LABEL = {
     "press": "narrative",
     "blog": "narrative",
     "slide": "narrative",
+    "slides": "narrative",
     "faq": "reference",
     "policy": "reference",
     "guide": "technical",

@@ -481,6 +481,19 @@ def bench_serve(
         raise typer.Exit(1)
 
 
+def bench_formats(
+    enron: Annotated[
+        Path | None, typer.Option(help="The Enron QA JSON (enron_annotated.json), ingested as .eml files.")
+    ] = None,
+) -> None:
+    """Each document format's conversion and ingestion time on generated samples."""
+    from shu.eval.bench_formats import markdown, run
+
+    if enron is not None and not enron.is_file():
+        _fail(f"{enron}: no such file")
+    out.print(markdown(run(enron)), highlight=False, markup=False)
+
+
 def register(app: typer.Typer) -> None:
     """Mount the measuring commands on the `shu` command line."""
     app.command(name="eval")(eval_)
@@ -491,3 +504,4 @@ def register(app: typer.Typer) -> None:
     app.command(name="eval-verify")(eval_verify)
     app.command(name="bench")(bench)
     app.command(name="bench-serve")(bench_serve)
+    app.command(name="bench-formats")(bench_formats)

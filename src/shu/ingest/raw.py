@@ -38,7 +38,7 @@ _TYPE_HINTS = (
     ("guide", "guide"),
     ("handbook", "guide"),
     ("spec", "spec"),
-    ("slides", "slide"),
+    ("slides", "slides"),
     ("blog", "blog"),
 )
 

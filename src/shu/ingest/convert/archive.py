@@ -19,13 +19,15 @@ MAX_RATIO = 200
 """Office XML compresses 5–20×; a member inflating more than this is a bomb, not a document."""
 _SMALL = 1_000_000
 MAX_MEMBERS = 10_000
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_ENCRYPTED_STREAMS = ("EncryptionInfo".encode("utf-16-le"), "EncryptedPackage".encode("utf-16-le"))
 
 
 def check_archive(data: bytes, kind: str) -> None:
     """Raise DocumentError when the archive is not a zip, or would inflate beyond the bounds."""
     try:
         members = zipfile.ZipFile(io.BytesIO(data)).infolist()
-    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+    except (zipfile.BadZipFile, ValueError, OSError, NotImplementedError) as exc:
         raise DocumentError(f"not a readable {kind} file ({exc.__class__.__name__}: {exc})") from exc
     if len(members) > MAX_MEMBERS:
         raise DocumentError(f"{kind} archive has {len(members):,} parts (at most {MAX_MEMBERS:,})")
@@ -47,3 +49,15 @@ def check_archive(data: bytes, kind: str) -> None:
         raise DocumentError(
             f"{kind} inflates to {total / 1e6:,.0f} MB in all (at most {MAX_TOTAL_BYTES / 1e6:,.0f})"
         )
+
+
+def check_not_ole(data: bytes, kind: str, legacy: str) -> None:
+    """An OOXML file is a zip; a password-protected one is an OLE (CFB) container holding the
+    encrypted zip. An OLE file without encryption streams is the older binary format, renamed."""
+    if not data.startswith(_OLE_MAGIC):
+        return
+    if any(stream in data for stream in _ENCRYPTED_STREAMS):
+        raise DocumentError(
+            f"{kind} is encrypted (password-protected); save a copy without a password and add that"
+        )
+    raise DocumentError(f"not a {kind} file: it is {legacy} in the older binary format; save it as {kind}")

@@ -9,7 +9,7 @@ from pathlib import Path
 import mammoth
 
 from shu.errors import DocumentError
-from shu.ingest.convert.archive import check_archive
+from shu.ingest.convert.archive import check_archive, check_not_ole
 from shu.ingest.convert.base import Converted
 from shu.ingest.convert.html import html_to_markdown
 
@@ -19,6 +19,7 @@ _STYLE_MAP = "p[style-name='Title'] => h1:fresh\np[style-name='Subtitle'] => h2:
 
 
 def convert(data: bytes, path: Path) -> Converted:
+    check_not_ole(data, "DOCX", "a .doc document")
     check_archive(data, "DOCX")
     try:
         result = mammoth.convert_to_html(io.BytesIO(data), style_map=_STYLE_MAP, convert_image=_NO_IMAGES)

@@ -55,6 +55,7 @@ def thread() -> bytes:
         ),
     ]
     out = b""
+    chain: list[str] = []
     for subject, sender, to, cc, when, message_id, parent, text in messages:
         message = EmailMessage()
         message["From"], message["To"], message["Subject"] = sender, ", ".join(to), subject
@@ -62,7 +63,8 @@ def thread() -> bytes:
             message["Cc"] = ", ".join(cc)
         message["Date"], message["Message-ID"] = format_datetime(when), message_id
         if parent:
-            message["In-Reply-To"], message["References"] = parent, parent
+            message["In-Reply-To"], message["References"] = parent, " ".join(chain)
+        chain.append(message_id)
         message.set_content(text)
         out += b"From MAILER-DAEMON Mon May  4 18:10:00 2026\n" + message.as_bytes() + b"\n\n"
     return out
@@ -112,6 +114,9 @@ def deck() -> bytes:
     presentation = Presentation()
     presentation.core_properties.title = "2026 Season Kickoff"
     presentation.core_properties.author = "Dana Whitfield"
+    presentation.core_properties.created = datetime(2026, 3, 20, 9, 0)
+    presentation.core_properties.modified = datetime(2026, 3, 27, 17, 0)
+    presentation.core_properties.last_modified_by = "Dana Whitfield"
     title = presentation.slides.add_slide(presentation.slide_layouts[0])
     title.shapes.title.text = "2026 Season Kickoff"
     title.placeholders[1].text = "City Garden on Alder Street — members' meeting, 28 March 2026"

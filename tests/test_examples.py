@@ -57,6 +57,15 @@ QUESTIONS = [
         "5 packets",
     ),
     ("city-garden", "When does the harvest logging form go live?", "lumen-city-garden-sponsorship", "1 June"),
+    ("city-garden", "When is the harvest festival?", "2026-season-kickoff-slides", "12 September"),
+    ("city-garden", "How much do the new compost bins cost?", "mail-79752af8fad1", "$420"),
+    ("city-garden", "How much of the compost bins does the grant cover?", "mail-4e377124a849", "$300"),
+    (
+        "city-garden",
+        "Who is invited to the summer work day planning meeting?",
+        "summer-work-day-planning-2026-06-06-39ae3b",
+        "Tobias Grant",
+    ),
 ]
 
 
@@ -81,9 +90,12 @@ def example_kb(example_root: Path, minilm: MiniLMEmbedder) -> KnowledgeBase:
 
 def test_every_raw_format_is_converted(example_kb: KnowledgeBase) -> None:
     raw = [p for p in EXAMPLES.glob("*/RAW-DOCS/*") if p.is_file()]
-    assert {p.suffix for p in raw} >= {".md", ".html", ".txt", ".pdf", ".docx"}
+    assert {p.suffix for p in raw} >= {".md", ".html", ".txt", ".pdf", ".docx", ".mbox", ".ics", ".pptx"}
     docs = {d.id for d in example_kb.documents()}
-    assert len(docs) == len(raw) + 2 and 15 <= len(docs) <= 30
+    assert len(docs) == len(raw) + 2 + 2, "two curated documents; the mailbox holds three messages"
+    thread = [d for d in example_kb.documents("city-garden") if d.type == "email"]
+    roots = {d.meta["thread"] for d in thread if d.meta.get("thread")}
+    assert len(thread) == 3 and roots == {"mail-79752af8fad1"}, "replies name the thread's first message"
 
 
 def test_the_shipped_rag_files_are_what_ingestion_writes(
@@ -110,7 +122,7 @@ def test_demo_questions_are_answered_from_the_right_document(
 
 def test_personas_are_walls(example_kb: KnowledgeBase) -> None:
     own = {
-        slug: {p.stem for p in (EXAMPLES / slug).glob("RAW-DOCS/*")}
+        slug: {p.stem for p in (EXAMPLES / slug).glob("RAG/*.md")}
         for slug in ("lumen-support", "city-garden")
     }
     own["lumen-support"] |= {"lumen-city-garden-sponsorship"}

@@ -193,3 +193,30 @@ def test_note_lines_that_look_like_headers_stay_text() -> None:
     assert converted.title == "Launch plan"
     for line in ("Decision: ship on Friday", "Owner: Bob", "Details follow."):
         assert line in converted.markdown
+
+
+def test_a_ruled_pdf_table_becomes_a_markdown_table_where_it_stands() -> None:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=16)
+    pdf.cell(0, 10, "Plot fees 2026", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", size=11)
+    pdf.multi_cell(0, 6, "Fees are due by 1 March. The table lists each kind of plot.")
+    with pdf.table() as table:
+        for values in [
+            ("Plot", "Season fee", "Size"),
+            ("Standard plot", "$60", "3 x 6 m"),
+            ("Raised | bed", "$35", ""),
+        ]:
+            row = table.row()
+            for value in values:
+                row.cell(value)
+    pdf.multi_cell(0, 6, "Late fees are $10 a month.")
+    converted = convert_file(Path("fees.pdf"), bytes(pdf.output()))
+    assert converted.markdown == (
+        "# Plot fees 2026\n\nFees are due by 1 March. The table lists each kind of plot.\n\n"
+        "| Plot | Season fee | Size |\n|---|---|---|\n| Standard plot | $60 | 3 x 6 m |\n"
+        "| Raised \\| bed | $35 |  |\n\nLate fees are $10 a month.\n"
+    )

@@ -407,3 +407,17 @@ def test_a_skipped_empty_raw_file_leaves_its_id_free(kb: KnowledgeBase, make_per
     report = kb.ingest(folder.parent)
     assert not report.failed, [o.line() for o in report.failed]
     assert [d.id for d in kb.documents()] == ["notes"]
+
+
+def test_a_hostile_rag_file_beside_raw_files_stops_nothing(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    folder = make_persona(
+        "lumen",
+        rag={"evil.md": "---\ntitle: Bad\x1b[2J\n---\n# Bad\n\nText.\n"},
+        raw={"notes.md": "# Notes\n\nThe boathouse opens at 7.\n"},
+    )
+    report = kb.ingest(folder.parent)  # every RAG file's frontmatter is read to find generated ones
+    assert not report.failed, [o.line() for o in report.failed]
+    assert {d.id for d in kb.documents()} == {"notes", "evil"}
+    assert kb.document("evil").document.title == "Bad[2J", "the control character is gone, the text stays"

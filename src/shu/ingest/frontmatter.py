@@ -52,7 +52,10 @@ MAX_DEPTH = 40
 def _parse_yaml(block: str) -> dict[str, Any]:
     if len(block) > MAX_FRONTMATTER_CHARS:
         raise DocumentError(f"frontmatter is {len(block):,} characters (at most {MAX_FRONTMATTER_CHARS:,})")
-    loader = yaml.SafeLoader(block)
+    try:
+        loader = yaml.SafeLoader(block)
+    except yaml.YAMLError as exc:  # the reader refuses control characters before parsing
+        raise DocumentError(f"broken YAML frontmatter: {getattr(exc, 'reason', None) or exc}") from exc
     try:
         node = loader.get_single_node()
         if node is not None:

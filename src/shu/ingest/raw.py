@@ -20,7 +20,7 @@ from shu.text import slugify, split_sentences
 URL_LIST_SUFFIXES = frozenset({".urls", ".links"})
 CURATED_FIELDS = ("summary", "tags", "license")
 RESERVED_FIELDS = frozenset({"id", "source_file", "source_sha256", "generated"})
-CONVERTER_VERSION = 1
+CONVERTER_VERSION = 2
 """Raise when conversion output changes, so that generated RAG files are written again."""
 _FIELD_LINE = re.compile(r"^\*\*[\w -]+:\*\*")
 _DATE_IN_NAME = re.compile(r"(?<!\d)(\d{4}-\d{2}(?:-\d{2})?)(?!\d)")
@@ -237,7 +237,7 @@ def _existing_frontmatter(target: Path) -> dict[str, Any]:
         return {}
     try:
         meta, _ = split_frontmatter(target.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ShuError):
+    except Exception:  # any RAG file, even a hostile one, is read here: unreadable means "not ours"
         return {}
     return meta
 

@@ -1,4 +1,6 @@
-"""PDF → Markdown with pypdf. Lines set in a larger font than the body become headings."""
+"""PDF → Markdown with pypdf. Lines set in a larger font than the body become headings; ruled
+tables (found by pdfplumber) become Markdown tables where they stand, instead of their cells run
+together as a paragraph; a PDF with no text layer goes to OCR."""
 
 from __future__ import annotations
 
@@ -17,22 +19,31 @@ from shu.ingest.convert import ocr
 from shu.ingest.convert.base import Converted
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)
+logging.getLogger("pdfminer").setLevel(logging.ERROR)
+log = logging.getLogger(__name__)
+MAX_TABLE_PAGES = 300
 
 
 @dataclass
 class _Line:
     text: str
     size: float
+    top: float = -1.0
+    """Distance from the top of the page (PDF points); -1 when unknown."""
+    table: str | None = None
+    """A Markdown table that stands here (the line is then only its placeholder)."""
 
 
 def convert(data: bytes, path: Path) -> Converted:
     reader = _open(data)
+    tables = page_tables(data, len(reader.pages))
     lines: list[_Line] = []
     for number, page in enumerate(reader.pages, start=1):
         try:
-            lines.extend(_page_lines(page))
+            found = _page_lines(page)
         except (PyPdfError, ValueError, KeyError, TypeError) as exc:
             raise DocumentError(f"page {number} cannot be read ({exc.__class__.__name__})") from exc
+        lines.extend(_with_tables(found, tables.get(number - 1, [])))
         lines.append(_Line("", 0.0))  # page break = paragraph break
     markdown = _to_markdown(lines)
     info_title = None
@@ -89,29 +100,86 @@ def _try_empty_password(reader: PdfReader) -> bool:
 
 
 def _page_lines(page) -> list[_Line]:  # type: ignore[no-untyped-def]
-    """Text of one page as lines, each with the largest font size seen on it."""
-    pieces: list[tuple[str, float]] = []
+    """Text of one page as lines, each with the largest font size seen on it and how far from
+    the top of the page it starts."""
+    pieces: list[tuple[str, float, float]] = []
+    height = float(page.mediabox.height)
 
     def visit(text: str, cm, tm, font_dict, font_size: float) -> None:  # type: ignore[no-untyped-def]
         scale = abs(tm[3]) if tm and tm[3] else 1.0
-        pieces.append((text, float(font_size or 0.0) * scale))
+        top = -1.0
+        if tm and cm:
+            top = height - (cm[1] * tm[4] + cm[3] * tm[5] + cm[5])
+        pieces.append((text, float(font_size or 0.0) * scale, top))
 
     page.extract_text(visitor_text=visit)
     lines: list[_Line] = []
     current = ""
     size = 0.0
-    for text, piece_size in pieces:
+    top = -1.0
+    for text, piece_size, piece_top in pieces:
         parts = text.split("\n")
         for index, part in enumerate(parts):
             if index > 0:
-                lines.append(_Line(current.strip(), size))
-                current, size = "", 0.0
+                lines.append(_Line(current.strip(), size, top))
+                current, size, top = "", 0.0, -1.0
             if part.strip():
                 size = max(size, piece_size)
+                top = piece_top if top < 0 else top
             current += part
     if current.strip():
-        lines.append(_Line(current.strip(), size))
+        lines.append(_Line(current.strip(), size, top))
     return lines
+
+
+def page_tables(data: bytes, pages: int) -> dict[int, list[tuple[float, float, str]]]:
+    """page index → its ruled tables as (top, bottom, Markdown), for PDFs of at most
+    `MAX_TABLE_PAGES` pages (finding tables parses every page again)."""
+    if pages > MAX_TABLE_PAGES:
+        return {}
+    import pdfplumber
+
+    found: dict[int, list[tuple[float, float, str]]] = {}
+    try:
+        with pdfplumber.open(io.BytesIO(data)) as pdf:
+            for index, page in enumerate(pdf.pages):
+                for table in page.find_tables():
+                    rows = [[" ".join((cell or "").split()) for cell in row] for row in table.extract()]
+                    if len(rows) >= 2 and max(len(r) for r in rows) >= 2:
+                        found.setdefault(index, []).append(
+                            (table.bbox[1], table.bbox[3], _markdown_table(rows))
+                        )
+    except Exception:  # tables are an extra: the text is read without them
+        log.warning("tables of a PDF could not be read; its text is kept without them", exc_info=True)
+        return {}
+    return found
+
+
+def _with_tables(lines: list[_Line], tables: list[tuple[float, float, str]]) -> list[_Line]:
+    """The page's lines with each table's text replaced by the table, where it stood."""
+    if not tables:
+        return lines
+    out: list[_Line] = []
+    placed: set[int] = set()
+    for line in lines:
+        inside = next(
+            (i for i, (top, bottom, _) in enumerate(tables) if top - 2 <= line.top <= bottom + 2), None
+        )
+        if inside is None:
+            out.append(line)
+        elif inside not in placed:
+            placed.add(inside)
+            out += [_Line("", 0.0), _Line("", 0.0, table=tables[inside][2]), _Line("", 0.0)]
+    out += [_Line("", 0.0, table=t[2]) for i, t in enumerate(tables) if i not in placed]
+    return out
+
+
+def _markdown_table(rows: list[list[str]]) -> str:
+    width = max(len(r) for r in rows)
+    cells = [[c.replace("|", "\\|") for c in r] + [""] * (width - len(r)) for r in rows]
+    lines = ["| " + " | ".join(cells[0]) + " |", "|" + "---|" * width]
+    lines += ["| " + " | ".join(r) + " |" for r in cells[1:]]
+    return "\n".join(lines)
 
 
 def _to_markdown(lines: list[_Line]) -> str:
@@ -131,7 +199,10 @@ def _to_markdown(lines: list[_Line]) -> str:
             paragraph.clear()
 
     for line in lines:
-        if not line.text:
+        if line.table is not None:
+            flush()
+            out.append(line.table)
+        elif not line.text:
             flush()
         elif _is_heading(line, body_size):
             flush()

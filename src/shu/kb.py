@@ -15,6 +15,7 @@ import logging
 from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from shu import __version__
 from shu.access import authenticate, create_key
@@ -56,8 +57,10 @@ from shu.types import (
     RetrievalResult,
     SearchHit,
     Signal,
+    UserProfile,
     citation_key,
 )
+from shu.users import from_file, learn, with_fields
 
 MAX_QUERY_CHARS = 4000
 
@@ -245,6 +248,48 @@ class KnowledgeBase:
         """One user's own signals, newest first."""
         return self.store.list_signals(user, persona)
 
+    # -- users' profiles --------------------------------------------------------------------
+
+    def users(self) -> list[str]:
+        return self.store.list_users()
+
+    def user(self, user_id: str) -> UserProfile:
+        """A user's profile: what is stored, with `<home>/users/<id>.yaml` laid on top."""
+        stored = self.store.get_user(user_id)
+        fields = from_file(self.settings.home, user_id)
+        if stored is None and not fields:
+            raise NotFoundError(f"unknown user {user_id!r} (`shu users set {user_id} …` makes a profile)")
+        return with_fields(stored or UserProfile(id=user_id), fields)
+
+    def set_user(self, user_id: str, fields: dict[str, Any]) -> UserProfile:
+        """Create or change a user's profile by hand (name, emails, roles, projects, interests,
+        contacts, preferences); learned items stay."""
+        stored = self.store.get_user(user_id) or _new_profile(user_id)
+        return self.store.save_user(with_fields(stored, fields))
+
+    def learn_user(self, user_id: str) -> UserProfile:
+        """Learn a user's contacts, projects and interests again from the knowledge base and the
+        user's own signals, and keep them."""
+        profile = self.user(user_id)
+        return self.store.save_user(learn(self.store, profile, self.store.list_signals(user_id)))
+
+    def export_user(self, user_id: str) -> dict[str, Any]:
+        """Everything kept about a user: profile, signals, keys (never a secret)."""
+        profile = self.store.get_user(user_id)
+        return {
+            "profile": profile.model_dump() if profile else None,
+            "signals": [s.model_dump() for s in self.store.list_signals(user_id)],
+            "keys": [k.model_dump() for k in self.store.list_keys() if k.user == user_id],
+        }
+
+    def forget_user(self, user_id: str) -> dict[str, int]:
+        """Delete everything about a user: profile, signals and keys; how much there was."""
+        return {
+            "profile": int(self.store.delete_user(user_id)),
+            "signals": self.store.forget_signals(user_id),
+            "keys": self.store.delete_keys(user_id),
+        }
+
     def stats(self) -> KnowledgeBaseStats:
         """Counts and size of the store, what made the enrichment, LLM use, the answer cache, the
         agent's findings."""
@@ -360,6 +405,13 @@ def open_kb(
     """The knowledge base in `home` (default `.shu`, or `SHU_HOME`) with its settings,
     `overrides` (`dotted.key=value`) laid on top."""
     return KnowledgeBase(load_settings(home, overrides), embedder=embedder)
+
+
+def _new_profile(user_id: str) -> UserProfile:
+    try:
+        return UserProfile(id=user_id)
+    except ValueError as exc:
+        raise InvalidRequestError(f"user {user_id!r}: use 1–100 letters, digits or . @ + - _") from exc
 
 
 def _checked_query(query: str) -> str:

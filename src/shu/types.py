@@ -726,4 +726,44 @@ class Job(BaseModel):
     """Runs begun (a job interrupted by a restart runs again and resumes where it stopped)."""
 
 
+class ProfileItem(BaseModel):
+    """A project or interest of a user, with where it came from (set by hand, or learned from
+    e-mail, meetings, frontmatter, entities or the user's signals) and when."""
+
+    value: str
+    weight: float = Field(1.0, ge=0.0, le=1.0)
+    source: str = "set"
+    updated: str = ""
+
+
+class Contact(BaseModel):
+    """Someone the user works with: how close (affinity in [0, 1]), how recently, how mutual."""
+
+    name: str = ""
+    email: str | None = None
+    affinity: float = Field(0.5, ge=0.0, le=1.0)
+    recency: str | None = None
+    """The day of the last message or meeting between them (ISO)."""
+    reciprocity: float | None = Field(None, ge=0.0, le=1.0)
+    """1 when both write to each other as often, 0 when only one does."""
+    interactions: int = 0
+    source: str = "set"
+    updated: str = ""
+
+
+class UserProfile(BaseModel):
+    """Who is asking (spec §3.3): kept in the user's store only, seen by that user only."""
+
+    id: str = Field(min_length=1, max_length=100, pattern=r"^[\w.@+-]+$")
+    name: str = ""
+    emails: list[str] = Field(default_factory=list)
+    roles: list[str] = Field(default_factory=list)
+    contacts: list[Contact] = Field(default_factory=list)
+    projects: list[ProfileItem] = Field(default_factory=list)
+    interests: list[ProfileItem] = Field(default_factory=list)
+    preferences: dict[str, str] = Field(default_factory=dict)
+    """`detail`: "detail" or "summary"."""
+    updated: str = ""
+
+
 Answer.model_rebuild()

@@ -43,7 +43,15 @@ ADMIN_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("POST", "/v1/jobs/nope/cancel", None),
     ("POST", "/v1/jobs", {"kind": "ingest", "path": "/"}),
 ]
-OPEN_ROUTES = [("GET", "/v1/me", None), ("GET", "/v1/personas", None)]
+OPEN_ROUTES = [
+    ("GET", "/v1/me", None),
+    ("GET", "/v1/personas", None),
+    ("GET", "/v1/users/me", None),
+    ("PUT", "/v1/users/me", {"name": "Ana"}),
+    ("POST", "/v1/users/me/learn", None),
+    ("GET", "/v1/users/me/export", None),
+    ("DELETE", "/v1/users/me", None),
+]
 
 
 @pytest.fixture
@@ -184,3 +192,25 @@ def test_mcp_over_http_needs_a_key_and_keeps_to_its_personas(keyed: dict[str, An
         assert raw.status_code == 401 and raw.json()["detail"]
         with pytest.raises(Exception, match="unhandled errors"):  # the SDK's client fails on the 401
             asyncio.run(mcp_calls(url, token, calls[:1]))
+
+
+def test_a_user_reaches_only_their_own_profile_and_can_forget_themselves(keyed: dict[str, Any]) -> None:
+    url, tokens, kb = keyed["url"], keyed["tokens"], keyed["kb"]
+    assert call(url, "GET", "/v1/users/me", None, tokens["ana"]).status_code == 404, "no profile yet"
+    mine = call(url, "PUT", "/v1/users/me", {"name": "Ana", "projects": ["Pricing"]}, tokens["ana"]).json()
+    assert mine["id"] == "ana" and mine["projects"][0]["value"] == "Pricing"
+    call(url, "PUT", "/v1/users/me", {"name": "Bob", "roles": ["sales"]}, tokens["bob"])
+    assert call(url, "GET", "/v1/users/me", None, tokens["bob"]).json()["name"] == "Bob"
+    assert call(url, "GET", "/v1/users/me", None, tokens["ana"]).json()["name"] == "Ana"
+    assert call(url, "PUT", "/v1/users/me", {"id": "bob"}, tokens["ana"]).status_code == 422, (
+        "no way to name another"
+    )
+    assert call(url, "POST", "/v1/users/me/learn", None, tokens["ana"]).json()["id"] == "ana"
+    call(url, "POST", "/v1/feedback", {"persona": "lumen", "kind": "up", "question": Q}, tokens["ana"])
+    exported = call(url, "GET", "/v1/users/me/export", None, tokens["ana"]).json()
+    assert exported["profile"]["name"] == "Ana" and len(exported["signals"]) == 1
+    assert {k["user"] for k in exported["keys"]} == {"ana"}
+    forgotten = call(url, "DELETE", "/v1/users/me", None, tokens["ana"]).json()
+    assert forgotten == {"profile": 1, "signals": 1, "keys": 1}
+    assert call(url, "GET", "/v1/users/me", None, tokens["ana"]).status_code == 401, "her key went with her"
+    assert kb.users() == ["bob"] and kb.user("bob").roles == ["sales"]

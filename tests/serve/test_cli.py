@@ -431,3 +431,25 @@ def test_with_keys_shu_serve_may_bind_every_address_and_asks_for_a_key(
     finally:
         server.terminate()
         server.wait(timeout=20)
+
+
+def test_users_are_set_learned_shown_exported_and_forgotten(home: Path, make_persona: PersonaMaker) -> None:
+    from shu.eval.samples.mail import make_mbox
+
+    shu(home, "ingest", str(make_persona("club", raw={"board.mbox": make_mbox()}).parent))
+    code, output = shu(home, "users", "set", "ayla", "--name", "Ayla Demir", "--email", "ayla@harbor.example",
+                       "--project", "Q3 repair budget", "--prefer", "summary")  # fmt: skip
+    assert code == 0 and "Ayla Demir" in output and "Q3 repair budget" in output
+    code, output = shu(home, "users", "learn", "ayla")
+    assert code == 0 and "contact" in output and "Jonas" in output
+    learned = json.loads(shu(home, "--json", "users", "show", "ayla")[1])
+    assert learned["contacts"][0]["email"] == "jonas@harbor.example"
+    assert learned["preferences"] == {"detail": "summary"}
+    assert shu(home, "users", "list")[1].strip() == "ayla"
+    assert json.loads(shu(home, "users", "export", "ayla")[1])["profile"]["name"] == "Ayla Demir"
+    code, output = shu(home, "users", "set", "ayla", "--prefer", "loud")
+    assert code == 2 and "detail or summary" in output
+    code, output = shu(home, "users", "forget", "ayla", "--yes")
+    assert code == 0 and "forgot ayla: 1 profile, 0 signals, 0 keys" in output
+    code, output = shu(home, "users", "show", "ayla")
+    assert code == 2 and "unknown user 'ayla'" in output

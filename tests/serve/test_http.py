@@ -187,3 +187,9 @@ def test_a_document_shows_no_server_path_and_no_unsafe_link(
         listed = httpx.get(f"{url}/v1/personas/lumen/documents").json()["documents"][0]
     for document in (shown, listed):
         assert document["path"] == "lumen/RAG/odd.md" and document["source_url"] is None
+
+
+def test_profiles_need_a_key_on_a_server_without_keys(served: tuple[str, ScriptedLLM]) -> None:
+    url, _ = served
+    refused = httpx.get(f"{url}/v1/users/me")
+    assert refused.status_code == 400 and "this server has no keys" in refused.json()["detail"]

@@ -17,6 +17,7 @@ from shu.types import (
     ApiKey,
     Chunk,
     ChunkProfile,
+    Contact,
     Document,
     DocumentProfile,
     Enrichment,
@@ -25,11 +26,13 @@ from shu.types import (
     Participant,
     Persona,
     PersonaConfig,
+    ProfileItem,
     Provenance,
     Relationship,
     Signal,
     SynthesizedQuestion,
     TemporalScope,
+    UserProfile,
 )
 
 DIM = 8
@@ -788,6 +791,7 @@ class ServiceConformance:
         found = store.get_key("k1")
         assert found is not None and found[0].revoked
         assert [k.revoked for k in store.list_keys()] == [True, False]
+        assert store.delete_keys("ana") == 1 and [k.id for k in store.list_keys()] == ["k2"]
         assert store.generation() == before
 
     def test_signals_are_each_users_own_newest_first_and_can_be_forgotten(self, store: Store) -> None:
@@ -819,3 +823,24 @@ class ServiceConformance:
         assert [j.id for j in store.list_jobs()] == ["j1", "j0"]
         assert [j.id for j in store.list_jobs(["queued", "running"])] == ["j1"]
         assert [j.id for j in store.list_jobs(limit=1)] == ["j1"]
+
+    def test_a_users_profile_is_kept_replaced_and_deleted(self, store: Store) -> None:
+        before = store.generation()
+        profile = UserProfile(
+            id="ana",
+            name="Ana Lima",
+            emails=["ana@harbor.example"],
+            roles=["treasurer"],
+            contacts=[Contact(name="Jonas Berg", email="jonas@harbor.example", affinity=0.8, source="email")],
+            projects=[ProfileItem(value="Q3 repair budget", source="frontmatter")],
+            preferences={"detail": "summary"},
+        )
+        saved = store.save_user(profile)
+        assert saved.updated and store.get_user("ana") == saved
+        store.save_user(profile.model_copy(update={"name": "Ana L."}))
+        store.save_user(UserProfile(id="bob"))
+        found = store.get_user("ana")
+        assert found is not None and found.name == "Ana L." and found.contacts[0].affinity == 0.8
+        assert store.list_users() == ["ana", "bob"] and store.get_user("nobody") is None
+        assert store.delete_user("ana") and not store.delete_user("ana") and store.list_users() == ["bob"]
+        assert store.generation() == before

@@ -46,6 +46,7 @@ from shu.types import (
     JobKind,
     Signal,
     SignalKind,
+    UserProfile,
     http_url,
     knowledge_base_path,
 )
@@ -97,6 +98,24 @@ class FeedbackRequest(BaseModel):
     doc_id: str | None = Field(None, min_length=1, max_length=500)
     question: str = Field("", max_length=MAX_QUERY_CHARS)
     answer: str = Field("", max_length=20_000)
+
+
+class ProfileRequest(BaseModel):
+    """Fields of one's own profile set by hand (what is left out stays as it is)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(None, max_length=200)
+    emails: list[Annotated[str, Field(max_length=320)]] | None = Field(None, max_length=20)
+    roles: list[Annotated[str, Field(max_length=100)]] | None = Field(None, max_length=20)
+    projects: list[Annotated[str, Field(max_length=200)]] | None = Field(None, max_length=50)
+    interests: list[Annotated[str, Field(max_length=200)]] | None = Field(None, max_length=50)
+    contacts: list[Annotated[str, Field(max_length=320)]] | None = Field(
+        None, max_length=100, description='"Name <email>" or an address'
+    )
+    preferences: dict[Annotated[str, Field(max_length=50)], Annotated[str, Field(max_length=50)]] | None = (
+        Field(None, max_length=20, description='e.g. {"detail": "summary"}')
+    )
 
 
 class JobRequest(BaseModel):
@@ -260,6 +279,31 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
             authorize(key, persona)
         return kb.signals(key.user if key else "", persona)
 
+    @app.get("/v1/users/me")
+    def my_profile(key: Caller) -> UserProfile:
+        """The caller's own profile (a user never sees another's)."""
+        return kb.user(_user_of(key))
+
+    @app.put("/v1/users/me")
+    def set_my_profile(request: ProfileRequest, key: Caller) -> UserProfile:
+        """Set fields of one's own profile by hand; learned items stay."""
+        return kb.set_user(_user_of(key), request.model_dump(exclude_none=True))
+
+    @app.post("/v1/users/me/learn")
+    def learn_my_profile(key: Caller) -> UserProfile:
+        """Learn one's contacts, projects and interests again from the knowledge base and one's signals."""
+        return kb.learn_user(_user_of(key))
+
+    @app.get("/v1/users/me/export")
+    def export_me(key: Caller) -> dict[str, Any]:
+        """Everything kept about the caller: profile, signals, keys (never a secret)."""
+        return kb.export_user(_user_of(key))
+
+    @app.delete("/v1/users/me")
+    def forget_me(key: Caller) -> dict[str, int]:
+        """Delete everything about the caller (profile, signals, keys): the key stops working."""
+        return kb.forget_user(_user_of(key))
+
     @app.post("/v1/jobs", status_code=202)
     def start_job(request: JobRequest, key: Caller) -> dict[str, Any]:
         """Start ingest, enrich or reindex-with-context over a folder on the server, in the
@@ -300,6 +344,14 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     app.router.routes.extend(mcp_app.routes)  # /mcp: streamable HTTP, sessions run by the lifespan
     app.mount("/", StaticFiles(directory=WEB_PAGE, html=True), name="web")
     return app
+
+
+def _user_of(key: ApiKey | None) -> str:
+    if key is None:
+        raise InvalidRequestError(
+            "profiles belong to users: this server has no keys (`shu keys create --user …`)"
+        )
+    return key.user
 
 
 def _public(document: Document) -> dict[str, Any]:

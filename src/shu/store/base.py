@@ -26,6 +26,7 @@ from shu.types import (
     Relationship,
     Signal,
     SynthesizedQuestion,
+    UserProfile,
 )
 
 
@@ -153,6 +154,10 @@ class Store(Protocol):
         """False when unknown or already revoked."""
         ...
 
+    def delete_keys(self, user: str) -> int:
+        """Delete every key of a user (revoked ones too); how many there were."""
+        ...
+
     def add_signal(self, signal: Signal) -> Signal:
         """Keep a user's signal; returned with its id (and `created`, if it had none)."""
         ...
@@ -163,6 +168,20 @@ class Store(Protocol):
 
     def forget_signals(self, user: str) -> int:
         """Delete every signal of the user; how many there were."""
+        ...
+
+    def save_user(self, profile: UserProfile) -> UserProfile:
+        """Insert or replace a user's profile; returned with `updated` set."""
+        ...
+
+    def get_user(self, user_id: str) -> UserProfile | None: ...
+
+    def list_users(self) -> list[str]:
+        """The ids of the users with a profile, sorted."""
+        ...
+
+    def delete_user(self, user_id: str) -> bool:
+        """Delete a user's profile (their signals go with `forget_signals`)."""
         ...
 
     def save_job(self, job: Job) -> None:

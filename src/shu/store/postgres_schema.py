@@ -170,6 +170,14 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX jobs_status ON jobs (status, created);
     """,
+    # 5: users' profiles (kept beside their signals, never shared across users)
+    """
+    CREATE TABLE user_profiles (
+        id text PRIMARY KEY,
+        profile_json jsonb NOT NULL,
+        updated text NOT NULL
+    );
+    """,
 ]
 
 VECTOR_TABLES = ("chunks", "questions", "profile_vectors")

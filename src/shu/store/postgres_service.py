@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from shu.store.rows import now
-from shu.types import ApiKey, Job, Signal
+from shu.types import ApiKey, Job, Signal, UserProfile
 
 
 def _clean(value: str) -> str:
@@ -55,6 +55,10 @@ class PostgresServiceTables:
             )
             return cursor.rowcount > 0
 
+    def delete_keys(self, user: str) -> int:
+        with self._connection() as conn:
+            return conn.execute('DELETE FROM api_keys WHERE "user" = %s', (_clean(user),)).rowcount
+
     # -- signals ---------------------------------------------------------------------------
 
     def add_signal(self, signal: Signal) -> Signal:
@@ -88,6 +92,33 @@ class PostgresServiceTables:
     def forget_signals(self, user: str) -> int:
         with self._connection() as conn:
             return conn.execute('DELETE FROM signals WHERE "user" = %s', (_clean(user),)).rowcount
+
+    # -- users' profiles ---------------------------------------------------------------------
+
+    def save_user(self, profile: UserProfile) -> UserProfile:
+        stored = profile.model_copy(update={"updated": now()})
+        with self._connection() as conn:
+            conn.execute(
+                "INSERT INTO user_profiles(id, profile_json, updated) VALUES (%s, %s, %s) ON CONFLICT (id) "
+                "DO UPDATE SET profile_json = excluded.profile_json, updated = excluded.updated",
+                (stored.id, _json(stored), stored.updated),
+            )
+        return stored
+
+    def get_user(self, user_id: str) -> UserProfile | None:
+        with self._connection() as conn:
+            row = conn.execute(
+                "SELECT profile_json FROM user_profiles WHERE id = %s", (_clean(user_id),)
+            ).fetchone()
+        return UserProfile.model_validate(row[0]) if row else None
+
+    def list_users(self) -> list[str]:
+        with self._connection() as conn:
+            return [r[0] for r in conn.execute("SELECT id FROM user_profiles ORDER BY id")]
+
+    def delete_user(self, user_id: str) -> bool:
+        with self._connection() as conn:
+            return conn.execute("DELETE FROM user_profiles WHERE id = %s", (_clean(user_id),)).rowcount > 0
 
     # -- jobs ------------------------------------------------------------------------------
 

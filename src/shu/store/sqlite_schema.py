@@ -164,4 +164,12 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX jobs_status ON jobs(status, created)
     """,
+    # 8: users' profiles (kept beside their signals, never shared across users)
+    """
+    CREATE TABLE user_profiles (
+        id TEXT PRIMARY KEY,
+        profile_json TEXT NOT NULL,
+        updated TEXT NOT NULL
+    )
+    """,
 ]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from shu.errors import StoreError
 from shu.store.rows import now
-from shu.types import ApiKey, Job, Signal
+from shu.types import ApiKey, Job, Signal, UserProfile
 
 
 class SQLiteServiceTables:
@@ -60,6 +60,10 @@ class SQLiteServiceTables:
                 > 0
             )
 
+    def delete_keys(self, user: str) -> int:
+        with self._statement() as db:
+            return db.execute("DELETE FROM api_keys WHERE user = ?", (user,)).rowcount
+
     # -- signals ---------------------------------------------------------------------------
 
     def add_signal(self, signal: Signal) -> Signal:
@@ -92,6 +96,31 @@ class SQLiteServiceTables:
     def forget_signals(self, user: str) -> int:
         with self._statement() as db:
             return db.execute("DELETE FROM signals WHERE user = ?", (user,)).rowcount
+
+    # -- users' profiles ---------------------------------------------------------------------
+
+    def save_user(self, profile: UserProfile) -> UserProfile:
+        stored = profile.model_copy(update={"updated": now()})
+        with self._statement() as db:
+            db.execute(
+                "INSERT INTO user_profiles(id, profile_json, updated) VALUES (?, ?, ?) ON CONFLICT(id) "
+                "DO UPDATE SET profile_json = excluded.profile_json, updated = excluded.updated",
+                (stored.id, stored.model_dump_json(), stored.updated),
+            )
+        return stored
+
+    def get_user(self, user_id: str) -> UserProfile | None:
+        row = (
+            self._read().execute("SELECT profile_json FROM user_profiles WHERE id = ?", (user_id,)).fetchone()
+        )
+        return UserProfile.model_validate_json(row[0]) if row else None
+
+    def list_users(self) -> list[str]:
+        return [r[0] for r in self._read().execute("SELECT id FROM user_profiles ORDER BY id")]
+
+    def delete_user(self, user_id: str) -> bool:
+        with self._statement() as db:
+            return db.execute("DELETE FROM user_profiles WHERE id = ?", (user_id,)).rowcount > 0
 
     # -- jobs ------------------------------------------------------------------------------
 

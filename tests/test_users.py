@@ -1,0 +1,101 @@
+"""Users' profiles: set by hand (Python, a YAML file), learned from e-mail traffic, meetings and
+the user's own signals with where each item came from, exported and forgotten whole."""
+
+from __future__ import annotations
+
+import pytest
+
+from shu.errors import InvalidRequestError, NotFoundError
+from shu.eval.samples import calendar_chat, mail
+from shu.kb import KnowledgeBase
+from shu.types import Signal
+from tests.conftest import PersonaMaker
+
+AYLA = {"name": "Ayla Demir", "emails": ["ayla@harbor.example"], "roles": ["treasurer"]}
+
+
+@pytest.fixture
+def club(kb: KnowledgeBase, make_persona: PersonaMaker) -> KnowledgeBase:
+    raw = {"board.mbox": mail.make_mbox(), "club.ics": calendar_chat.make_ics()}
+    assert not kb.ingest(make_persona("club", raw=raw).parent).failed
+    return kb
+
+
+def test_contacts_are_learned_from_mail_and_meetings_with_affinity_recency_and_reciprocity(
+    club: KnowledgeBase,
+) -> None:
+    club.set_user("ayla", AYLA | {"contacts": ["Lee Park <lee@harbor.example>"], "projects": ["Hull survey"]})
+    learned = club.learn_user("ayla")
+    contacts = {c.email: c for c in learned.contacts}
+    jonas = contacts["jonas@harbor.example"]
+    assert (jonas.name, jonas.interactions, jonas.reciprocity, jonas.source) == (
+        "Jonas Berg",
+        5,
+        0.5,
+        "email+meetings",
+    )
+    assert jonas.recency == "2026-09-08" and 0.6 < jonas.affinity < 0.8
+    assert (
+        contacts["marco@harbor.example"].source == "meetings"
+        and contacts["marco@harbor.example"].reciprocity is None
+    )
+    assert (
+        jonas.affinity > contacts["marco@harbor.example"].affinity > contacts["priya@harbor.example"].affinity
+    )
+    lee = contacts["lee@harbor.example"]
+    assert (lee.source, lee.name, lee.affinity) == ("set", "Lee Park", 0.8), "what was set by hand stays"
+    assert learned.contacts[0].source == "set"
+    assert [p.value for p in learned.projects][:1] == ["Hull survey"] and learned.projects[0].source == "set"
+    assert all(c.updated for c in learned.contacts)
+    assert club.user("ayla") == learned
+
+
+def test_interests_come_from_the_documents_a_user_stars_and_opens(club: KnowledgeBase) -> None:
+    club.set_user("ayla", AYLA)
+    reply = next(d.id for d in club.documents("club") if d.title == "Re: Q3 repair budget")
+    club.feedback(Signal(user="ayla", persona="club", kind="star", doc_id=reply))
+    club.feedback(Signal(user="ayla", persona="club", kind="opened", doc_id=reply))
+    interests = club.learn_user("ayla").interests
+    assert interests and interests[0].source == "signals" and interests[0].weight == 1.0
+    with pytest.raises(NotFoundError, match="unknown user 'bob'"):
+        club.learn_user("bob")
+
+
+def test_a_yaml_file_in_the_home_sets_fields_by_hand(club: KnowledgeBase) -> None:
+    folder = club.settings.home / "users"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "jonas.yaml").write_text(
+        "name: Jonas Berg\nemails: [jonas@harbor.example]\nroles: [captain]\nprojects: [Q3 repair budget]\n"
+        "preferences: {detail: summary}\n"
+    )
+    profile = club.user("jonas")
+    assert (profile.name, profile.roles, profile.preferences) == (
+        "Jonas Berg",
+        ["captain"],
+        {"detail": "summary"},
+    )
+    assert profile.projects[0].value == "Q3 repair budget" and profile.projects[0].source == "set"
+    (folder / "broken.yaml").write_text("name: [unclosed\n")
+    with pytest.raises(InvalidRequestError, match="not a readable profile"):
+        club.user("broken")
+    with pytest.raises(InvalidRequestError, match="user 'a b'"):
+        club.set_user("a b", {})
+
+
+def test_export_holds_everything_about_a_user_and_forget_removes_it(club: KnowledgeBase) -> None:
+    club.set_user("ayla", AYLA)
+    club.set_user("jonas", {"name": "Jonas Berg"})
+    club.feedback(Signal(user="ayla", persona="club", kind="up", question="budget?"))
+    club.feedback(Signal(user="jonas", persona="club", kind="down", question="survey?"))
+    club.create_key("ayla", ["club"])
+    exported = club.export_user("ayla")
+    assert exported["profile"]["name"] == "Ayla Demir" and [s["kind"] for s in exported["signals"]] == ["up"]
+    assert [k["user"] for k in exported["keys"]] == ["ayla"] and "secret" not in str(exported["keys"])
+    assert club.forget_user("ayla") == {"profile": 1, "signals": 1, "keys": 1}
+    assert club.export_user("ayla") == {"profile": None, "signals": [], "keys": []}
+    assert club.users() == ["jonas"] and len(club.signals("jonas")) == 1, "another user's data stays"
+
+
+def test_a_user_with_no_profile_and_no_file_is_unknown(club: KnowledgeBase) -> None:
+    with pytest.raises(NotFoundError):
+        club.user("ghost")

@@ -38,6 +38,7 @@ from shu.models.llm.factory import create_llm
 from shu.models.rerank.base import Reranker
 from shu.models.rerank.factory import create_reranker
 from shu.prompts import prompt_versions
+from shu.retrieve.personal import Asker, asker_of
 from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store import Store, open_store
 from shu.store.factory import open_store_url
@@ -319,14 +320,28 @@ class KnowledgeBase:
         client = self.llm.client if self.llm else None
         return RetrievalPipeline(self.store, self.embedder, self.settings.retrieval, client, self.reranker)
 
-    def retrieve(self, question: str, persona: str, limit: int | None = None) -> RetrievalResult:
-        """The query pipeline with its whole trace: plan, surfaces, fusion, expansion, context."""
+    def retrieve(
+        self, question: str, persona: str, limit: int | None = None, user: str | None = None
+    ) -> RetrievalResult:
+        """The query pipeline with its whole trace: plan, surfaces, fusion, expansion, context;
+        with `user`, ranked for that person (the boosts and their reasons in `personal`)."""
         found = self.persona(persona)
-        return self.pipeline.run(_checked_query(question), found, limit=limit)
+        return self.pipeline.run(_checked_query(question), found, limit=limit, asker=self.asker(user))
 
-    def search(self, query: str, persona: str, limit: int | None = None) -> list[SearchHit]:
+    def search(
+        self, query: str, persona: str, limit: int | None = None, user: str | None = None
+    ) -> list[SearchHit]:
         found = self.persona(persona)
-        return self.pipeline.run(_checked_query(query), found, limit=limit, assemble_context=False).hits
+        asker = self.asker(user)
+        return self.pipeline.run(
+            _checked_query(query), found, limit=limit, assemble_context=False, asker=asker
+        ).hits
+
+    def asker(self, user: str | None) -> Asker | None:
+        """What retrieval knows of `user` (their profile and signals); None for no user."""
+        if user is None:
+            return None
+        return asker_of(self.user(user), self.store.list_signals(user))
 
     @cached_property
     def answerer(self) -> ScopedAnswerer:
@@ -346,11 +361,23 @@ class KnowledgeBase:
     def answer_cache(self) -> AnswerCache | None:
         return AnswerCache(self.settings.home / "answer-cache.db") if self.settings.answer.cache else None
 
-    def ask(self, question: str, persona: str, use_cache: bool = True, agent: bool | None = None) -> Answer:
-        return final_answer(self.ask_stream(question, persona, use_cache, agent))
+    def ask(
+        self,
+        question: str,
+        persona: str,
+        use_cache: bool = True,
+        agent: bool | None = None,
+        user: str | None = None,
+    ) -> Answer:
+        return final_answer(self.ask_stream(question, persona, use_cache, agent, user))
 
     def ask_stream(
-        self, question: str, persona: str, use_cache: bool = True, agent: bool | None = None
+        self,
+        question: str,
+        persona: str,
+        use_cache: bool = True,
+        agent: bool | None = None,
+        user: str | None = None,
     ) -> Iterator[AskEvent]:
         """The answer as it is written: text pieces (each citation key whole, as its own piece),
         a `StreamReset` when what was shown is withdrawn, and last the checked `Answer`.
@@ -358,7 +385,8 @@ class KnowledgeBase:
         the agent, False never, None lets `agent.mode` decide."""
         found = self.persona(persona)
         question = _checked_query(question)
-        cache = self.answer_cache if use_cache else None
+        asker = self.asker(user)
+        cache = self.answer_cache if use_cache and asker is None else None  # a personal answer is not shared
         key, generation = "", ""
         if cache is not None:
             generation = self.store.generation()
@@ -366,7 +394,7 @@ class KnowledgeBase:
             if (hit := cache.get(key)) is not None:
                 yield hit
                 return
-        for event in self.responder.stream(question, found, agent):
+        for event in self.responder.stream(question, found, agent, asker):
             if isinstance(event, Answer) and cache is not None and event.fallback_reason is None:
                 cache.put(key, generation, event)
             yield event

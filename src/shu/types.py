@@ -645,6 +645,14 @@ class SurfaceHit(BaseModel):
     score: float
 
 
+class PersonalBoost(BaseModel):
+    """How much a document was raised for the person asking, and why."""
+
+    doc_id: str
+    boost: float
+    reasons: list[str] = Field(default_factory=list)
+
+
 class RetrievalResult(BaseModel):
     """Everything the query pipeline did for one question: the trace and the result."""
 
@@ -663,6 +671,9 @@ class RetrievalResult(BaseModel):
     timings_ms: dict[str, float] = Field(default_factory=dict)
     sub_questions: list[str] = Field(default_factory=list)
     """The parts the agent split the question into (an answer should cover each)."""
+    asker: str | None = None
+    """The user the ranking was personalized for."""
+    personal: list[PersonalBoost] = Field(default_factory=list)
 
 
 class ApiKey(BaseModel):

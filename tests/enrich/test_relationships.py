@@ -35,6 +35,12 @@ def test_links_to_local_documents_are_references() -> None:
     ]
 
 
+def test_links_to_slides_sheets_and_books_are_references_too() -> None:
+    body = "The [deck](kickoff.pptx), the [fees](fees.xlsx), the [book](guide.epub) and a [zip](photos.zip)."
+    found = document_relationships(make({}), body)
+    assert [r.target for r in found] == ["kickoff", "fees", "guide"]
+
+
 def test_an_email_reply_names_its_parent() -> None:
     reply = make({"in_reply_to": "budget-proposal"}, doc_type="email")
     assert [(r.target, r.type, r.origin) for r in document_relationships(reply, "")] == [

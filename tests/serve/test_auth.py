@@ -206,6 +206,11 @@ def test_a_user_reaches_only_their_own_profile_and_can_forget_themselves(keyed: 
         "no way to name another"
     )
     assert call(url, "POST", "/v1/users/me/learn", None, tokens["ana"]).json()["id"] == "ana"
+    searched = {"question": Q, "persona": "lumen", "trace": True}
+    traced = call(url, "POST", "/v1/search", searched, tokens["ana"])
+    assert traced.json()["trace"]["asker"] == "ana", "a caller with a profile is ranked for"
+    plain = call(url, "POST", "/v1/search", searched, tokens["root"])
+    assert plain.json()["trace"]["asker"] is None, "no profile: no personal ranking"
     call(url, "POST", "/v1/feedback", {"persona": "lumen", "kind": "up", "question": Q}, tokens["ana"])
     exported = call(url, "GET", "/v1/users/me/export", None, tokens["ana"]).json()
     assert exported["profile"]["name"] == "Ana" and len(exported["signals"]) == 1

@@ -446,6 +446,10 @@ def test_users_are_set_learned_shown_exported_and_forgotten(home: Path, make_per
     assert learned["contacts"][0]["email"] == "jonas@harbor.example"
     assert learned["preferences"] == {"detail": "summary"}
     assert shu(home, "users", "list")[1].strip() == "ayla"
+    code, output = shu(home, "search", "repair budget", "-p", "club", "--as", "ayla", "--trace")
+    assert code == 0 and "personal ranking for ayla" in output
+    code, output = shu(home, "ask", "What is the repair budget?", "-p", "club", "--as", "nobody")
+    assert code == 2 and "unknown user 'nobody'" in output
     assert json.loads(shu(home, "users", "export", "ayla")[1])["profile"]["name"] == "Ayla Demir"
     code, output = shu(home, "users", "set", "ayla", "--prefer", "loud")
     assert code == 2 and "detail or summary" in output

@@ -15,6 +15,7 @@ from shu.answer.correct import better, correction_needed
 from shu.answer.respond import ScopedAnswerer
 from shu.answer.stream import AskEvent, StreamReset, final_answer
 from shu.config.settings import AgentSettings, VerifySettings
+from shu.retrieve.personal import Asker
 from shu.retrieve.pipeline import RetrievalPipeline
 from shu.types import AgentTrace, Answer, Correction, Persona, RetrievalResult
 
@@ -33,17 +34,24 @@ class Responder:
         self.verify = verify or VerifySettings(max_rounds=0)
         self.agent = agent
         self.agent_settings = agent_settings or AgentSettings(mode="never")
+        self._asker: Asker | None = None
 
     @property
     def name(self) -> str:
         return self.answerer.name
 
-    def answer(self, question: str, persona: Persona, agent: bool | None = None) -> Answer:
-        return final_answer(self.stream(question, persona, agent))
+    def answer(
+        self, question: str, persona: Persona, agent: bool | None = None, asker: Asker | None = None
+    ) -> Answer:
+        return final_answer(self.stream(question, persona, agent, asker))
 
-    def stream(self, question: str, persona: Persona, agent: bool | None = None) -> Iterator[AskEvent]:
-        """`agent`: True sends the question to the agent, False never, None lets the policy decide."""
-        result = self.pipeline.run(question, persona)
+    def stream(
+        self, question: str, persona: Persona, agent: bool | None = None, asker: Asker | None = None
+    ) -> Iterator[AskEvent]:
+        """`agent`: True sends the question to the agent, False never, None lets the policy
+        decide; `asker`: retrieval ranks for this person."""
+        self._asker = asker
+        result = self.pipeline.run(question, persona, asker=asker)
         trace: AgentTrace | None = None
         reason = upfront(question, result.plan, self.agent_settings, agent) if self.agent else None
         if self.agent is not None and reason is not None:
@@ -77,7 +85,7 @@ class Responder:
                 break
             began = time.perf_counter()
             widened = self.pipeline.search_more(
-                result, need.query, persona, f"corrective retrieval ({need.reason})"
+                result, need.query, persona, f"corrective retrieval ({need.reason})", self._asker
             )
             before = {d.doc_id for d in result.context.documents}
             new_docs = [d.doc_id for d in widened.context.documents if d.doc_id not in before]

@@ -95,6 +95,26 @@ class RerankSettings(BaseModel):
     batch_size: int = Field(16, ge=1, le=256)
 
 
+class PersonalSettings(BaseModel):
+    """RELATIONAL-BOOST for the person asking (`--as USER`, the key's user): each boost bounded,
+    the total capped, a share of the places kept for the unboosted ranking."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    enabled: bool = True
+    contact: float = Field(0.2, ge=0.0, le=1.0, description="× the affinity of the closest contact involved")
+    project: float = Field(0.3, ge=0.0, le=1.0, description="a document of one of the asker's projects")
+    interest: float = Field(0.15, ge=0.0, le=1.0, description="a document matching an interest")
+    own: float = Field(0.1, ge=0.0, le=1.0, description="a document the asker wrote or received")
+    familiar: float = Field(0.1, ge=0.0, le=1.0, description="× how much the asker used the document before")
+    max_boost: float = Field(0.3, ge=0.0, le=2.0, description="the most a score is raised (relative)")
+    unboosted_share: float = Field(
+        0.3, ge=0.0, le=1.0, description="share of the first `guard_places` unboosted results kept there"
+    )
+    guard_places: int = Field(10, ge=1, le=100)
+    depth: int = Field(50, ge=1, le=1000, description="fused results considered for boosting")
+
+
 class RetrievalSettings(BaseModel):
     """The query pipeline's stages; each can be switched off. Surface weights live in each
     persona's `retrieval` config."""
@@ -118,6 +138,7 @@ class RetrievalSettings(BaseModel):
     context_tokens: int = Field(16_000, ge=256, le=1_000_000, description="assembled context budget")
     full_document: bool = Field(True, description="document lookups return the whole document")
     escalate: bool = Field(True, description="load a whole document its summary matches but chunks do not")
+    personal: PersonalSettings = Field(default_factory=PersonalSettings)
 
 
 class AnswerSettings(BaseModel):

@@ -11,6 +11,10 @@ from shu.text import content_words, slugify, stem
 from shu.types import RELATIONSHIP_TYPES, Document, DocumentRef, Relationship
 
 _LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+_LINKED_SUFFIXES = frozenset(
+    {".md", ".markdown", ".html", ".htm", ".pdf", ".txt", ".docx", ".pptx", ".xlsx", ".csv", ".epub", ".eml"}
+)
+"""Files that convert to one document named after the file: a link to one is a link to it."""
 _REPLY_SUBJECT = re.compile(r"^(?:re|aw|sv|fw|fwd)\s*:\s*", re.I)
 
 
@@ -58,7 +62,7 @@ def _from_links(doc: Document, body: str) -> list[Relationship]:
         if "://" in target or target.startswith(("#", "mailto:")):
             continue
         path = PurePosixPath(target.split("#", 1)[0])
-        if path.suffix.lower() in (".md", ".markdown", ".html", ".pdf", ".txt", ".docx") and slugify(
+        if path.suffix.lower() in _LINKED_SUFFIXES and slugify(
             path.stem
         ):
             found.append(

@@ -21,6 +21,7 @@ from shu.retrieve.expand import plan_candidates
 from shu.retrieve.fusion import reciprocal_rank_fusion
 from shu.retrieve.hybrid import HybridSearcher, Surfaces, fuse, widened
 from shu.retrieve.neighbours import with_adjacent, with_document
+from shu.retrieve.personal import Asker, personal_boost
 from shu.retrieve.planner import LLMPlanner
 from shu.retrieve.transform import LLMTransformer, rule_queries
 from shu.store.base import ScoredChunk, ScoredDocument, Store
@@ -28,6 +29,7 @@ from shu.store.document_index import DocumentIndex
 from shu.types import (
     AssembledContext,
     Persona,
+    PersonalBoost,
     QueryPlan,
     RetrievalParams,
     RetrievalPlan,
@@ -68,8 +70,10 @@ class RetrievalPipeline:
         params: RetrievalParams | None = None,
         limit: int | None = None,
         assemble_context: bool = True,
+        asker: Asker | None = None,
     ) -> RetrievalResult:
-        """`assemble_context=False` stops at the ranked hits (a caller that reads no context)."""
+        """`assemble_context=False` stops at the ranked hits (a caller that reads no context);
+        `asker`: rank for this person (RELATIONAL-BOOST)."""
         params = widened(params or persona.config.retrieval, limit)
         limit = limit or params.max_chunks
         timings: dict[str, float] = {}
@@ -102,6 +106,10 @@ class RetrievalPipeline:
             retrieval_plan, fused, expanded_via = self._expand(
                 fused, found, persona.slug, params, skip=bool(decisive)
             )
+        boosts: list[PersonalBoost] = []
+        if asker is not None and self.settings.personal.enabled:
+            with _timed(timings, "personal"):
+                fused, boosts = personal_boost(fused, asker, self.store, self.settings.personal, question)
         depth = max(limit, self.settings.rerank.depth if self.reranker else 0)
         hits = self.searcher.hits(fused, found, persona, params, depth, expanded_via)
         with _timed(timings, "rerank"):
@@ -128,13 +136,17 @@ class RetrievalPipeline:
             reranker=self.reranker.name if self.reranker else None,
             notes=notes,
             timings_ms=timings,
+            asker=asker.user if asker is not None else None,
+            personal=boosts,
         )
 
-    def search_more(self, result: RetrievalResult, query: str, persona: Persona, why: str) -> RetrievalResult:
+    def search_more(
+        self, result: RetrievalResult, query: str, persona: Persona, why: str, asker: Asker | None = None
+    ) -> RetrievalResult:
         """Corrective retrieval: `query` (what the first search missed) searched with the same
         pipeline; its new chunks join the first result's and the context is assembled again.
         The question stays the asker's."""
-        more = self.run(query, persona, assemble_context=False)
+        more = self.run(query, persona, assemble_context=False, asker=asker)
         return self.merged(result, more.hits, f"{why}: searched {query!r}")
 
     def merged(

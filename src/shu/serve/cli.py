@@ -112,10 +112,14 @@ def search(
     trace: Annotated[
         bool, typer.Option("--trace", help="Show the plan, every surface, fusion, expansion and context.")
     ] = False,
+    as_user: Annotated[
+        str | None, typer.Option("--as", help="Rank for this user (their profile: `shu users`).")
+    ] = None,
 ) -> None:
-    """Search one persona through the query pipeline (plan, surfaces, fusion, expansion)."""
+    """Search one persona through the query pipeline (plan, surfaces, fusion, expansion); with
+    --as, ranked for that user (each boost and its reason in --trace)."""
     with _kb() as kb:
-        result = kb.retrieve(query, persona=persona, limit=limit)
+        result = kb.retrieve(query, persona=persona, limit=limit, user=as_user)
     hits = result.hits
     if state.as_json:
         if trace:
@@ -153,6 +157,9 @@ def ask(
             'by default agent.mode decides (multi-step questions, low confidence, "dig deeper").',
         ),
     ] = None,
+    as_user: Annotated[
+        str | None, typer.Option("--as", help="Rank for this user (their profile: `shu users`).")
+    ] = None,
 ) -> None:
     """Answer from the persona's documents, every claim cited. With an LLM configured
     (llm.provider) the answer is written by the model and streamed, each citation checked against
@@ -166,7 +173,7 @@ def ask(
     with _kb() as kb:
         style = kb.settings.answer.citation_style
         if state.as_json:
-            answer = kb.ask(question, persona=persona, use_cache=not no_cache, agent=agent)
+            answer = kb.ask(question, persona=persona, use_cache=not no_cache, agent=agent, user=as_user)
             _emit_json(
                 answer.model_dump(exclude={"hits", "retrieval"})
                 | {"sources": [source_line(c) for c in answer.citations]}
@@ -174,7 +181,9 @@ def ask(
             )
             return
         show_streamed(
-            kb.ask_stream(question, persona=persona, use_cache=not no_cache, agent=agent), out, style
+            kb.ask_stream(question, persona=persona, use_cache=not no_cache, agent=agent, user=as_user),
+            out,
+            style,
         )
 
 

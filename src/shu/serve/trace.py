@@ -41,6 +41,11 @@ def trace_tree(result: RetrievalResult) -> Tree:
         expansion.add(
             f"+ {escape(item.doc_id)} (via {escape(item.via)} {item.relation}, {item.confidence:.2f})"
         )
+    if result.asker is not None:
+        boosted = f"{len(result.personal)} documents boosted"
+        personal = root.add(f"personal ranking for {escape(result.asker)}: {boosted}")
+        for boost in result.personal:
+            personal.add(f"{boost.boost:+.2f}  {escape(boost.doc_id)}: {escape('; '.join(boost.reasons))}")
     results = root.add(f"results{f' (reranked by {escape(result.reranker)})' if result.reranker else ''}")
     for rank, hit in enumerate(result.hits, start=1):
         extra = [f"rerank {hit.rerank_score:.3f}"] if hit.rerank_score is not None else []

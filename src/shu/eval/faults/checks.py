@@ -41,8 +41,13 @@ class Check:
 # -- hostile corpus ---------------------------------------------------------------------------
 
 
-_ALLOWED = {"deep-html": ("failed", "skipped", "converted")}
-"""Deeply nested HTML is valid HTML: converting it (or refusing it by name) are both right."""
+_ALLOWED = {
+    "deep-html": ("failed", "skipped", "converted"),
+    "eml-nested-forwards": ("converted",),
+}
+"""Deeply nested HTML is valid HTML: converting it (or refusing it by name) are both right. A
+message forwarding messages 12 deep is a message: it converts, the levels past the depth limit
+listed by name, not opened."""
 
 
 def hostile_check(work: Path, count: int, time_limit_s: float, memory_limit_mb: int) -> Check:

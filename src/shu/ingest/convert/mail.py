@@ -130,28 +130,48 @@ def _from_email(message: Message) -> _Mail:
 
 
 def _from_outlook(msg: Any) -> _Mail:
+    """A .msg's message. Threading comes from the transport headers when the file has them, else
+    from the message's own properties (a copy from Sent Items has no headers); people come from
+    the recipient table and the sender properties, so "Demir, Ayla" stays one person."""
     header = msg.header
+
+    def told(name: str, stream: str) -> str:
+        value = header.get(name) if header else None
+        return str(value or msg.getStringStream(stream) or "")
+
     attachments = []
     for item in msg.attachments:
         name = getattr(item, "longFilename", None) or getattr(item, "shortFilename", None) or ""
         payload = getattr(item, "data", None)
         if name and isinstance(payload, bytes):
             attachments.append((name, payload))
-    sender = _addresses(str(msg.sender or ""), "")
+    sender_name = _person(str(msg.getStringStream("__substg1.0_0C1A") or ""))
+    streams = (msg.getStringStream(f"__substg1.0_{tag}") for tag in ("5D01", "0C1F"))
+    sender_email = next((str(v) for v in streams if v), "")
+    sender = (sender_name, sender_email.lower()) if "@" in sender_email else _first(str(msg.sender or ""))
+    recipients: dict[int, list[tuple[str, str]]] = {1: [], 2: []}  # 1: To, 2: Cc
+    for recipient in getattr(msg, "recipients", []) or []:
+        kind = int(getattr(recipient, "type", 1) or 1)
+        address = str(getattr(recipient, "email", "") or "").lower()
+        if kind in recipients and address:
+            recipients[kind].append((_person(str(getattr(recipient, "name", "") or "")), address))
     return _Mail(
         subject=_clean(str(msg.subject or "")),
-        sender=sender[0] if sender else ("", ""),
-        to=_addresses(str(msg.to or ""), ""),
-        cc=_addresses(str(msg.cc or ""), ""),
+        sender=sender,
+        to=recipients[1] or _addresses(str(msg.to or ""), ""),
+        cc=recipients[2] or _addresses(str(msg.cc or ""), ""),
         date=msg.date if isinstance(msg.date, datetime) else _date(str(msg.date or "")),
-        message_id=_message_id(str(header.get("Message-ID", "") if header else "")),
-        in_reply_to=_message_id(str(header.get("In-Reply-To", "") if header else "")),
-        references=[_message_id(r) for r in re.findall(r"<[^<>]+>", str(header.get("References", "")))]
-        if header
-        else [],
+        message_id=_message_id(told("Message-ID", "__substg1.0_1035")),
+        in_reply_to=_message_id(told("In-Reply-To", "__substg1.0_1042")),
+        references=[_message_id(r) for r in re.findall(r"<[^<>]+>", told("References", "__substg1.0_1039"))],
         body=str(msg.body or ""),
         attachments=attachments,
     )
+
+
+def _first(value: str) -> tuple[str, str]:
+    found = _addresses(value, "")
+    return found[0] if found else ("", "")
 
 
 def _addresses(value: str, display: str) -> list[tuple[str, str]]:

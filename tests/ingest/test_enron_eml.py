@@ -5,6 +5,7 @@ answered with a citation to the right message."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -16,7 +17,13 @@ from shu.kb import KnowledgeBase
 from tests.conftest import PersonaMaker
 
 SAMPLE_EVERY = 3
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "enron-email-qa" / SOURCE_FILE
+_FOLDERS = [
+    os.environ.get("SHU_SHARED_DATA", ""),
+    str(Path(__file__).resolve().parents[3] / "shared" / "data"),  # ../shared/data beside the repo
+    "/work/shared/data",
+]
+_FOUND = [Path(f) / "enron-email-qa" / SOURCE_FILE for f in _FOLDERS if f]
+DATA = next((path for path in _FOUND if path.is_file()), _FOUND[-1])
 
 pytestmark = [
     pytest.mark.slow,

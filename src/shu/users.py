@@ -27,6 +27,7 @@ CONTACT_HALF_LIFE_DAYS = 180.0
 SIGNAL_HALF_LIFE_DAYS = 30.0
 SIGNAL_WEIGHTS = {"star": 1.0, "up": 0.8, "used_in_answer": 0.5, "opened": 0.4, "escalated": 0.3}
 MAX_LEARNED = 20
+MEETING_TYPES = ("meeting", "meeting_notes")
 
 
 @dataclass
@@ -62,7 +63,7 @@ def learn(
     contacts += [c for c in _contacts(traffic, reference, stamp) if c.email not in set_names][:MAX_LEARNED]
     profiles = {d.id: found for d in own if (found := store.get_profile(d.id)) is not None}
     projects = _kept(profile.projects) + _projects(own, profiles, stamp)
-    interests = _kept(profile.interests) + _interests(store, signals, stamp)
+    interests = _kept(profile.interests) + _interests(store, signals, stamp, reference)
     return profile.model_copy(
         update={"contacts": contacts, "projects": _unique(projects), "interests": _unique(interests)}
     )
@@ -80,7 +81,7 @@ def _count(
         seen = traffic.setdefault(email, _Traffic())
         seen.name = seen.name or person.get("name", "")
         seen.documents.add(document.id)
-        if document.type == "meeting":
+        if document.type in MEETING_TYPES:
             seen.meetings += 1
         elif authored:
             seen.sent += 1
@@ -139,9 +140,10 @@ def _projects(own: list[Document], profiles: dict[str, DocumentProfile], stamp: 
                 and entity.name.lower() not in people
             ):
                 named[entity.name] += 1
+    most = max(declared.values(), default=1)  # one's main project 1.0, one met once much less
     items = [
-        ProfileItem(value=v, weight=1.0, source="frontmatter", updated=stamp)
-        for v, _ in declared.most_common()
+        ProfileItem(value=v, weight=round(n / most, 3), source="frontmatter", updated=stamp)
+        for v, n in declared.most_common()
     ]
     top = max(named.values(), default=1)
     items += [
@@ -152,9 +154,9 @@ def _projects(own: list[Document], profiles: dict[str, DocumentProfile], stamp: 
     return items[:MAX_LEARNED]
 
 
-def _interests(store: Store, signals: list[Signal], stamp: str) -> list[ProfileItem]:
+def _interests(store: Store, signals: list[Signal], stamp: str, reference: date) -> list[ProfileItem]:
     weights: Counter[str] = Counter()
-    today = datetime.now(UTC)
+    today = datetime(reference.year, reference.month, reference.day, tzinfo=UTC)
     for signal in signals:
         if signal.kind not in SIGNAL_WEIGHTS or signal.doc_id is None:
             continue

@@ -494,6 +494,24 @@ def bench_formats(
     out.print(markdown(run(enron)), highlight=False, markup=False)
 
 
+def eval_personal(
+    data: Annotated[
+        Path, typer.Option(help="The dataset: a persona folder, users.json and queries.jsonl.")
+    ] = Path("tests/eval/data/personal"),
+) -> None:
+    """Personalized retrieval measured: the same ambiguous questions asked by different people,
+    without a user, with every boost, and with each boost off or alone; nDCG@10 and Recall@10."""
+    from shu.eval.personal import markdown, run
+
+    if not data.is_dir():
+        _fail(f"{data}: no such folder")
+    try:
+        result = run(data, overrides=state.overrides)
+    except ShuError as exc:
+        _fail(str(exc))
+    out.print(markdown(result), highlight=False, markup=False)
+
+
 def register(app: typer.Typer) -> None:
     """Mount the measuring commands on the `shu` command line."""
     app.command(name="eval")(eval_)
@@ -505,3 +523,4 @@ def register(app: typer.Typer) -> None:
     app.command(name="bench")(bench)
     app.command(name="bench-serve")(bench_serve)
     app.command(name="bench-formats")(bench_formats)
+    app.command(name="eval-personal")(eval_personal)

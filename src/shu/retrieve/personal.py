@@ -102,7 +102,8 @@ def _boost(doc: Document, asker: Asker, settings: PersonalSettings, named: set[s
     if asker.emails & people:
         total += settings.own
         reasons.append(f"you wrote or received it +{settings.own:.2f}")
-    text = _words(" ".join([doc.title, doc.summary or "", *doc.tags, str(doc.meta.get("project", ""))]))
+    declared = [str(doc.meta.get("project", "")), *_as_strings(doc.meta.get("projects"))]
+    text = _words(" ".join([doc.title, doc.summary or "", *doc.tags, *declared]))
     kinds = (("project", asker.projects, settings.project), ("interest", asker.interests, settings.interest))
     for label, items, weight in kinds:
         matched = [(value, w) for value, w in items if _contains(text, value)]
@@ -144,13 +145,20 @@ def _guarded(
 
 
 def _named_contacts(question: str, asker: Asker) -> set[str]:
-    """Contacts the question names ("John", "Sarah Chen"): their documents count double."""
-    words = set(_words(question).split())
+    """Contacts the question names with a capital ("John", "Sarah Chen"): their documents count
+    double ("a grace period" names nobody called Grace)."""
+    words = {w.lower() for w in re.findall(r"\b[A-Z]\w+", question)}
     return {
         key
         for key, (name, _) in asker.contacts.items()
         if "@" not in key and name and set(_words(name).split()) & words
     }
+
+
+def _as_strings(value: object) -> list[str]:
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return [str(value)] if value else []
 
 
 def _people(doc: Document) -> set[str]:

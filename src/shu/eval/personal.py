@@ -97,7 +97,7 @@ class PersonalResult:
 
 
 def load(folder: Path) -> PersonalData:
-    """The dataset: `users.json`, `queries.jsonl` and the persona folder `persona/`."""
+    """The dataset: `users.json`, `queries.jsonl` and its one persona folder (`northwind/`)."""
     try:
         users = json.loads((folder / "users.json").read_text(encoding="utf-8"))
         lines = (folder / "queries.jsonl").read_text(encoding="utf-8").splitlines()

@@ -397,7 +397,22 @@ class KnowledgeBase:
         for event in self.responder.stream(question, found, agent, asker):
             if isinstance(event, Answer) and cache is not None and event.fallback_reason is None:
                 cache.put(key, generation, event)
+            if isinstance(event, Answer) and user is not None:
+                self._used_in_answer(event, user)
             yield event
+
+    def _used_in_answer(self, answer: Answer, user: str) -> None:
+        """Each document an answer to `user` cites is a `used_in_answer` signal of theirs."""
+        for doc_id in dict.fromkeys(c.doc_id for c in answer.citations):
+            self.store.add_signal(
+                Signal(
+                    user=user,
+                    persona=answer.persona,
+                    kind="used_in_answer",
+                    doc_id=doc_id,
+                    question=answer.question,
+                )
+            )
 
     def _answer_fingerprint(self) -> str:
         """Everything besides the data that shapes an answer: settings, models, Shu and prompts."""

@@ -451,9 +451,21 @@ def test_users_are_set_learned_shown_exported_and_forgotten(home: Path, make_per
     code, output = shu(home, "ask", "What is the repair budget?", "-p", "club", "--as", "nobody")
     assert code == 2 and "unknown user 'nobody'" in output
     assert json.loads(shu(home, "users", "export", "ayla")[1])["profile"]["name"] == "Ayla Demir"
+    first = learned_doc(home)
+    code, output = shu(home, "users", "feedback", "ayla", "-k", "star", "-p", "club", "--doc", first)
+    assert code == 0 and "recorded: star by ayla" in output
+    assert shu(home, "users", "feedback", "ghost", "-k", "up", "-p", "club")[0] == 2, "an unknown user"
+    shu(home, "ask", "What is the Q3 repair budget?", "-p", "club", "--as", "ayla")
+    kinds = [s["kind"] for s in json.loads(shu(home, "users", "export", "ayla")[1])["signals"]]
+    assert "star" in kinds and "used_in_answer" in kinds, kinds
     code, output = shu(home, "users", "set", "ayla", "--prefer", "loud")
     assert code == 2 and "detail or summary" in output
     code, output = shu(home, "users", "forget", "ayla", "--yes")
-    assert code == 0 and "forgot ayla: 1 profile, 0 signals, 0 keys" in output
+    assert code == 0 and "forgot ayla: 1 profile, 2 signals, 0 keys" in output
     code, output = shu(home, "users", "show", "ayla")
     assert code == 2 and "unknown user 'ayla'" in output
+
+
+def learned_doc(home: Path) -> str:
+    """The id of the first document of the club persona."""
+    return json.loads(shu(home, "--json", "docs", "-p", "club")[1])[0]["id"]

@@ -98,6 +98,28 @@ def forget(
     out.print(f"forgot {escape(user)}: {counts}", highlight=False)
 
 
+@users_app.command("feedback")
+def feedback(
+    user: Annotated[str, typer.Argument(help="Whose signal it is.")],
+    kind: Annotated[str, typer.Option("--kind", "-k", help="up, down, star, unstar, opened or escalated.")],
+    persona: Annotated[str, typer.Option("--persona", "-p", help="Persona slug.")],
+    doc: Annotated[str | None, typer.Option("--doc", help="The document it is about.")] = None,
+    question: Annotated[str, typer.Option(help="The question it is about.")] = "",
+) -> None:
+    """Record a signal of a user (thumbs, a star, a document opened) for their personal ranking."""
+    from shu.types import Signal
+
+    if kind not in ("up", "down", "star", "unstar", "opened", "escalated"):
+        raise typer.BadParameter("up, down, star, unstar, opened or escalated", param_hint="--kind")
+    with open_kb() as kb:
+        kb.user(user)  # an unknown user is an error, not a new one
+        stored = kb.feedback(Signal(user=user, persona=persona, kind=kind, doc_id=doc, question=question))  # type: ignore[arg-type]
+    if state.as_json:
+        emit_json(stored.model_dump())
+        return
+    out.print(f"recorded: {escape(stored.kind)} by {escape(user)}", highlight=False)
+
+
 def _show(profile: UserProfile) -> None:
     if state.as_json:
         emit_json(profile.model_dump())

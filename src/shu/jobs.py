@@ -42,8 +42,12 @@ class JobRunner:
 
     def submit(self, kind: JobKind, path: str, force: bool = False, user: str = "") -> Job:
         """Queue a job over a persona folder (or a folder of them) on this machine."""
-        folder = Path(path).expanduser()
-        if not folder.is_dir():
+        try:
+            folder = Path(path).expanduser()
+            is_folder = folder.is_dir()
+        except (ValueError, OSError, RuntimeError) as exc:  # a NUL byte, a name too long, no home
+            raise InvalidRequestError(f"{path!r}: not a usable path ({exc})") from exc
+        if not is_folder:
             raise InvalidRequestError(f"{path}: not a folder on the server")
         job = Job(id=uuid.uuid4().hex[:12], kind=kind, path=str(folder.resolve()), force=force, user=user)
         job.created = now()

@@ -219,7 +219,7 @@ class KnowledgeBase:
         """A key for the server: the key, and its token (shown once; only its hash is kept)."""
         return create_key(self.store, user, personas or [], admin)
 
-    def keys(self) -> list[ApiKey]:
+    def api_keys(self) -> list[ApiKey]:
         return self.store.list_keys()
 
     def revoke_key(self, key_id: str) -> ApiKey:

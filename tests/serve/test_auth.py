@@ -219,3 +219,15 @@ def test_a_user_reaches_only_their_own_profile_and_can_forget_themselves(keyed: 
     assert forgotten == {"profile": 1, "signals": 1, "keys": 1}
     assert call(url, "GET", "/v1/users/me", None, tokens["ana"]).status_code == 401, "her key went with her"
     assert kb.users() == ["bob"] and kb.user("bob").roles == ["sales"]
+
+
+def test_a_server_that_had_keys_never_reopens_when_the_last_one_goes(keyed: dict[str, Any]) -> None:
+    url, kb = keyed["url"], keyed["kb"]
+    for key in kb.api_keys():
+        if not key.revoked:
+            kb.revoke_key(key.id)
+        kb.forget_user(key.user)
+    assert kb.api_keys() == [] and not kb.auth_required()
+    assert httpx.get(f"{url}/healthz").json()["auth"] is True
+    assert call(url, "GET", "/v1/personas", None, None).status_code == 401
+    assert call(url, "POST", "/v1/jobs", {"kind": "ingest", "path": "/"}, None).status_code == 401

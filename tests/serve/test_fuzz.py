@@ -52,7 +52,8 @@ def test_no_request_is_a_server_error(api: tuple[Any, str, dict[str, str]]) -> N
     statuses: list[int] = []
     operations = [result.ok() for result in schema.get_all_operations()]
     assert len(operations) >= 14, "every route of the API is in its schema"
-    for operation in operations:
+    last = [op for op in operations if op.method.upper() == "DELETE"]  # forgetting oneself ends the key
+    for operation in [op for op in operations if op not in last] + last:
         _fuzzed(operation, url, headers, failures, statuses)()
     assert failures == []
     assert len(statuses) >= 5 * len(operations), "each operation got several generated requests"

@@ -145,6 +145,10 @@ def test_jobs_start_report_progress_and_refuse_what_cannot_be_done(
         missing = httpx.post(f"{url}/v1/jobs", json={"kind": "ingest", "path": str(tmp_path / "none")})
         assert missing.status_code == 400 and "not a folder" in missing.json()["detail"]
         assert httpx.post(f"{url}/v1/jobs", json={"kind": "rm", "path": "/"}).status_code == 422
+        for odd in ("/tmp/a\x00b", "~no-such-user-here/x", "x" * 4000):
+            refused = httpx.post(f"{url}/v1/jobs", json={"kind": "ingest", "path": odd})
+            detail = refused.json()["detail"]
+            assert refused.status_code == 400 and ("not a usable path" in detail or "not a folder" in detail)
 
 
 def test_a_job_left_by_a_stopped_server_resumes_when_the_next_one_starts(

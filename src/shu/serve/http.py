@@ -54,6 +54,7 @@ from shu.types import (
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 64 * 1024
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 WEB_PAGE = Path(__file__).parent / "web"
 _STATUS = (
     (InvalidRequestError, 400),
@@ -131,7 +132,7 @@ def _caller(
 ) -> ApiKey | None:
     """The key of the request; None on a server without keys (everything is open)."""
     kb: KnowledgeBase = request.app.state.kb
-    if not kb.auth_required():
+    if not request.app.state.keys_required():
         return None
     key = kb.authenticate(credentials.credentials if credentials else None)
     request.state.key = key
@@ -166,13 +167,22 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     )
 
     app.state.kb = kb
+    keyed_at_start = kb.auth_required() or host not in LOOPBACK
+
+    def keys_required() -> bool:
+        """Once a server has keys it keeps asking for them, even when the last one is revoked
+        or forgotten (nothing reopens a server that was closed); so does one bound to a
+        public address."""
+        return keyed_at_start or kb.auth_required()
+
+    app.state.keys_required = keys_required
 
     @app.middleware("http")
     async def guard(request: Request, call_next: Any) -> Any:
         declared = request.headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
             return JSONResponse({"detail": f"request body over {MAX_BODY_BYTES} bytes"}, status_code=413)
-        if request.url.path.startswith("/mcp") and kb.auth_required():
+        if request.url.path.startswith("/mcp") and keys_required():
             scheme, _, token = request.headers.get("authorization", "").partition(" ")
             try:
                 request.state.key = kb.authenticate(token if scheme.lower() == "bearer" else None)
@@ -202,7 +212,7 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:
         """Alive; whether this server asks for keys."""
-        return {"status": "ok", "version": __version__, "auth": kb.auth_required()}
+        return {"status": "ok", "version": __version__, "auth": keys_required()}
 
     @app.get("/v1/me")
     def me(key: Caller) -> dict[str, Any]:

@@ -41,7 +41,7 @@ def create(
 def list_keys() -> None:
     """Every key: id, user, personas, admin, created, revoked (never a token)."""
     with open_kb() as kb:
-        found = kb.keys()
+        found = kb.api_keys()
     if state.as_json:
         emit_json([k.model_dump() for k in found])
         return

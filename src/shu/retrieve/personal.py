@@ -73,7 +73,8 @@ def personal_boost(
     named = _named_contacts(question, asker)
     boosts: dict[str, PersonalBoost] = {}
     for doc_id, doc in docs.items():
-        boost = _boost(doc, asker, settings, named)
+        about = _about(store, doc_id) if asker.interests else ""
+        boost = _boost(doc, asker, settings, named, about)
         if boost is not None:
             boosts[doc_id] = boost
     if not boosts:
@@ -85,7 +86,17 @@ def personal_boost(
     return guarded + fused[settings.depth :], sorted(boosts.values(), key=lambda b: -b.boost)
 
 
-def _boost(doc: Document, asker: Asker, settings: PersonalSettings, named: set[str]) -> PersonalBoost | None:
+def _about(store: Store, doc_id: str) -> str:
+    """What a document's profile says it is about (synopsis, manifest), for matching interests."""
+    profile = store.get_profile(doc_id)
+    if profile is None:
+        return ""
+    return _words(" ".join([profile.synopsis, *profile.manifest.answers_questions_about]))
+
+
+def _boost(
+    doc: Document, asker: Asker, settings: PersonalSettings, named: set[str], about: str = ""
+) -> PersonalBoost | None:
     reasons: list[str] = []
     total = 0.0
     people = _people(doc)
@@ -104,9 +115,12 @@ def _boost(doc: Document, asker: Asker, settings: PersonalSettings, named: set[s
         reasons.append(f"you wrote or received it +{settings.own:.2f}")
     declared = [str(doc.meta.get("project", "")), *_as_strings(doc.meta.get("projects"))]
     text = _words(" ".join([doc.title, doc.summary or "", *doc.tags, *declared]))
-    kinds = (("project", asker.projects, settings.project), ("interest", asker.interests, settings.interest))
-    for label, items, weight in kinds:
-        matched = [(value, w) for value, w in items if _contains(text, value)]
+    kinds = (
+        ("project", asker.projects, settings.project, text),
+        ("interest", asker.interests, settings.interest, f"{text} {about}"),
+    )
+    for label, items, weight, where in kinds:
+        matched = [(value, w) for value, w in items if _contains(where, value)]
         if matched:
             value, w = max(matched, key=lambda pair: pair[1])
             part = weight * w

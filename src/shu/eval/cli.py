@@ -512,6 +512,33 @@ def eval_personal(
     out.print(markdown(result), highlight=False, markup=False)
 
 
+def tune(
+    persona: Annotated[str, typer.Argument(help="The persona whose questions the queries are.")],
+    queries: Annotated[Path, typer.Option(help='JSONL: {"id", "text", "user", "relevant": {doc: grade}}.')],
+    write: Annotated[bool, typer.Option("--write", help="Keep the best if it wins on held-out.")] = False,
+) -> None:
+    """Fit the personal-ranking weights (boosts and cap) on half the labelled queries; print the
+    current and the best on the held-out half; with --write keep them only if they are better."""
+    from shu.eval.tune import load_queries, markdown
+    from shu.eval.tune import tune as fit
+    from shu.eval.tune import write as write_weights
+
+    with _kb() as kb:
+        try:
+            result = fit(kb, persona, load_queries(queries))
+        except ShuError as exc:
+            _fail(str(exc))
+        out.print(markdown(result), highlight=False, markup=False)
+        if not result.better:
+            out.print("The current weights stay: the best on train does not win on the held-out half.")
+            return
+        if write:
+            path = write_weights(kb.settings.home, result.best)
+            out.print(f"written to {path}", highlight=False)
+        else:
+            out.print("Better on the held-out half: run again with --write to keep them.")
+
+
 def register(app: typer.Typer) -> None:
     """Mount the measuring commands on the `shu` command line."""
     app.command(name="eval")(eval_)
@@ -523,4 +550,5 @@ def register(app: typer.Typer) -> None:
     app.command(name="bench")(bench)
     app.command(name="bench-serve")(bench_serve)
     app.command(name="bench-formats")(bench_formats)
+    app.command(name="tune")(tune)
     app.command(name="eval-personal")(eval_personal)

@@ -337,6 +337,16 @@ class KnowledgeBase:
             _checked_query(query), found, limit=limit, assemble_context=False, asker=asker
         ).hits
 
+    def with_profile(self, user: str | None) -> str | None:
+        """`user` when they have a profile (a server ranks such a caller for them), else None."""
+        if user is None:
+            return None
+        try:
+            self.user(user)
+        except NotFoundError:
+            return None
+        return user
+
     def asker(self, user: str | None) -> Asker | None:
         """What retrieval knows of `user` (their profile and signals); None for no user."""
         if user is None:

@@ -231,3 +231,16 @@ def test_a_server_that_had_keys_never_reopens_when_the_last_one_goes(keyed: dict
     assert httpx.get(f"{url}/healthz").json()["auth"] is True
     assert call(url, "GET", "/v1/personas", None, None).status_code == 401
     assert call(url, "POST", "/v1/jobs", {"kind": "ingest", "path": "/"}, None).status_code == 401
+
+
+def test_mcp_over_http_ranks_for_a_caller_with_a_profile(keyed: dict[str, Any]) -> None:
+    url, tokens, kb = keyed["url"], keyed["tokens"], keyed["kb"]
+    kb.set_user("ana", {"name": "Ana", "projects": ["Pricing"]})
+    calls = [("search", {"question": "Pro plan price", "persona": "lumen"})]
+    (found,) = asyncio.run(mcp_calls(url, tokens["ana"], calls))
+    assert found.structured_content["result"][0]["citation"] == "[^pricing:Pricing > Pro]"
+    assert kb.with_profile("ana") == "ana" and kb.with_profile("bob") is None
+    assert kb.with_profile(None) is None
+    (asked,) = asyncio.run(mcp_calls(url, tokens["ana"], [("ask", {"question": Q, "persona": "lumen"})]))
+    assert not asked.is_error
+    assert [s.kind for s in kb.signals("ana")] == ["used_in_answer"], "the MCP answer was ranked for Ana"

@@ -256,7 +256,7 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     def search(request: SearchRequest, key: Caller) -> dict[str, Any]:
         """The ranked chunks, each with its citation key; the retrieval trace when asked for."""
         authorize(key, request.persona)
-        user = _personal(kb, key)
+        user = kb.with_profile(key.user if key else None)
         result = kb.retrieve(request.question, persona=request.persona, limit=request.limit, user=user)
         hits = [h.model_dump() | {"citation": h.citation_key} for h in result.hits]
         body: dict[str, Any] = {"question": result.question, "persona": result.persona, "hits": hits}
@@ -270,7 +270,7 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
         each citation key whole), `reset` (what was shown is withdrawn), and last `answer`."""
         authorize(key, request.persona)
         kb.persona(request.persona)  # an unknown persona is a 404 before any stream starts
-        user = _personal(kb, key)
+        user = kb.with_profile(key.user if key else None)
         events = kb.ask_stream(request.question, request.persona, request.use_cache, request.agent, user)
         if not request.stream:
             final = [e for e in events if isinstance(e, Answer)][-1]
@@ -356,17 +356,6 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     app.router.routes.extend(mcp_app.routes)  # /mcp: streamable HTTP, sessions run by the lifespan
     app.mount("/", StaticFiles(directory=WEB_PAGE, html=True), name="web")
     return app
-
-
-def _personal(kb: KnowledgeBase, key: ApiKey | None) -> str | None:
-    """The caller, when they have a profile (their results are ranked for them)."""
-    if key is None:
-        return None
-    try:
-        kb.user(key.user)
-    except NotFoundError:
-        return None
-    return key.user
 
 
 def _user_of(key: ApiKey | None) -> str:

@@ -56,8 +56,10 @@ def create_mcp(kb: KnowledgeBase) -> MCPServer:
         each with its citation key `[^doc_id:section]`, document title, date, score, text and
         whether it was indexed with a context prefix (and the prefix)."""
         with _told():
-            authorize(_key(ctx), persona)
-            hits = kb.search(question, persona=persona, limit=max(1, min(limit, 50)))
+            key = _key(ctx)
+            authorize(key, persona)
+            user = kb.with_profile(key.user if key else None)
+            hits = kb.search(question, persona=persona, limit=max(1, min(limit, 50)), user=user)
         return [
             {
                 "citation": h.citation_key,
@@ -79,8 +81,9 @@ def create_mcp(kb: KnowledgeBase) -> MCPServer:
         after each claim, the sources those keys point to, whether it was declined (the documents
         do not answer it) or out of scope, the verifier's flagged claims and a confidence in [0, 1]."""
         with _told():
-            authorize(_key(ctx), persona)
-            answer = kb.ask(question, persona=persona)
+            key = _key(ctx)
+            authorize(key, persona)
+            answer = kb.ask(question, persona=persona, user=kb.with_profile(key.user if key else None))
         flagged = [v.claim for v in answer.verification.flagged] if answer.verification else []
         return {
             "text": answer.text,

@@ -14,7 +14,7 @@ from shu.serve.cli import app
 from shu.store.base import Store
 from shu.store.factory import open_store_url
 from shu.store.migrate import migrate
-from shu.types import Finding
+from shu.types import Finding, Signal
 from tests.conftest import PersonaMaker, doc
 from tests.store.postgres_server import fresh_database
 
@@ -151,4 +151,22 @@ def test_a_document_the_target_refuses_is_reported_and_the_rest_is_copied(
     assert report.copied == 2 and report.failed == {"sso": "disk full"}
     target.replace_document = refused  # type: ignore[method-assign]
     assert migrate(source.store, target).copied == 1, "a re-run copies what was refused"
+    target.close()
+
+
+def test_users_keys_and_signals_move_with_the_knowledge_base(source: KnowledgeBase, tmp_path: Path) -> None:
+    source.set_user("ana", {"name": "Ana", "projects": ["Pricing"]})
+    key, token = source.create_key("ana", ["alpha"])
+    _, gone = source.create_key("bob")
+    source.revoke_key(source.authenticate(gone).id)
+    source.feedback(Signal(user="ana", persona="alpha", kind="star", doc_id="pricing"))
+    source.feedback(Signal(user="", persona="alpha", kind="up", question="local"))
+    target = open_store_url(f"sqlite:///{tmp_path}/copy/shu.db")
+    assert migrate(source.store, target).users == 5  # a profile, two keys, two signals
+    copied = KnowledgeBase(source.settings, store=target)
+    assert copied.authenticate(token).id == key.id, "a copied key keeps working (its hash moved)"
+    assert [k.revoked for k in target.list_keys()] == [False, True]
+    assert target.get_user("ana") is not None and target.get_user("ana").projects[0].value == "Pricing"
+    assert [s.kind for s in target.list_signals("ana")] == ["star"] and len(target.list_signals("")) == 1
+    assert migrate(source.store, target).users == 0, "a second run copies none again"
     target.close()

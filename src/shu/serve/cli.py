@@ -389,7 +389,8 @@ def migrate(
         return
     out.print(
         f"{report.personas} personas; {report.copied} documents copied ({report.chunks} chunks), "
-        f"{report.unchanged} already there; {report.findings} agent findings; {report.seconds:.1f} s",
+        f"{report.unchanged} already there; {report.findings} agent findings; "
+        f"{report.users} user records (profiles, keys, signals); {report.seconds:.1f} s",
         highlight=False,
     )
     if report.only_in_target:

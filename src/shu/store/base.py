@@ -166,6 +166,10 @@ class Store(Protocol):
         """One user's signals (of one persona, or all), newest first."""
         ...
 
+    def list_signal_users(self) -> list[str]:
+        """Every user with at least one signal, sorted."""
+        ...
+
     def forget_signals(self, user: str) -> int:
         """Delete every signal of the user; how many there were."""
         ...

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from shu.errors import ShuError
 from shu.store.base import Store, StoredDocument
-from shu.types import Document, Finding
+from shu.types import Document, Finding, Signal
 
 Progress = Callable[[str, int, int], None]
 
@@ -28,6 +28,8 @@ class MigrationReport:
     """doc id → why the target refused it (the others are copied; a re-run tries it again)"""
     findings: int = 0
     """the agent's findings copied (undone ones too: they are kept for the record)"""
+    users: int = 0
+    """users' profiles, keys (hashed) and signals copied: how many of each, summed"""
     seconds: float = 0.0
 
 
@@ -56,6 +58,7 @@ def _migrate(source: Store, target: Store, progress: Progress, force: bool) -> M
     with bulk() if bulk else nullcontext():
         _copy(source, target, documents, held, report, progress)
     report.findings = _copy_findings(source, target)
+    report.users = _copy_users(source, target)
     known = {doc.id for doc in documents}
     report.only_in_target = sorted(doc_id for doc_id in held if doc_id not in known)
     report.seconds = time.perf_counter() - started
@@ -90,6 +93,33 @@ def _copy_findings(source: Store, target: Store) -> int:
             target.add_finding(finding.model_copy(update={"id": None}))
             copied += 1
     return copied
+
+
+def _copy_users(source: Store, target: Store) -> int:
+    """Profiles, keys (their hashes: they keep working) and signals; what the target already
+    holds (a key by id, a signal by its content and time) is not copied again."""
+    copied = 0
+    for user_id in source.list_users():
+        profile = source.get_user(user_id)
+        if profile is not None and target.get_user(user_id) is None:
+            target.save_user(profile)
+            copied += 1
+    for key in source.list_keys():
+        found = source.get_key(key.id)
+        if found is not None and target.get_key(key.id) is None:
+            target.add_key(*found)
+            copied += 1
+    for user in source.list_signal_users():
+        held = {_same_signal(s) for s in target.list_signals(user)}
+        for signal in reversed(source.list_signals(user)):
+            if _same_signal(signal) not in held:
+                target.add_signal(signal)
+                copied += 1
+    return copied
+
+
+def _same_signal(signal: Signal) -> tuple[object, ...]:
+    return (*signal.model_dump(exclude={"id"}).values(),)
 
 
 def _same(finding: Finding) -> tuple[object, ...]:

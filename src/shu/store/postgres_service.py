@@ -89,6 +89,10 @@ class PostgresServiceTables:
             rows = conn.execute(query + " ORDER BY created DESC, id DESC", params).fetchall()
         return [Signal.model_validate(j).model_copy(update={"id": int(i)}) for i, j in rows]
 
+    def list_signal_users(self) -> list[str]:
+        with self._connection() as conn:
+            return [r[0] for r in conn.execute('SELECT DISTINCT "user" FROM signals ORDER BY "user"')]
+
     def forget_signals(self, user: str) -> int:
         with self._connection() as conn:
             return conn.execute('DELETE FROM signals WHERE "user" = %s', (_clean(user),)).rowcount

@@ -93,6 +93,9 @@ class SQLiteServiceTables:
         rows = self._read().execute(query + " ORDER BY created DESC, id DESC", params).fetchall()
         return [Signal.model_validate_json(j).model_copy(update={"id": i}) for i, j in rows]
 
+    def list_signal_users(self) -> list[str]:
+        return [r[0] for r in self._read().execute("SELECT DISTINCT user FROM signals ORDER BY user")]
+
     def forget_signals(self, user: str) -> int:
         with self._statement() as db:
             return db.execute("DELETE FROM signals WHERE user = ?", (user,)).rowcount

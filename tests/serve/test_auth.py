@@ -11,13 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import httpx2
 import pytest
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 
 from shu.config.settings import load_settings
 from shu.errors import UnauthorizedError
+from shu.eval.faults.serve import mcp_calls
 from shu.kb import KnowledgeBase
 from shu.serve.background import running
 from shu.serve.http import create_app
@@ -155,17 +153,6 @@ def test_tokens_are_stored_hashed_and_a_revoked_key_stops_working(keyed: dict[st
     kb.revoke_key(key.id)
     with pytest.raises(UnauthorizedError, match="revoked"):
         kb.authenticate(token)
-
-
-async def mcp_calls(url: str, token: str | None, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    async with (
-        httpx2.AsyncClient(headers=headers, timeout=30) as client,
-        streamable_http_client(f"{url}/mcp", http_client=client) as (read, write),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
-        return [await session.call_tool(name, arguments) for name, arguments in calls]
 
 
 def test_mcp_over_http_needs_a_key_and_keeps_to_its_personas(keyed: dict[str, Any]) -> None:

@@ -10,16 +10,12 @@ import json
 import os
 import re
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from shu.config.settings import load_settings
 from shu.kb import KnowledgeBase
@@ -27,6 +23,7 @@ from shu.models.embed.minilm import MiniLMEmbedder
 from shu.models.llm.base import Message
 from shu.models.llm.client import LLMClient
 from shu.models.llm.scripted import ScriptedLLM
+from shu.serve.background import running
 from shu.serve.http import create_app
 from tests.conftest import doc
 
@@ -134,19 +131,8 @@ def served(tmp_path_factory: pytest.TempPathFactory, minilm: MiniLMEmbedder) -> 
     assert not kb.ingest(tmp / "personas").failed
     setup = next(s for s in kb.document("hostile", persona="red-team").sections if "Run" in s.text)
     keys["hostile"] = setup.citation_key
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(kb), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started, "uvicorn did not start"
-    yield Served(f"http://127.0.0.1:{port}", setup.citation_key)
-    server.should_exit = True
-    thread.join(timeout=10)
+    with running(create_app(kb)) as url:
+        yield Served(url, setup.citation_key)
     kb.close()
 
 

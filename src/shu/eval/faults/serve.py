@@ -90,7 +90,7 @@ def _mcp_walls(kb: KnowledgeBase, url: str, persona: str, token: str, check: Che
             ("read_document", {"doc_id": f"{other}-vault"}),
         )
     ]
-    results = asyncio.run(_mcp(url, token, [(tool, arguments) for tool, arguments, _ in calls]))
+    results = asyncio.run(mcp_calls(url, token, [(tool, arguments) for tool, arguments, _ in calls]))
     for (tool, _, other), result in zip(calls, results, strict=True):
         check.inputs += 1
         text = " ".join(getattr(c, "text", "") for c in result.content)
@@ -103,12 +103,13 @@ def _mcp_walls(kb: KnowledgeBase, url: str, persona: str, token: str, check: Che
             check.notes.append(f"MCP {tool} on {other} as {persona}: {leaked} in the result")
 
 
-async def _mcp(url: str, token: str, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+async def mcp_calls(url: str, token: str | None, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    """The MCP tools called in turn through the SDK's own client over streamable HTTP, with a key."""
     import httpx2
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
-    headers = {"Authorization": f"Bearer {token}"}
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=120) as client,
         streamable_http_client(f"{url}/mcp", http_client=client) as (read, write),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ from shu.models.llm.factory import create_llm
 from shu.models.rerank.base import Reranker
 from shu.models.rerank.factory import create_reranker
 from shu.prompts import prompt_versions
-from shu.retrieve.personal import Asker, asker_of
+from shu.retrieve.asker import Asker, asker_of
 from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store import Store, open_store
 from shu.store.factory import open_store_url
@@ -351,7 +352,9 @@ class KnowledgeBase:
         """What retrieval knows of `user` (their profile and signals); None for no user."""
         if user is None:
             return None
-        return asker_of(self.user(user), self.store.list_signals(user))
+        pinned = self.settings.retrieval.personal.now
+        now = datetime.fromisoformat(pinned).replace(tzinfo=UTC) if pinned else None
+        return asker_of(self.user(user), self.store.list_signals(user), now)
 
     @cached_property
     def answerer(self) -> ScopedAnswerer:

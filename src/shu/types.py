@@ -419,6 +419,46 @@ DOCUMENT_TYPES: tuple[str, ...] = (
 )
 
 
+class RoleRelevance(BaseModel):
+    """Why a document matters to people in one role (spec §3.2 RoleRelevance)."""
+
+    role: str = Field(max_length=40)
+    """a role family of `shu.roles` ("finance", "engineering", …)"""
+    score: float = Field(ge=0.0, le=1.0)
+    reason: str = Field("", max_length=200)
+
+
+class ProjectLink(BaseModel):
+    """A project the document belongs to or touches (spec §3.2 ProjectLink)."""
+
+    project: str = Field(max_length=120)
+    strength: float = Field(ge=0.0, le=1.0)
+    kind: Literal["primary", "related", "tangential"]
+
+
+Cadence = Literal["daily", "weekly", "monthly", "quarterly", "yearly"]
+
+
+class TemporalRelevance(BaseModel):
+    """How the document ages (spec §3.2 TemporalRelevance)."""
+
+    half_life_days: float | None = Field(None, gt=0.0)
+    """after this many days the document counts half as fresh; None: it does not go stale"""
+    deadlines: list[str] = Field(default_factory=list, max_length=12)
+    """ISO dates the document sets as due dates or milestones, in order"""
+    recurrence: Cadence | None = None
+
+
+class RelationalContext(BaseModel):
+    """Who and what a document matters to (spec §3.2): the roles it is relevant to, the projects
+    it belongs to, how it ages. Its participants are `DocumentProfile.participants`."""
+
+    roles: list[RoleRelevance] = Field(default_factory=list, max_length=8)
+    projects: list[ProjectLink] = Field(default_factory=list, max_length=8)
+    temporal: TemporalRelevance = Field(default_factory=TemporalRelevance)
+    method: str = ""
+
+
 class DocumentProfile(BaseModel):
     doc_id: str
     synopsis: str
@@ -429,6 +469,7 @@ class DocumentProfile(BaseModel):
     participants: list[Participant] = Field(default_factory=list)
     projects: list[str] = Field(default_factory=list)
     provenance: Provenance
+    relational: RelationalContext = Field(default_factory=RelationalContext)
 
 
 class SynthesizedQuestion(BaseModel):
@@ -653,6 +694,16 @@ class PersonalBoost(BaseModel):
     reasons: list[str] = Field(default_factory=list)
 
 
+class ProfileMatch(BaseModel):
+    """PROFILE-MATCH (spec §4.3 step 2): a reference in the question resolved against the asker's
+    profile ("my" → the asker, "John" → John Smith, "the proposal" → their project's proposal)."""
+
+    phrase: str
+    means: str
+    kind: Literal["asker", "contact", "project", "document"]
+    doc_id: str | None = None
+
+
 class RetrievalResult(BaseModel):
     """Everything the query pipeline did for one question: the trace and the result."""
 
@@ -674,6 +725,8 @@ class RetrievalResult(BaseModel):
     asker: str | None = None
     """The user the ranking was personalized for."""
     personal: list[PersonalBoost] = Field(default_factory=list)
+    resolved: list[ProfileMatch] = Field(default_factory=list)
+    """the question's references resolved against the asker's profile"""
 
 
 class ApiKey(BaseModel):

@@ -163,14 +163,33 @@ def _interests(store: Store, signals: list[Signal], stamp: str, reference: date)
         age = (today - datetime.fromisoformat(signal.created)).days if signal.created else 0
         weight = SIGNAL_WEIGHTS[signal.kind] * 0.5 ** (max(age, 0) / SIGNAL_HALF_LIFE_DAYS)
         profile = store.get_profile(signal.doc_id)
-        topics = profile.manifest.answers_questions_about[:3] if profile else []
-        for topic in topics:
+        topics = (
+            [t for t in profile.manifest.answers_questions_about if _topical(t, profile)] if profile else []
+        )
+        for topic in topics[:3]:
             weights[topic] += weight
     top = max(weights.values(), default=1.0)
     return [
         ProfileItem(value=topic, weight=round(w / top, 3), source="signals", updated=stamp)
         for topic, w in weights.most_common(MAX_LEARNED)
     ]
+
+
+_CALENDAR_WORDS = frozenset(
+    "january february march april may june july august september october november december monday "
+    "tuesday wednesday thursday friday saturday sunday today tomorrow yesterday week month year".split()
+)
+
+
+def _topical(phrase: str, profile: DocumentProfile) -> bool:
+    """A keyphrase that can be an interest: not a date word ("October") and not the name of a
+    person the document involves ("Grace", "John Smith")."""
+    words = phrase.casefold().split()
+    if all(w in _CALENDAR_WORDS or w.isdigit() for w in words):
+        return False
+    people = [e.name for e in profile.entities if e.kind == "person"] + [p.name for p in profile.participants]
+    names = {part for person in people for part in person.casefold().split()}
+    return not set(words) <= names
 
 
 def from_file(home: Path, user_id: str) -> dict[str, Any]:

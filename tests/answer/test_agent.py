@@ -23,6 +23,7 @@ from shu.models.llm.client import LLMClient
 from shu.models.llm.scripted import ScriptedLLM
 from shu.types import Answer, QueryPlan, TemporalScope
 from tests.conftest import PersonaMaker, doc
+from tests.retrieve.test_personal import build_office
 
 OPS = {
     "acme.md": doc(
@@ -381,3 +382,14 @@ def test_the_agents_model_calls_are_counted_in_the_answer(ops: KnowledgeBase) ->
     assert answer.agent is not None and answer.agent.stopped == "finished"
     assert answer.llm_calls == 3 == len(model.calls)
     assert answer.llm_tokens == answer.agent.tokens > 0
+
+
+def test_the_agents_searches_rank_for_the_asker(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
+    from shu.answer.agent.tools import QueryChunks, Workspace
+
+    office = build_office(kb, make_persona)
+    persona = office.persona("office")
+    for user, wanted in (("vp", "acme-proposal"), ("eng", "q4-proposal")):
+        ws = Workspace(office.store, office.embedder, office.pipeline, persona, office.asker(user))
+        found = QueryChunks().run(ws, "What's the status of the proposal?", []).found
+        assert found[0].doc_id == wanted, (user, [f.doc_id for f in found])

@@ -90,7 +90,7 @@ def test_valid_llm_output_is_kept_with_provenance() -> None:
     settings = EnrichSettings(context=True)
     enrichment, indexed = enrich_document(DOC, BODY, chunks, settings, llm)
     assert enrichment.profile is not None and enrichment.profile.provenance.method == "llm:scripted:scripted"
-    assert enrichment.profile.provenance.prompt_version == "profile.v1"
+    assert enrichment.profile.provenance.prompt_version == "profile.v2"
     assert enrichment.profile.synopsis.startswith("The Pro plan allows 1,200")
     assert [q.text for q in enrichment.questions] == GOOD["questions"]["questions"]  # type: ignore[index]
     assert all(p.provenance.method.startswith("llm:") for p in enrichment.chunk_profiles)

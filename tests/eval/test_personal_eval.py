@@ -26,7 +26,7 @@ def frontmatter(path: Path) -> dict[str, object]:
 def test_the_dataset_is_well_formed() -> None:
     data = load(DATA)
     documents = {f["id"]: f for f in map(frontmatter, sorted((data.persona / "RAG").glob("*.md")))}
-    assert data.slug == "northwind" and 40 <= len(documents) <= 60
+    assert data.slug == "northwind" and 50 <= len(documents) <= 70
     users = {u["id"]: u for u in data.users}
     assert 4 <= len(users) <= 6
     personal = [q for q in data.queries if q.personal]
@@ -65,15 +65,15 @@ def measured(minilm: MiniLMEmbedder, tmp_path_factory: pytest.TempPathFactory) -
 def test_asking_as_the_user_ranks_their_documents_higher(measured: PersonalResult) -> None:
     plain, personal = measured.row("no user"), measured.row("user, all boosts")
     assert [r.name for r in measured.rows] == [name for name, _, _ in configurations()]
-    assert measured.documents == 52 and measured.personal_queries == 53 and measured.general_queries == 26
-    # measured: 0.512 → 0.786 (Recall@10 0.877 → 0.925); 45 questions better, none worse
+    assert measured.documents == 62 and measured.personal_queries == 68 and measured.general_queries == 31
+    # measured: 0.497 → 0.846 (Recall@10 0.831 → 0.934); 54 questions better, one worse
     assert plain.personal["nDCG@10"] < 0.6
-    assert personal.personal["nDCG@10"] >= plain.personal["nDCG@10"] + 0.2
+    assert personal.personal["nDCG@10"] >= plain.personal["nDCG@10"] + 0.3
     assert personal.personal["Recall@10"] >= plain.personal["Recall@10"]
     worse = [q for q in measured.personal if personal.per_query[q] < plain.per_query[q] - 1e-9]
     better = [q for q in measured.personal if personal.per_query[q] > plain.per_query[q] + 1e-9]
-    assert len(better) >= 35 and len(worse) <= 2, worse
-    # measured: 0.924 → 0.921 on the fact questions
+    assert len(better) >= 45 and len(worse) <= 2, worse
+    # measured: 0.936 → 0.918 on the fact questions (two asked by outsiders lose a place)
     assert abs(personal.general["nDCG@10"] - plain.general["nDCG@10"]) <= 0.02
 
 
@@ -82,13 +82,16 @@ def test_each_boost_is_measured_on_its_own(measured: PersonalResult) -> None:
     plain = measured.row("no user").personal["nDCG@10"]
     every = measured.row("user, all boosts").personal["nDCG@10"]
     alone = {b: measured.row(f"user, {b} only").personal["nDCG@10"] for b in BOOSTS}
-    # measured alone: contact +0.209, project +0.228, own +0.164, familiar +0.029, interest +0.000
-    for boost in ("contact", "project", "own"):
-        assert alone[boost] >= plain + 0.1, boost
-    assert alone["familiar"] >= plain and alone["interest"] >= plain - 0.01
-    # measured off: contact 0.756, own 0.758 (both below 0.786); project off 0.841 (above: see report)
-    assert measured.row("user, contact = 0").personal["nDCG@10"] < every
-    assert measured.row("user, own = 0").personal["nDCG@10"] < every
+    # measured alone: contact +0.166, project +0.266, own +0.132, role +0.101, interest +0.054,
+    # familiar +0.026, fresh and deadline +0.000
+    for boost in ("contact", "project", "own", "role"):
+        assert alone[boost] >= plain + 0.08, boost
+    assert alone["familiar"] >= plain and alone["interest"] >= plain
+    assert alone["fresh"] >= plain - 0.01 and alone["deadline"] >= plain - 0.01
+    # measured off: contact 0.819, own 0.827, project 0.799, role 0.820 (all below 0.846); fresh off
+    # 0.857 (above: this dataset has no question that wants the newer document; see the report)
+    for boost in ("contact", "own", "project", "role"):
+        assert measured.row(f"user, {boost} = 0").personal["nDCG@10"] < every, boost
     for row in measured.rows:
         assert abs(row.general["nDCG@10"] - measured.row("no user").general["nDCG@10"]) <= 0.02, row.name
 
@@ -100,5 +103,5 @@ def test_the_users_contacts_are_learned_and_the_table_printed(measured: Personal
     assert ("Acme Deal", 1.0, "set") in vera["projects"]
     assert all(p["contacts"] for p in measured.profiles.values())
     table = markdown(measured)
-    assert "52 documents, 5 users, 53 personal questions, 26 non-personal" in table
-    assert table.count("\n| user, ") == len(configurations()) - 1 and "| no user | 0.5" in table
+    assert "62 documents, 5 users, 68 personal questions, 31 non-personal" in table
+    assert table.count("\n| user, ") == len(configurations()) - 1 and "| no user | 0.497 |" in table

@@ -5,14 +5,17 @@ question the profile has nothing to say about, and a stale profile weighing less
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
 from shu.config.settings import PersonalSettings
-from shu.kb import KnowledgeBase
-from shu.retrieve.personal import _guarded, asker_of
+from shu.kb import KnowledgeBase, open_kb
+from shu.retrieve.asker import asker_of
+from shu.retrieve.personal import _guarded
+from shu.retrieve.profile_match import resolve
 from shu.types import Contact, ProfileItem, UserProfile
-from tests.conftest import PersonaMaker, doc
+from tests.conftest import CountingEmbedder, PersonaMaker, doc
 
 
 def proposal(doc_id: str, title: str, author: tuple[str, str], body: str, project: str) -> str:
@@ -22,6 +25,11 @@ def proposal(doc_id: str, title: str, author: tuple[str, str], body: str, projec
 
 @pytest.fixture
 def office(kb: KnowledgeBase, make_persona: PersonaMaker) -> KnowledgeBase:
+    return build_office(kb, make_persona)
+
+
+def build_office(kb: KnowledgeBase, make_persona: PersonaMaker) -> KnowledgeBase:
+    """Two proposals of two projects and a canteen menu; a VP of sales on one, an engineer on the other."""
     rag = {
         "acme.md": proposal(
             "acme-proposal", "Proposal for Acme Corp", ("Sarah Chen", "sarah@org.example"),
@@ -53,8 +61,14 @@ def test_the_same_question_means_different_documents_to_different_people(office:
         assert result.asker == user and result.personal[0].doc_id == wanted
         assert all(0 < b.boost <= PersonalSettings().max_boost for b in result.personal)
     vp = office.retrieve(question, persona="office", user="vp").personal[0]
-    reasons = ["contact Sarah Chen (affinity 0.80) +0.16", "project Acme Deal +0.30", "capped at +0.30"]
+    reasons = [
+        "contact Sarah Chen (affinity 0.80) +0.16",
+        "project Acme Deal (the one you mean) +0.45",
+        "+0.61 bounded to +0.51 (at most 0.8)",
+    ]
     assert vp.reasons == reasons
+    resolved = office.retrieve(question, persona="office", user="vp").resolved
+    assert [(m.phrase, m.kind, m.doc_id) for m in resolved] == [("the proposal", "document", "acme-proposal")]
     assert plain.asker is None and plain.personal == []
     answer = office.ask(question, persona="office", user="eng")
     assert answer.citations[0].doc_id == "q4-proposal"
@@ -88,3 +102,59 @@ def test_a_stale_learned_profile_weighs_less() -> None:
                                        "projects": [ProfileItem(value="X")]})  # fmt: skip
     kept = asker_of(by_hand, [], now).contacts["s@x.example"][1]
     assert kept == pytest.approx(0.8), "set by hand: no decay"
+
+
+def test_role_relevance_and_a_coming_due_date_rank_for_the_asker(
+    tmp_path: Path, make_persona: PersonaMaker, embedder: CountingEmbedder
+) -> None:
+    move = "# Office move\n\nWe move to Harbour Street in December."
+    rag = {
+        "costs.md": doc("move-costs", "Office move — what changes", f"{move} The lease, the deposit and the "
+                        "movers' invoice come out of the facilities budget; costs fall by 10%."),
+        "network.md": doc("move-network", "Office move — what changes for you", f"{move} The servers and the "
+                          "network move over a weekend; expect VPN downtime and no deployment on Friday."),
+        "form.md": doc("move-form", "Office move — your form", f"{move} Submit the seating form by "
+                       "28 November 2025.", date="2025-11-01"),
+    }  # fmt: skip
+    kb = open_kb(tmp_path / "home", ["retrieval.personal.now=2025-11-20"], embedder=embedder)
+    assert not kb.ingest(make_persona("office", rag=rag).parent).failed
+    kb.set_user("omar", {"name": "Omar Haddad", "roles": ["CFO"]})
+    kb.set_user("eli", {"name": "Eli Ng", "roles": ["data engineer"]})
+    question = "What changes with the office move?"
+    for user, wanted, family in (("omar", "move-costs", "finance"), ("eli", "move-network", "engineering")):
+        result = kb.retrieve(question, persona="office", user=user)
+        assert result.hits[0].chunk.doc_id == wanted, (user, [h.chunk.doc_id for h in result.hits])
+        reasons = next(b.reasons for b in result.personal if b.doc_id == wanted)
+        assert any(r.startswith(f"matters to {family} (mentions ") for r in reasons), reasons
+    form = next(
+        b for b in kb.retrieve(question, persona="office", user="eli").personal if b.doc_id == "move-form"
+    )
+    assert "due 2025-11-28 (in 8 days) +0.06" in form.reasons
+    later = open_kb(tmp_path / "home", ["retrieval.personal.now=2025-11-29"], embedder=embedder)
+    boosts = later.retrieve(question, persona="office", user="eli").personal
+    assert not any("due " in r for b in boosts for r in b.reasons), "a passed due date boosts nothing"
+    kb.close()
+    later.close()
+
+
+def test_a_question_with_a_clear_answer_leaves_little_room_for_the_asker(office: KnowledgeBase) -> None:
+    result = office.retrieve("What is on the canteen menu on Monday?", persona="office", user="eng")
+    assert result.hits[0].chunk.doc_id == "lunch"
+    for boost in result.personal:
+        assert any("the first result leads" in r for r in boost.reasons), boost.reasons
+        assert boost.boost < 0.1
+
+
+def test_profile_match_resolves_the_asker_their_contacts_and_the_document_they_mean(
+    office: KnowledgeBase,
+) -> None:
+    asker = office.asker("vp")
+    assert asker is not None
+    matches = resolve("What did I send to Sarah about the proposal?", asker)
+    assert [(m.phrase, m.means, m.kind) for m in matches][:2] == [
+        ("I send", "Vera Park", "asker"),
+        ("sarah chen", "Sarah Chen", "contact"),
+    ]
+    named = resolve("What is the Acme Deal budget?", asker)
+    assert [(m.phrase, m.kind) for m in named] == [("Acme Deal", "project")]
+    assert resolve("What is on the menu?", office.asker("eng")) == [], "no project document titled menu"  # type: ignore[arg-type]

@@ -15,7 +15,7 @@ from shu.answer.correct import better, correction_needed
 from shu.answer.respond import ScopedAnswerer
 from shu.answer.stream import AskEvent, StreamReset, final_answer
 from shu.config.settings import AgentSettings, VerifySettings
-from shu.retrieve.personal import Asker
+from shu.retrieve.asker import Asker
 from shu.retrieve.pipeline import RetrievalPipeline
 from shu.types import AgentTrace, Answer, Correction, Persona, RetrievalResult
 
@@ -55,7 +55,7 @@ class Responder:
         trace: AgentTrace | None = None
         reason = upfront(question, result.plan, self.agent_settings, agent) if self.agent else None
         if self.agent is not None and reason is not None:
-            result, trace = self.agent.investigate(result, persona, reason)
+            result, trace = self.agent.investigate(result, persona, reason, self._asker)
         shown = yield from self._streamed(result, persona)
         answer = with_confidence(shown, result).model_copy(update={"agent": trace})
         answer, result = self._corrected(answer, result, persona)
@@ -108,7 +108,7 @@ class Responder:
 
     def _investigated(self, answer: Answer, result: RetrievalResult, persona: Persona, reason: str) -> Answer:
         assert self.agent is not None
-        widened, trace = self.agent.investigate(result, persona, reason)
+        widened, trace = self.agent.investigate(result, persona, reason, self._asker)
         second = with_confidence(self.answerer.answer(widened, persona), widened)
         if better(answer, second):
             return second.model_copy(update={"agent": trace, "corrections": answer.corrections})

@@ -8,9 +8,10 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from shu.errors import ConfigError
+from shu.types import RetrievalParams
 
 
 class EmbedderSettings(BaseModel):
@@ -107,7 +108,29 @@ class PersonalSettings(BaseModel):
     interest: float = Field(0.15, ge=0.0, le=1.0, description="a document matching an interest")
     own: float = Field(0.1, ge=0.0, le=1.0, description="a document the asker wrote or received")
     familiar: float = Field(0.1, ge=0.0, le=1.0, description="× how much the asker used the document before")
-    max_boost: float = Field(0.3, ge=0.0, le=2.0, description="the most a score is raised (relative)")
+    role: float = Field(
+        0.15, ge=0.0, le=1.0, description="× how much the document matters to the asker's role"
+    )
+    fresh: float = Field(0.02, ge=0.0, le=1.0, description="× how fresh the document is for its kind")
+    deadline: float = Field(0.1, ge=0.0, le=1.0, description="a due date of the document coming up soon")
+    deadline_days: int = Field(21, ge=1, le=365, description="how far ahead a due date counts as coming up")
+    now: str | None = Field(
+        None,
+        pattern=r"^\d{4}-\d{2}-\d{2}$",
+        description="the day freshness and due dates count from (default: today)",
+    )
+    ambiguous_at: float = Field(
+        0.9, ge=0.0, le=1.0, description="second document's score ÷ first's from which boosts count fully"
+    )
+    clear_at: float = Field(
+        0.6, ge=0.0, le=1.0, description="second ÷ first at or below which the question needs no asker"
+    )
+    max_boost: float = Field(
+        0.8,
+        ge=0.0,
+        le=2.0,
+        description="the most a score is raised (relative; boosts add up and are squashed below it)",
+    )
     unboosted_share: float = Field(
         0.3, ge=0.0, le=1.0, description="share of the first `guard_places` unboosted results kept there"
     )
@@ -139,6 +162,20 @@ class RetrievalSettings(BaseModel):
     full_document: bool = Field(True, description="document lookups return the whole document")
     escalate: bool = Field(True, description="load a whole document its summary matches but chunks do not")
     personal: PersonalSettings = Field(default_factory=PersonalSettings)
+    tuned: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="persona → retrieval parameters fitted by `shu tune`, laid over persona.config.json's",
+    )
+
+    @field_validator("tuned")
+    @classmethod
+    def _tuned_are_parameters(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        for persona, fields in value.items():
+            unknown = set(fields) - set(RetrievalParams.model_fields)
+            if unknown:
+                raise ValueError(f"tuned.{persona}: not retrieval parameters: {', '.join(sorted(unknown))}")
+            RetrievalParams.model_validate(fields)
+        return value
 
 
 class AnswerSettings(BaseModel):

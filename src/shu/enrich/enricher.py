@@ -8,10 +8,11 @@ from __future__ import annotations
 from shu.config.settings import EnrichSettings
 from shu.enrich.extractive import chunk_profile, context_prefix, profile_document
 from shu.enrich.llm import LLMEnricher
+from shu.enrich.relational import relational_context
 from shu.enrich.relationships import document_relationships, relationship_candidates
-from shu.types import Chunk, Document, DocumentRef, Enrichment
+from shu.types import Chunk, Document, DocumentProfile, DocumentRef, Enrichment, RelationalContext
 
-ENRICH_VERSION = 2
+ENRICH_VERSION = 3
 """Raise when a method's output changes, so that documents are enriched again."""
 
 
@@ -22,12 +23,15 @@ def enrich_document(
     settings: EnrichSettings,
     llm: LLMEnricher | None = None,
     catalogue: list[DocumentRef] | None = None,
+    projects: list[str] | None = None,
 ) -> tuple[Enrichment, list[Chunk]]:
-    """`catalogue`: the knowledge base's documents, which an LLM may relate this one to."""
+    """`catalogue`: the knowledge base's documents, which an LLM may relate this one to;
+    `projects`: the projects the knowledge base knows (declared in frontmatter)."""
     if not settings.enabled:
         return Enrichment(), chunks
     extracted = profile_document(doc, body)
     profile = (llm.profile(doc, body) if llm and settings.profiles else None) or extracted.profile
+    profile = with_relational(profile, relational_context(doc, body, profile, projects or []))
     enrichment = Enrichment(relationships=document_relationships(doc, body))
     if llm and settings.llm_relationships and catalogue:
         proposed = llm.relationships(doc, body, relationship_candidates(doc, body, catalogue)) or []
@@ -48,6 +52,27 @@ def enrich_document(
             for c in chunks
         ]
     return enrichment, chunks
+
+
+def with_relational(profile: DocumentProfile, rules: RelationalContext) -> DocumentProfile:
+    """The relational context: what the LLM said (validated) where it said something, the rules'
+    elsewhere; projects always by the rules (from the profile's projects and the known ones)."""
+    said = profile.relational
+    if not said.method:
+        return profile.model_copy(update={"relational": rules})
+    temporal = said.temporal.model_copy(
+        update={
+            "half_life_days": said.temporal.half_life_days
+            if said.temporal.half_life_days or said.temporal.recurrence
+            else rules.temporal.half_life_days,
+            "deadlines": said.temporal.deadlines or rules.temporal.deadlines,
+            "recurrence": said.temporal.recurrence or rules.temporal.recurrence,
+        }
+    )
+    merged = RelationalContext(
+        roles=said.roles or rules.roles, projects=rules.projects, temporal=temporal, method=said.method
+    )
+    return profile.model_copy(update={"relational": merged})
 
 
 def with_context(chunk: Chunk, context: str) -> Chunk:

@@ -14,6 +14,7 @@ from shu.errors import ShuError
 from shu.models.llm.client import LLMClient, Structured
 from shu.prompts import load_prompt
 from shu.types import (
+    Cadence,
     CapabilityManifest,
     Chunk,
     ChunkProfile,
@@ -23,8 +24,11 @@ from shu.types import (
     Entity,
     Participant,
     Provenance,
+    RelationalContext,
     Relationship,
+    RoleRelevance,
     SynthesizedQuestion,
+    TemporalRelevance,
     TemporalScope,
 )
 
@@ -42,6 +46,15 @@ class _ParticipantOut(BaseModel):
     role: Literal["author", "recipient", "subject", "mentioned", "decision_maker"]
 
 
+class _RoleOut(BaseModel):
+    role: str = Field(max_length=40)
+    score: float = Field(ge=0.0, le=1.0)
+    reason: str = Field(max_length=200)
+
+
+STALENESS_DAYS: dict[str, float | None] = {"days": 7, "weeks": 30, "months": 120, "years": 730, "never": None}
+
+
 class ProfileOut(BaseModel):
     synopsis: str = Field(max_length=800)
     document_type: Literal["narrative", "transactional", "technical", "conversational", "reference", "other"]
@@ -55,6 +68,10 @@ class ProfileOut(BaseModel):
     question_domains: list[str] = Field(default_factory=list, max_length=8)
     participants: list[_ParticipantOut] = Field(default_factory=list, max_length=10)
     projects: list[str] = Field(default_factory=list, max_length=5)
+    relevant_to_roles: list[_RoleOut] = Field(default_factory=list, max_length=4)
+    deadlines: list[str] = Field(default_factory=list, max_length=12)
+    recurrence: Cadence | None = None
+    goes_stale_in: Literal["days", "weeks", "months", "years", "never"] | None = None
 
 
 class QuestionsOut(BaseModel):
@@ -147,6 +164,18 @@ class LLMEnricher:
                 participants=[Participant(name=p.name, role=p.role) for p in out.participants],
                 projects=out.projects,
                 provenance=provenance,
+                relational=RelationalContext(
+                    roles=[
+                        RoleRelevance(role=r.role, score=r.score, reason=r.reason)
+                        for r in out.relevant_to_roles
+                    ],
+                    temporal=TemporalRelevance(
+                        half_life_days=STALENESS_DAYS[out.goes_stale_in] if out.goes_stale_in else None,
+                        deadlines=sorted(set(out.deadlines)),
+                        recurrence=out.recurrence,
+                    ),
+                    method=provenance.method if out.goes_stale_in or out.relevant_to_roles else "",
+                ),
             )
 
         return self._ask(
@@ -155,7 +184,10 @@ class LLMEnricher:
             ProfileOut,
             prompt.version,
             build,
-            lambda value: validate.check_profile(value, text),
+            lambda value: (
+                validate.check_profile(value, text)
+                + validate.check_relational(value.relational, text, doc.date)
+            ),
         )
 
     def questions(self, doc: Document, body: str) -> list[SynthesizedQuestion] | None:

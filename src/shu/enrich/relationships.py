@@ -62,9 +62,7 @@ def _from_links(doc: Document, body: str) -> list[Relationship]:
         if "://" in target or target.startswith(("#", "mailto:")):
             continue
         path = PurePosixPath(target.split("#", 1)[0])
-        if path.suffix.lower() in _LINKED_SUFFIXES and slugify(
-            path.stem
-        ):
+        if path.suffix.lower() in _LINKED_SUFFIXES and slugify(path.stem):
             found.append(
                 Relationship(
                     source=doc.id, target=slugify(path.stem), type="references", origin="link", confidence=0.9

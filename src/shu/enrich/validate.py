@@ -5,8 +5,17 @@ list means the artifact may be kept."""
 from __future__ import annotations
 
 from shu.checks import english, grounded, length, no_prompt_echo
+from shu.enrich.relational import dates_mentioned
+from shu.roles import family
 from shu.text import content_words, stem
-from shu.types import RELATIONSHIP_TYPES, ChunkProfile, DocumentProfile, Relationship, SynthesizedQuestion
+from shu.types import (
+    RELATIONSHIP_TYPES,
+    ChunkProfile,
+    DocumentProfile,
+    RelationalContext,
+    Relationship,
+    SynthesizedQuestion,
+)
 
 
 def check_profile(profile: DocumentProfile, source: str) -> list[str]:
@@ -18,6 +27,21 @@ def check_profile(profile: DocumentProfile, source: str) -> list[str]:
     invented = [e.name for e in profile.entities if e.name.casefold() not in lowered]
     if invented:
         problems.append(f"entities not in the text: {', '.join(invented[:5])}")
+    return problems
+
+
+def check_relational(relational: RelationalContext, source: str, written: str | None) -> list[str]:
+    """Roles from the known families, each reason resting on the text; deadlines only on dates
+    the text mentions."""
+    problems = [f"unknown role {r.role!r}" for r in relational.roles if family(r.role) is None]
+    for role in relational.roles:
+        problems += [
+            f"role {role.role}: {p}" for p in grounded(role.reason, source, 0.5) + no_prompt_echo(role.reason)
+        ]
+    mentioned = set(dates_mentioned(source, written))
+    invented = [d for d in relational.temporal.deadlines if d not in mentioned]
+    if invented:
+        problems.append(f"deadlines the text does not mention: {', '.join(invented[:5])}")
     return problems
 
 

@@ -513,30 +513,80 @@ def eval_personal(
 
 
 def tune(
-    persona: Annotated[str, typer.Argument(help="The persona whose questions the queries are.")],
-    queries: Annotated[Path, typer.Option(help='JSONL: {"id", "text", "user", "relevant": {doc: grade}}.')],
+    persona: Annotated[
+        str | None, typer.Argument(help="The persona to fit (not with --dataset).", show_default=False)
+    ] = None,
+    queries: Annotated[
+        Path | None, typer.Option(help='JSONL: {"id", "text", "user", "relevant": {doc: grade}}.')
+    ] = None,
+    feedback: Annotated[
+        bool, typer.Option("--feedback", help="Label questions from the users' recorded feedback.")
+    ] = False,
+    dataset: Annotated[
+        Path | None,
+        typer.Option(help="A BEIR folder: fit on its train split, judge on test (printed, never written)."),
+    ] = None,
     write: Annotated[bool, typer.Option("--write", help="Keep the best if it wins on held-out.")] = False,
 ) -> None:
-    """Fit the personal-ranking weights (boosts and cap) on half the labelled queries; print the
-    current and the best on the held-out half; with --write keep them only if they are better."""
-    from shu.eval.tune import load_queries, markdown
-    from shu.eval.tune import tune as fit
-    from shu.eval.tune import write as write_weights
+    """Fit the ranking weights (surface weights, expansion, fusion mode, personal boosts and their
+    bound) on labelled questions; print the current and the best on a held-out part; with --write
+    keep them only if they are better there."""
+    from shu.eval import tune as tuning
 
+    if dataset is not None:
+        _tune_dataset(dataset)
+        return
+    if persona is None or (queries is None) == (not feedback):
+        _fail("give a persona and one of --queries FILE or --feedback (or --dataset PATH alone)")
     with _kb() as kb:
         try:
-            result = fit(kb, persona, load_queries(queries))
+            labelled = tuning.load_queries(queries) if queries else tuning.from_feedback(kb.store, persona)
+            result = tuning.tune(kb, persona, labelled)
         except ShuError as exc:
             _fail(str(exc))
-        out.print(markdown(result), highlight=False, markup=False)
+        out.print(tuning.markdown(result), highlight=False, markup=False)
         if not result.better:
-            out.print("The current weights stay: the best on train does not win on the held-out half.")
+            out.print("The current weights stay: the best on train does not win on the held-out part.")
             return
         if write:
-            path = write_weights(kb.settings.home, result.best)
+            path = tuning.write(kb.settings.home, persona, result.changed)
             out.print(f"written to {path}", highlight=False)
         else:
-            out.print("Better on the held-out half: run again with --write to keep them.")
+            out.print("Better on the held-out part: run again with --write to keep them.")
+
+
+def _tune_dataset(path: Path) -> None:
+    from shu.eval import tune as tuning
+    from shu.eval.build import open_eval_store
+    from shu.eval.dataset import load_dataset
+    from shu.retrieve.pipeline import RetrievalPipeline
+
+    with _kb() as kb, _progress() as advance:
+        try:
+            test = load_dataset(path, "test")
+            train = load_dataset(path, "train") if (path / "qrels" / "train.tsv").is_file() else None
+            built = open_eval_store(test, kb.settings, kb.embedder, advance)
+        except ShuError as exc:
+            _fail(str(exc))
+        try:
+
+            def labelled(loaded: Any) -> list[tuning.Labelled]:
+                return [
+                    tuning.Labelled(q.id, q.text, None, loaded.qrels[q.id], q.persona) for q in loaded.queries
+                ]
+
+            fit_on, judge_on = (labelled(train), labelled(test)) if train else tuning.split(labelled(test))
+            pipeline = RetrievalPipeline(built.store, kb.embedder, kb.settings.retrieval)
+            personas = built.store.list_personas()
+            current = tuning.current_weights(kb.settings.retrieval, personas[0], tuning.DATASET_SPACE)
+            result = tuning.fit(
+                tuning.store_ranker(built.store, pipeline), fit_on, judge_on, current, tuning.DATASET_SPACE
+            )
+        finally:
+            built.store.close()
+    split = "train → test" if train else "half of test → the other half"
+    out.print(f"{test.name} ({split})", highlight=False, markup=False)
+    out.print(tuning.markdown(result), highlight=False, markup=False)
 
 
 def register(app: typer.Typer) -> None:

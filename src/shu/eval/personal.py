@@ -31,7 +31,10 @@ from shu.types import Signal
 
 LIMIT = 30
 """Chunks retrieved per question (ranked into documents for the metrics)."""
-BOOSTS = ("contact", "project", "interest", "own", "familiar")
+BOOSTS = ("contact", "project", "interest", "own", "familiar", "role", "fresh", "deadline")
+TODAY = "2025-11-20"
+"""The dataset's today (its documents are dated October and early November 2025): freshness and
+due dates count from it, so the measurement does not drift with the calendar."""
 DEFAULT_DATA = Path("tests/eval/data/personal")
 
 
@@ -156,7 +159,7 @@ def run(
     try:
         shutil.copytree(data.persona, work / "personas" / data.slug)  # the slug names the folder
         home = work / "home"
-        base = list(overrides or [])
+        base = [f"retrieval.personal.now={TODAY}", *(overrides or [])]
         settings = load_settings(home, base)
         embedder = embedder or create_embedder(settings.embedder)
         kb = KnowledgeBase(settings, embedder=embedder)

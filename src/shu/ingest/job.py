@@ -81,6 +81,7 @@ class IngestJob:
         self.embedder = embedder
         self.llm = llm
         self.catalogue: list[DocumentRef] = []
+        self.projects: list[str] = []
         self.progress = progress or (lambda stage, done, total: None)
         self.max_bytes = int(settings.ingest.max_file_mb * 1_000_000)
         self.report = IngestReport()
@@ -151,6 +152,7 @@ class IngestJob:
             self._parse(folder, path, run, report)
         self._resolve_claims(run)
         self.catalogue = self._catalogue(run) if self.llm is not None else []
+        self.projects = self._projects(run)
         batch = _Batch()
         for done, pending in enumerate(self._prepared(list(run.claimed.values())), start=1):
             if pending is not None:
@@ -294,7 +296,7 @@ class IngestJob:
             return None
         try:
             enrichment, chunks = enrich_document(
-                doc, parsed.body, chunks, self.settings.enrich, self.llm, self.catalogue
+                doc, parsed.body, chunks, self.settings.enrich, self.llm, self.catalogue, self.projects
             )
         except Exception as exc:  # enrichment is an extra: the document is still indexed without it
             log.exception("enriching %s failed; indexed without it", doc.id)
@@ -314,6 +316,18 @@ class IngestJob:
             doc = parsed.doc
             refs[doc.id] = DocumentRef(id=doc.id, title=doc.title, personas=doc.personas)
         return list(refs.values())
+
+    def _projects(self, run: _Run) -> list[str]:
+        """The projects documents declare (frontmatter `project`, `projects`), stored or in this run."""
+        documents = [*self.store.list_documents(), *(parsed.doc for parsed, _ in run.claimed.values())]
+        names: dict[str, str] = {}
+        for doc in documents:
+            for key in ("project", "projects"):
+                value = doc.meta.get(key)
+                for name in value if isinstance(value, list) else [value]:
+                    if isinstance(name, str) and name.strip():
+                        names.setdefault(name.strip().casefold(), name.strip())
+        return sorted(names.values())
 
     def _redo(self, doc_id: str) -> bool:
         if self.redo == "all":

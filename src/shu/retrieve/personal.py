@@ -1,144 +1,226 @@
-"""RELATIONAL-BOOST (spec §3.4, §4.3 step 6): the same question ranked for the person asking.
-A document gains when it involves the asker's high-affinity contacts, belongs to one of their
-projects, matches their interests, is one they wrote or received, or one they used before. Each
-boost is bounded, the total is capped (`max_boost`), the best unboosted results keep a share of
-the places (`unboosted_share`, the filter-bubble guard of §8.4), and every boost is in the trace
-with its reason. A profile whose learned items are old weighs less (§6.4)."""
+"""RELATIONAL-BOOST (spec §3.4, §4.3 step 6, §4.4): the same question ranked for the person asking.
+A document gains when it involves the asker's close contacts, belongs to one of their projects
+(by the strength of its link), matches their interests, is one they wrote or received or used
+before, matters to their role, is fresh for its kind, or has a due date coming up. Each boost is
+bounded, their sum is squashed below `max_boost`, the whole is scaled down when the question has
+a clear answer without the asker, the best unboosted results keep a share of the places
+(`unboosted_share`; the filter-bubble guard of §8.4), and every boost is in the trace with its
+reason."""
 
 from __future__ import annotations
 
 import math
-import re
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import date
 
 from shu.config.settings import PersonalSettings
+from shu.retrieve.asker import Asker
+from shu.retrieve.profile_match import OWN_WORDS, contains, phrase_words, resolve
 from shu.store.base import Store
-from shu.types import Document, PersonalBoost, Signal, UserProfile
-
-SIGNAL_HALF_LIFE_DAYS = 30.0
-PROFILE_HALF_LIFE_DAYS = 90.0
-_FAMILIAR = {"star": 1.0, "up": 0.8, "used_in_answer": 0.5, "opened": 0.5, "escalated": 0.3, "down": -0.5}
-
-
-@dataclass(frozen=True)
-class Asker:
-    """What retrieval knows of the person asking (built from their profile and signals)."""
-
-    user: str
-    emails: frozenset[str]
-    contacts: dict[str, tuple[str, float]]
-    """e-mail or lower-case name → (shown name, affinity × freshness)"""
-    projects: list[tuple[str, float]] = field(default_factory=list)
-    interests: list[tuple[str, float]] = field(default_factory=list)
-    familiar: dict[str, float] = field(default_factory=dict)
-    """doc id → how much the asker used it (decayed signals; negative for thumbs down)"""
-    freshness: float = 1.0
-
-
-def asker_of(profile: UserProfile, signals: list[Signal], now: datetime | None = None) -> Asker:
-    moment = now or datetime.now(UTC)
-    learned = any(c.source != "set" for c in profile.contacts)
-    freshness = _freshness(profile.updated, moment) if learned else 1.0
-    contacts: dict[str, tuple[str, float]] = {}
-    for contact in profile.contacts:
-        weight = contact.affinity * (1.0 if contact.source == "set" else freshness)
-        for key in filter(None, (contact.email and contact.email.lower(), contact.name.lower())):
-            contacts[key] = (contact.name or contact.email or key, weight)
-    familiar: dict[str, float] = {}
-    for signal in signals:
-        if signal.doc_id and signal.kind in _FAMILIAR:
-            age = (moment - datetime.fromisoformat(signal.created)).days if signal.created else 0
-            familiar[signal.doc_id] = familiar.get(signal.doc_id, 0.0) + _FAMILIAR[signal.kind] * 0.5 ** (
-                max(age, 0) / SIGNAL_HALF_LIFE_DAYS
-            )
-    return Asker(
-        user=profile.id,
-        emails=frozenset(e.lower() for e in profile.emails),
-        contacts=contacts,
-        projects=[(p.value, p.weight) for p in profile.projects],
-        interests=[(i.value, i.weight * _aged(i.source, freshness)) for i in profile.interests],
-        familiar={d: max(-1.0, min(1.0, v)) for d, v in familiar.items()},
-        freshness=freshness,
-    )
+from shu.types import Document, DocumentProfile, PersonalBoost, ProfileMatch, RelationalContext
 
 
 def personal_boost(
     fused: list[tuple[str, float]], asker: Asker, store: Store, settings: PersonalSettings, question: str
-) -> tuple[list[tuple[str, float]], list[PersonalBoost]]:
-    """`fused` reordered for the asker, with the boosts given (document, size, reasons)."""
+) -> tuple[list[tuple[str, float]], list[PersonalBoost], list[ProfileMatch]]:
+    """`fused` reordered for the asker, with the boosts given (document, size, reasons) and the
+    question's references resolved against the profile (PROFILE-MATCH)."""
     head = fused[: settings.depth]
     owners = store.chunk_documents([chunk_id for chunk_id, _ in head])
     docs = store.get_documents(list(set(owners.values())))
-    named = _named_contacts(question, asker)
+    profiles = {doc_id: store.get_profile(doc_id) for doc_id in docs}
+    resolved = resolve(question, asker, docs, profiles)
+    scale, why = _ambiguity(head, owners, settings)
     boosts: dict[str, PersonalBoost] = {}
     for doc_id, doc in docs.items():
-        about = _about(store, doc_id) if asker.interests else ""
-        boost = _boost(doc, asker, settings, named, about)
+        boost = _boost(doc, profiles[doc_id], asker, settings, resolved, scale, why)
         if boost is not None:
             boosts[doc_id] = boost
     if not boosts:
-        return fused, []
+        return fused, [], resolved
     raised = {c: boosts[d].boost for c, d in owners.items() if d in boosts}
     rescored = [(c, s * (1.0 + raised.get(c, 0.0))) for c, s in head]
     rescored.sort(key=lambda pair: pair[1], reverse=True)
     guarded = _guarded(rescored, head, settings.unboosted_share, settings.guard_places)
-    return guarded + fused[settings.depth :], sorted(boosts.values(), key=lambda b: -b.boost)
-
-
-def _about(store: Store, doc_id: str) -> str:
-    """What a document's profile says it is about (synopsis, manifest), for matching interests."""
-    profile = store.get_profile(doc_id)
-    if profile is None:
-        return ""
-    return _words(" ".join([profile.synopsis, *profile.manifest.answers_questions_about]))
+    return guarded + fused[settings.depth :], sorted(boosts.values(), key=lambda b: -b.boost), resolved
 
 
 def _boost(
-    doc: Document, asker: Asker, settings: PersonalSettings, named: set[str], about: str = ""
+    doc: Document,
+    profile: DocumentProfile | None,
+    asker: Asker,
+    settings: PersonalSettings,
+    resolved: list[ProfileMatch],
+    scale: float = 1.0,
+    why: str = "",
 ) -> PersonalBoost | None:
-    reasons: list[str] = []
-    total = 0.0
-    people = _people(doc)
+    relational = profile.relational if profile else RelationalContext()
+    about = _about(profile) if asker.interests else ""
+    named = {m.phrase for m in resolved if m.kind == "contact"}
+    projects = [m.means for m in resolved if m.kind == "project"]
+    meant = any(m.doc_id == doc.id for m in resolved)
+    parts = [
+        _contact_part(doc, asker, settings, named),
+        _own_part(
+            doc, asker, settings, any(m.kind == "asker" and OWN_WORDS.search(m.phrase) for m in resolved)
+        ),
+        _project_part(doc, relational, asker, settings, projects, meant),
+        _interest_part(doc, about, asker, settings),
+        _role_part(relational, asker, settings),
+        _familiar_part(doc, asker, settings),
+        _fresh_part(doc, relational, asker, settings),
+        _deadline_part(relational, asker, settings),
+    ]
+    given = [part for part in parts if part is not None]
+    if not given:
+        return None
+    total = sum(size for size, _ in given)
+    reasons = [reason for _, reason in given]
+    aged = total * asker.freshness
+    if asker.freshness != 1.0:
+        reasons.append(f"profile age ×{asker.freshness:.2f}")
+    bounded = _bounded(aged, settings.max_boost)
+    if abs(bounded - aged) >= 0.005:
+        reasons.append(f"{aged:+.2f} bounded to {bounded:+.2f} (at most {settings.max_boost:g})")
+    if scale < 1.0:
+        reasons.append(why)
+        bounded *= scale
+    return PersonalBoost(doc_id=doc.id, boost=round(bounded, 4), reasons=reasons)
+
+
+def _ambiguity(
+    head: list[tuple[str, float]], owners: dict[str, str], settings: PersonalSettings
+) -> tuple[float, str]:
+    """How much room the question leaves for the asker: boosts count fully when the first two
+    documents score alike (the question could mean either: "the proposal"), not at all when the
+    first leads clearly ("What discount did Acme ask for?"), linearly in between; the filter-
+    bubble guard of §8.4 for questions that need no one's context."""
+    best: dict[str, float] = {}
+    for chunk_id, score in head:
+        doc_id = owners.get(chunk_id)
+        if doc_id is not None and score > best.get(doc_id, 0.0):
+            best[doc_id] = score
+    top = sorted(best.values(), reverse=True)[:2]
+    if len(top) < 2 or top[0] <= 0:
+        return 1.0, ""
+    ratio = top[1] / top[0]
+    clear, ambiguous = settings.clear_at, max(settings.ambiguous_at, settings.clear_at + 1e-6)
+    scale = min(1.0, max(0.0, (ratio - clear) / (ambiguous - clear)))
+    return scale, f"the first result leads (second scores {ratio:.2f} of it): boosts ×{scale:.2f}"
+
+
+def _bounded(total: float, most: float) -> float:
+    """The boost squashed into (-most, most), keeping its order: a document with more reasons
+    stays above one with fewer however many there are (a hard cap would tie them)."""
+    if most <= 0:
+        return 0.0
+    return most * math.tanh(total / most)
+
+
+Part = tuple[float, str] | None
+
+
+def _contact_part(doc: Document, asker: Asker, settings: PersonalSettings, named: set[str]) -> Part:
     close = [
         (asker.contacts[key][0], asker.contacts[key][1] * (2.0 if key in named else 1.0))
-        for key in people
+        for key in _people(doc)
         if key in asker.contacts
     ]
-    if close:
-        name, affinity = max(close, key=lambda pair: pair[1])
-        part = settings.contact * min(affinity, 1.0)
-        total += part
-        reasons.append(f"contact {name} (affinity {affinity:.2f}) +{part:.2f}")
-    if asker.emails & people:
-        total += settings.own
-        reasons.append(f"you wrote or received it +{settings.own:.2f}")
-    declared = [str(doc.meta.get("project", "")), *_as_strings(doc.meta.get("projects"))]
-    text = _words(" ".join([doc.title, doc.summary or "", *doc.tags, *declared]))
-    kinds = (
-        ("project", asker.projects, settings.project, text),
-        ("interest", asker.interests, settings.interest, f"{text} {about}"),
-    )
-    for label, items, weight, where in kinds:
-        matched = [(value, w) for value, w in items if _contains(where, value)]
-        if matched:
-            value, w = max(matched, key=lambda pair: pair[1])
-            part = weight * w
-            total += part
-            reasons.append(f"{label} {value} +{part:.2f}")
-    used = asker.familiar.get(doc.id, 0.0)
-    if used:
-        part = settings.familiar * used
-        total += part
-        how = "you used it before" if used > 0 else "you marked it unhelpful"
-        reasons.append(f"{how} {part:+.2f}")
-    if not reasons:
+    if not close or not settings.contact:
         return None
-    capped = max(-settings.max_boost, min(settings.max_boost, total * asker.freshness))
-    if capped != total:
-        why = f"capped at {capped:+.2f}" if asker.freshness == 1.0 else f"profile age ×{asker.freshness:.2f}"
-        reasons.append(why)
-    return PersonalBoost(doc_id=doc.id, boost=round(capped, 4), reasons=reasons)
+    name, affinity = max(close, key=lambda pair: pair[1])
+    part = settings.contact * min(affinity, 1.0)
+    return part, f"contact {name} (affinity {affinity:.2f}) +{part:.2f}"
+
+
+def _own_part(doc: Document, asker: Asker, settings: PersonalSettings, about_self: bool) -> Part:
+    if not settings.own or not asker.emails & _people(doc):
+        return None
+    part = settings.own * (2.0 if about_self else 1.0)
+    return part, f"you wrote or received it{' (you asked about yourself)' if about_self else ''} +{part:.2f}"
+
+
+def _project_part(
+    doc: Document,
+    relational: RelationalContext,
+    asker: Asker,
+    settings: PersonalSettings,
+    named: list[str],
+    meant: bool,
+) -> Part:
+    """The strongest link between the document and one of the asker's projects (only the named
+    ones when the question names some): its strength from the relational context, else 1.0 for a
+    project in the title, tags or frontmatter. Half as much again when the question means this
+    very document ("the proposal": PROFILE-MATCH)."""
+    if not settings.project:
+        return None
+    wanted = [(v, w) for v, w in asker.projects if not named or v in named]
+    links = {link.project.casefold(): link for link in relational.projects}
+    declared = [str(doc.meta.get("project", "")), *_as_strings(doc.meta.get("projects"))]
+    text = phrase_words(" ".join([doc.title, doc.summary or "", *doc.tags, *declared]))
+    best: tuple[float, str] | None = None
+    for value, weight in wanted:
+        link = links.get(value.casefold())
+        strength, how = (link.strength, link.kind) if link else (1.0 if contains(text, value) else 0.0, "")
+        if strength and (best is None or weight * strength > best[0]):
+            best = (weight * strength, f"project {value}{f' ({how})' if how and how != 'primary' else ''}")
+    if best is None:
+        return None
+    part = settings.project * best[0] * (1.5 if meant else 1.0)
+    return part, f"{best[1]}{' (the one you mean)' if meant else ''} +{part:.2f}"
+
+
+def _interest_part(doc: Document, about: str, asker: Asker, settings: PersonalSettings) -> Part:
+    text = phrase_words(" ".join([doc.title, doc.summary or "", *doc.tags, about]))
+    matched = [(value, w) for value, w in asker.interests if contains(text, value)]
+    if not matched or not settings.interest:
+        return None
+    value, weight = max(matched, key=lambda pair: pair[1])
+    part = settings.interest * weight
+    return part, f"interest {value} +{part:.2f}"
+
+
+def _role_part(relational: RelationalContext, asker: Asker, settings: PersonalSettings) -> Part:
+    relevant = [r for r in relational.roles if r.role in asker.roles]
+    if not relevant or not settings.role:
+        return None
+    best = max(relevant, key=lambda r: r.score)
+    part = settings.role * best.score
+    return part, f"matters to {best.role} ({best.reason}) +{part:.2f}"
+
+
+def _familiar_part(doc: Document, asker: Asker, settings: PersonalSettings) -> Part:
+    used = asker.familiar.get(doc.id, 0.0)
+    if not used or not settings.familiar:
+        return None
+    part = settings.familiar * used
+    return part, f"{'you used it before' if used > 0 else 'you marked it unhelpful'} {part:+.2f}"
+
+
+def _fresh_part(
+    doc: Document, relational: RelationalContext, asker: Asker, settings: PersonalSettings
+) -> Part:
+    """Fresh for its kind: a week-old e-mail is fresh, a two-month-old weekly report is not
+    (half-life from the relational context); documents that do not go stale get nothing."""
+    half_life = relational.temporal.half_life_days
+    written = _date(doc.date)
+    if not settings.fresh or half_life is None or written is None:
+        return None
+    age = max((asker.today - written).days, 0)
+    part = settings.fresh * 0.5 ** (age / half_life)
+    if part < 0.005:
+        return None
+    return part, f"fresh ({age} days old, half-life {half_life:g} days) +{part:.2f}"
+
+
+def _deadline_part(relational: RelationalContext, asker: Asker, settings: PersonalSettings) -> Part:
+    upcoming = [d for d in map(_date, relational.temporal.deadlines) if d and d >= asker.today]
+    if not upcoming or not settings.deadline:
+        return None
+    days = (min(upcoming) - asker.today).days
+    if days > settings.deadline_days:
+        return None
+    part = settings.deadline * (1.0 - days / (settings.deadline_days + 1))
+    return part, f"due {min(upcoming).isoformat()} (in {days} days) +{part:.2f}"
 
 
 def _guarded(
@@ -158,15 +240,18 @@ def _guarded(
     return sorted(top, key=lambda pair: pair[1], reverse=True) + rest
 
 
-def _named_contacts(question: str, asker: Asker) -> set[str]:
-    """Contacts the question names with a capital ("John", "Sarah Chen"): their documents count
-    double ("a grace period" names nobody called Grace)."""
-    words = {w.lower() for w in re.findall(r"\b[A-Z]\w+", question)}
-    return {
-        key
-        for key, (name, _) in asker.contacts.items()
-        if "@" not in key and name and set(_words(name).split()) & words
-    }
+def _about(profile: DocumentProfile | None) -> str:
+    """What a document's profile says it is about (synopsis, manifest), for matching interests."""
+    if profile is None:
+        return ""
+    return " ".join([profile.synopsis, *profile.manifest.answers_questions_about])
+
+
+def _date(value: str | None) -> date | None:
+    try:
+        return date.fromisoformat(value[:10]) if value else None
+    except ValueError:
+        return None
 
 
 def _as_strings(value: object) -> list[str]:
@@ -182,23 +267,3 @@ def _people(doc: Document) -> set[str]:
         if isinstance(person, dict):
             found |= {str(person[k]).lower() for k in ("email", "name") if person.get(k)}
     return found
-
-
-def _contains(text: str, value: str) -> bool:
-    phrase = _words(value)
-    return bool(phrase) and f" {phrase} " in f" {text} "
-
-
-def _words(text: str) -> str:
-    return " ".join(re.findall(r"\w+", text.lower()))
-
-
-def _aged(source: str, freshness: float) -> float:
-    return 1.0 if source == "set" else freshness
-
-
-def _freshness(updated: str, moment: datetime) -> float:
-    if not updated:
-        return 1.0
-    age = (moment - datetime.fromisoformat(updated)).days
-    return round(0.5 ** (max(age, 0) / PROFILE_HALF_LIFE_DAYS), 3)

@@ -15,13 +15,14 @@ from shu.errors import ShuError
 from shu.models.embed.base import Embedder
 from shu.models.llm.client import LLMClient
 from shu.models.rerank.base import Reranker
+from shu.retrieve.asker import Asker
 from shu.retrieve.assemble import AssemblyRequest, assemble
 from shu.retrieve.classify import classify
 from shu.retrieve.expand import plan_candidates
 from shu.retrieve.fusion import reciprocal_rank_fusion
 from shu.retrieve.hybrid import HybridSearcher, Surfaces, fuse, widened
 from shu.retrieve.neighbours import with_adjacent, with_document
-from shu.retrieve.personal import Asker, personal_boost
+from shu.retrieve.personal import personal_boost
 from shu.retrieve.planner import LLMPlanner
 from shu.retrieve.transform import LLMTransformer, rule_queries
 from shu.store.base import ScoredChunk, ScoredDocument, Store
@@ -30,6 +31,7 @@ from shu.types import (
     AssembledContext,
     Persona,
     PersonalBoost,
+    ProfileMatch,
     QueryPlan,
     RetrievalParams,
     RetrievalPlan,
@@ -63,6 +65,15 @@ class RetrievalPipeline:
         self.transformer = LLMTransformer(llm, hyde=self.settings.hyde) if llm is not None else None
         self.reranker = reranker
 
+    def params(self, persona: Persona) -> RetrievalParams:
+        return self.params_for(self.settings, persona)
+
+    @staticmethod
+    def params_for(settings: RetrievalSettings, persona: Persona) -> RetrievalParams:
+        """The persona's retrieval parameters with the weights `shu tune` fitted laid over them."""
+        tuned = settings.tuned.get(persona.slug)
+        return persona.config.retrieval.model_copy(update=tuned) if tuned else persona.config.retrieval
+
     def run(
         self,
         question: str,
@@ -74,7 +85,7 @@ class RetrievalPipeline:
     ) -> RetrievalResult:
         """`assemble_context=False` stops at the ranked hits (a caller that reads no context);
         `asker`: rank for this person (RELATIONAL-BOOST)."""
-        params = widened(params or persona.config.retrieval, limit)
+        params = widened(params or self.params(persona), limit)
         limit = limit or params.max_chunks
         timings: dict[str, float] = {}
         notes: list[str] = []
@@ -107,9 +118,12 @@ class RetrievalPipeline:
                 fused, found, persona.slug, params, skip=bool(decisive)
             )
         boosts: list[PersonalBoost] = []
+        resolved: list[ProfileMatch] = []
         if asker is not None and self.settings.personal.enabled:
             with _timed(timings, "personal"):
-                fused, boosts = personal_boost(fused, asker, self.store, self.settings.personal, question)
+                fused, boosts, resolved = personal_boost(
+                    fused, asker, self.store, self.settings.personal, question
+                )
         depth = max(limit, self.settings.rerank.depth if self.reranker else 0)
         hits = self.searcher.hits(fused, found, persona, params, depth, expanded_via)
         with _timed(timings, "rerank"):
@@ -138,6 +152,7 @@ class RetrievalPipeline:
             timings_ms=timings,
             asker=asker.user if asker is not None else None,
             personal=boosts,
+            resolved=resolved,
         )
 
     def search_more(

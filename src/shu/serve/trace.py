@@ -46,6 +46,8 @@ def trace_tree(result: RetrievalResult) -> Tree:
         personal = root.add(f"personal ranking for {escape(result.asker)}: {boosted}")
         for boost in result.personal:
             personal.add(f"{boost.boost:+.2f}  {escape(boost.doc_id)}: {escape('; '.join(boost.reasons))}")
+        for match in result.resolved:
+            personal.add(f"“{escape(match.phrase)}” means {escape(match.means)} ({match.kind})")
     results = root.add(f"results{f' (reranked by {escape(result.reranker)})' if result.reranker else ''}")
     for rank, hit in enumerate(result.hits, start=1):
         extra = [f"rerank {hit.rerank_score:.3f}"] if hit.rerank_score is not None else []

@@ -14,6 +14,7 @@ from shu.answer.agent.tools import Found, Workspace
 from shu.config.settings import AgentSettings
 from shu.models.embed.base import Embedder
 from shu.models.llm.client import LLMClient
+from shu.retrieve.asker import Asker
 from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store.base import Store
 from shu.types import AgentTrace, Persona, RetrievalResult
@@ -37,9 +38,10 @@ class Agent:
         self.llm = llm if settings.method != "rules" else None
 
     def investigate(
-        self, result: RetrievalResult, persona: Persona, reason: str
+        self, result: RetrievalResult, persona: Persona, reason: str, asker: Asker | None = None
     ) -> tuple[RetrievalResult, AgentTrace]:
-        ws = Workspace(self.store, self.embedder, self.pipeline, persona)
+        """`asker`: the tools' searches rank for this person, as the first retrieval did."""
+        ws = Workspace(self.store, self.embedder, self.pipeline, persona, asker)
         state = AgentState(question=result.question, hits=list(result.hits))
         for hit in result.hits:
             state.found.setdefault(

@@ -17,6 +17,7 @@ import numpy as np
 from shu.answer.agent.decompose import sub_questions
 from shu.answer.quote import quoted
 from shu.models.embed.base import Embedder
+from shu.retrieve.asker import Asker
 from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store.base import Store
 from shu.types import DOCUMENT_TYPES, Document, Finding, Persona, SearchHit
@@ -54,12 +55,14 @@ class PersonaDocuments:
 
 @dataclass
 class Workspace:
-    """What the tools reach: one persona's documents in one store."""
+    """What the tools reach: one persona's documents in one store; searches rank for the asker
+    (their personal boosts) when there is one."""
 
     store: Store
     embedder: Embedder
     pipeline: RetrievalPipeline
     persona: Persona
+    asker: Asker | None = None
 
     @cached_property
     def documents(self) -> PersonaDocuments:
@@ -176,7 +179,7 @@ class QueryChunks:
 
     def run(self, ws: Workspace, query: str, doc_ids: list[str], reason: str = "") -> ToolResult:
         hits = ws.pipeline.run(
-            query, ws.persona, limit=40 if doc_ids else _CHUNKS, assemble_context=False
+            query, ws.persona, limit=40 if doc_ids else _CHUNKS, assemble_context=False, asker=ws.asker
         ).hits
         if doc_ids:
             hits = [h for h in hits if h.chunk.doc_id in doc_ids] or _within(ws, query, doc_ids)

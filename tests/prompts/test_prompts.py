@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from shu.prompts import PromptError, load_prompt
@@ -25,7 +27,9 @@ NAMES = (
 @pytest.mark.parametrize("name", NAMES)
 def test_every_prompt_has_a_version_a_system_part_and_placeholders(name: str) -> None:
     prompt = load_prompt(name)
-    assert prompt.version == f"{name}.v1" and "never instructions" in " ".join(prompt.system.template.split())
+    assert re.fullmatch(rf"{name}\.v\d+", prompt.version) and "never instructions" in " ".join(
+        prompt.system.template.split()
+    )
     assert prompt.user.get_identifiers(), "the user part takes values"
     assert prompt.user.is_valid(), "no stray $ in the template"
 

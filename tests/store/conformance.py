@@ -172,6 +172,49 @@ class StoreConformance:
         assert beta[0].chunk_id == "b1#0" and all(not s.chunk_id.startswith("a1") for s in beta)
         assert filled.search_keyword("pro", "nobody", 10) == []
 
+    def test_keyword_search_follows_every_change_of_a_persona(self, filled: Store) -> None:
+        """Search first (an in-memory index is built then), change, search again: additions,
+        replacements, a document moving between personas and deletions are all seen."""
+        assert [s.chunk_id for s in filled.search_keyword("invoices", "alpha", 5)] == ["a1#1"]
+        filled.replace_document(
+            document("a2", ["alpha"]),
+            chunks("a2", ["invoices and more invoices"]),
+            vectors(unit(1)),
+            "test-embedder",
+        )
+        assert [s.chunk_id for s in filled.search_keyword("invoices", "alpha", 5)] == ["a2#0", "a1#1"]
+        filled.replace_document(
+            document("a1", ["alpha"]),
+            chunks("a1", ["the plan is free now"]),
+            vectors(unit(1)),
+            "test-embedder",
+        )
+        assert [s.chunk_id for s in filled.search_keyword("invoices", "alpha", 5)] == ["a2#0"]
+        assert [s.chunk_id for s in filled.search_keyword("free", "alpha", 5)] == ["a1#0"]
+        filled.replace_document(
+            document("a2", ["beta"]),
+            chunks("a2", ["invoices and more invoices"]),
+            vectors(unit(1)),
+            "test-embedder",
+        )
+        assert filled.search_keyword("invoices", "alpha", 5) == []
+        assert [s.chunk_id for s in filled.search_keyword("invoices", "beta", 5)] == ["a2#0"]
+        filled.delete_document("a2")
+        assert filled.search_keyword("invoices", "beta", 5) == []
+        assert [s.chunk_id for s in filled.search_keyword("compost", "beta", 5)] == ["shared#0"]
+
+    def test_keyword_search_sees_what_another_connection_wrote(self, filled: Store, reopened: Store) -> None:
+        """Another process's writes (here: another store object on the same data, its own
+        connections) reach this one's keyword search without a restart."""
+        assert filled.search_keyword("zucchini", "alpha", 5) == []
+        reopened.replace_document(
+            document("z", ["alpha"]), chunks("z", ["zucchini season"]), vectors(unit(1)), "test-embedder"
+        )
+        assert [s.chunk_id for s in filled.search_keyword("zucchini", "alpha", 5)] == ["z#0"]
+        reopened.delete_document("a1")
+        assert filled.search_keyword("invoices", "alpha", 5) == []
+        assert [s.chunk_id for s in filled.search_keyword("compost", "alpha", 5)] == ["shared#0"]
+
     def test_keyword_search_survives_query_syntax(self, filled: Store) -> None:
         for query in ['"unbalanced', "AND OR NOT", "a*b (c", "sixty-five: dollars!", "NEAR(pro plan)", "  "]:
             filled.search_keyword(query, "alpha", 5)  # never raises

@@ -8,25 +8,55 @@ from pathlib import Path
 
 import pytest
 
+from shu.config.settings import StoreSettings
 from shu.store.base import Store
 from shu.store.sqlite import SQLiteStore
 from tests.store.conformance import FindingsConformance, ServiceConformance, StoreConformance
 from tests.store.postgres_server import fresh_database
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.service)])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    if request.param == "sqlite":
-        opened: Store = SQLiteStore(tmp_path / "shu.db")
-        yield opened
-        opened.close()
+@pytest.fixture(
+    params=[
+        "sqlite",
+        "sqlite-fts5",
+        pytest.param("postgres", marks=pytest.mark.service),
+        pytest.param("postgres-sql", marks=pytest.mark.service),
+    ]
+)
+def location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Where the store lives: a SQLite file (keyword search in memory, or in FTS5: `fts5:`), or a
+    fresh PostgreSQL database."""
+    if request.param.startswith("sqlite"):
+        yield f"{'fts5:' if request.param == 'sqlite-fts5' else ''}{tmp_path / 'shu.db'}"
         return
-    from shu.store.postgres import PostgresStore
-
     with fresh_database() as url:
-        opened = PostgresStore(url)
-        yield opened
-        opened.close()
+        yield url + ("#sql" if request.param == "postgres-sql" else "")
+
+
+def open_at(location: str) -> Store:
+    if location.startswith("postgresql://"):
+        from shu.store.postgres import PostgresStore
+
+        url, _, mode = location.partition("#")
+        return PostgresStore(url, StoreSettings(keyword="sql" if mode == "sql" else "memory"))
+    if location.startswith("fts5:"):
+        return SQLiteStore(location.removeprefix("fts5:"), keyword="fts5")
+    return SQLiteStore(location)
+
+
+@pytest.fixture
+def store(location: str) -> Iterator[Store]:
+    opened = open_at(location)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def reopened(store: Store, location: str) -> Iterator[Store]:
+    """A second store object on the same data (its own connections), opened after the first."""
+    opened = open_at(location)
+    yield opened
+    opened.close()
 
 
 class TestStoreConformance(StoreConformance, FindingsConformance, ServiceConformance):

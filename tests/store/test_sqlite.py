@@ -66,3 +66,49 @@ def test_a_locked_store_is_a_clear_error_and_nothing_is_half_written(tmp_path: P
         store.replace_document(document("d", ["alpha"]), chunks("d", ["new"]), vectors(unit(1)), "e")
     blocker.execute("ROLLBACK")
     assert [c.text for c in store.list_chunks("d")] == ["old"]
+
+
+WORDS = "pricing plan invoice seats discount renewal limit quota region backup audit".split()
+
+
+def test_the_in_memory_keyword_index_scores_as_fts5_does(tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(11)
+    store = SQLiteStore(tmp_path / "shu.db")
+    store.upsert_persona(persona("alpha"))
+    for n in range(60):
+        text = " ".join(rng.choices(WORDS, k=rng.randint(3, 30)))
+        store.replace_document(document(f"d{n}", ["alpha"]), chunks(f"d{n}", [text]), vectors(unit(1)), "e")
+    in_sql = SQLiteStore(tmp_path / "shu.db", keyword="fts5")
+    for query in ("pricing plan", "invoices for seats", "audit backup region quota", "the renewal"):
+        mine, theirs = store.search_keyword(query, "alpha", 20), in_sql.search_keyword(query, "alpha", 20)
+        assert [h.score for h in mine] == pytest.approx([h.score for h in theirs], rel=1e-5), query
+        tied = {round(h.score, 5) for h in theirs}  # equal scores may come in either order
+        assert len(mine) == len(theirs) and (
+            len(tied) < len(theirs) or [h.chunk_id for h in mine] == [h.chunk_id for h in theirs]
+        ), query
+    store.close()
+    in_sql.close()
+
+
+def test_another_process_writes_reach_the_keyword_index(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    store = SQLiteStore(tmp_path / "shu.db")
+    store.upsert_persona(persona("alpha"))
+    store.replace_document(document("a", ["alpha"]), chunks("a", ["apples"]), vectors(unit(1)), "e")
+    assert [h.chunk_id for h in store.search_keyword("apples", "alpha", 5)] == ["a#0"]
+    script = (
+        "import sys; from shu.store.sqlite import SQLiteStore; "
+        "from tests.store.conformance import chunks, document, unit, vectors; "
+        "s = SQLiteStore(sys.argv[1]); "
+        "s.replace_document(document('b', ['alpha']), chunks('b', ['apples and pears']), "
+        "vectors(unit(1)), 'e'); "
+        "s.delete_document('a'); s.close()"
+    )
+    subprocess.run([sys.executable, "-c", script, str(tmp_path / "shu.db")], check=True, timeout=60)
+    assert [h.chunk_id for h in store.search_keyword("apples", "alpha", 5)] == ["b#0"]
+    assert [h.chunk_id for h in store.search_keyword("pears", "alpha", 5)] == ["b#0"]
+    store.close()

@@ -1,6 +1,8 @@
 """`shu bench-stores`: SQLite and PostgreSQL side by side on the same synthetic knowledge base —
-bulk load rate, vector index build, hybrid query latency, and recall@10 of each store's vector
-search against exact search.
+bulk load rate, vector and keyword index build, hybrid query latency, keyword latency for plain
+queries and for queries of the corpus's most frequent words (the in-memory BM25 index, and each
+store's own SQL search beside it: FTS5, PostgreSQL postings), and recall@10 of each store's
+vector search against exact search.
 
 Vectors are clustered (unit vectors scattered around 1,000 random centres), which is closer to
 real embeddings than uniform noise: uniform random 384-d vectors have no neighbourhoods and are
@@ -8,9 +10,13 @@ the worst case for any approximate index. Query vectors come from the same clust
 
 from __future__ import annotations
 
+import multiprocessing
+import resource
 import shutil
 import tempfile
 import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +28,7 @@ from shu.eval.synthetic import TextGenerator, synthetic_document
 from shu.retrieve.hybrid import HybridSearcher, fuse
 from shu.store.base import Store
 from shu.store.sqlite import SQLiteStore
+from shu.text import content_words
 from shu.types import Chunk, Document, Persona, PersonaConfig
 
 PER_DOC = 50
@@ -40,7 +47,12 @@ class StoreResult:
     small_recall_at_10: float
     hybrid_ms: list[float] = field(default_factory=list)
     keyword_ms: list[float] = field(default_factory=list)
+    frequent_ms: list[float] = field(default_factory=list)
     dense_ms: list[float] = field(default_factory=list)
+    keyword_index_seconds: float | None = None
+    fresh: dict[str, float] = field(default_factory=dict)
+    """A new process opening the loaded store: seconds to its first hybrid answer (both indexes
+    loaded), hybrid p50 / p95 ms after that, peak RSS in MiB."""
 
     @property
     def chunks_per_s(self) -> float:
@@ -53,6 +65,8 @@ class Corpus:
     vectors: np.ndarray
     query_texts: list[str]
     query_vectors: np.ndarray
+    frequent_texts: list[str] = field(default_factory=list)
+    """Three of the corpus's 30 most frequent content words each: the longest posting lists."""
 
 
 def clustered_unit_vectors(
@@ -81,7 +95,16 @@ def synthetic_corpus(chunks: int, queries: int, seed: int = 5) -> Corpus:
         # thousands of chunks (measured at 100k: BM25 p50 287 ms SQLite, 512 ms PostgreSQL).
         query_texts=[asker.query() for _ in range(queries)],
         query_vectors=clustered_unit_vectors(queries, rng, centres, spread),
+        frequent_texts=_frequent_queries(documents, queries, rng),
     )
+
+
+def _frequent_queries(
+    documents: list[tuple[Document, list[Chunk]]], count: int, rng: np.random.Generator
+) -> list[str]:
+    counts = Counter(w for _, items in documents[:200] for chunk in items for w in content_words(chunk.text))
+    top = [word for word, _ in counts.most_common(30)]
+    return [" ".join(rng.choice(top, 3, replace=False)) for _ in range(count)]
 
 
 def bench_store(name: str, store: Store, corpus: Corpus) -> StoreResult:
@@ -107,6 +130,9 @@ def bench_store(name: str, store: Store, corpus: Corpus) -> StoreResult:
         index_seconds = time.perf_counter() - started
     recall = _recall(store, corpus, "bench"), _recall(store, corpus, "small")
     result = StoreResult(name, len(corpus.vectors), load_seconds, index_seconds, *recall)
+    started = time.perf_counter()
+    store.search_keyword(corpus.query_texts[0], "bench", 1)  # builds an in-memory index
+    result.keyword_index_seconds = time.perf_counter() - started
     searcher = HybridSearcher(store, _NoEmbedder())
     params = persona.config.retrieval
     for text, vector in zip(corpus.query_texts, corpus.query_vectors, strict=True):
@@ -121,7 +147,58 @@ def bench_store(name: str, store: Store, corpus: Corpus) -> StoreResult:
         result.hybrid_ms.append((t1 - t0) * 1000)
         result.keyword_ms.append((t2 - t1) * 1000)
         result.dense_ms.append((t3 - t2) * 1000)
+    result.frequent_ms = _keyword_times(store, corpus.frequent_texts, params.candidates)
     return result
+
+
+def in_fresh_process(path: Path, corpus: Corpus) -> dict[str, float]:
+    """`fresh_process_figures` run in a new interpreter (nothing of the load in its memory)."""
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        return pool.submit(
+            fresh_process_figures, str(path), corpus.query_texts, np.asarray(corpus.query_vectors)
+        ).result()
+
+
+def fresh_process_figures(path: str, texts: list[str], vectors: np.ndarray) -> dict[str, float]:
+    started = time.perf_counter()
+    store = SQLiteStore(path)
+    persona = store.get_persona("bench")
+    assert persona is not None
+    searcher = HybridSearcher(store, _NoEmbedder())
+    params = persona.config.retrieval
+    times = []
+    for text, vector in zip(texts, vectors, strict=True):
+        t0 = time.perf_counter()
+        found = searcher.surfaces(text, "bench", params, vector)
+        searcher.hits(fuse(found, params), found, persona, params, params.max_chunks)
+        times.append((time.perf_counter() - t0) * 1000)
+        if len(times) == 1:
+            first = time.perf_counter() - started
+    store.close()
+    return {
+        "first_answer_s": first,
+        "hybrid_p50_ms": percentile(times[1:], 50),
+        "hybrid_p95_ms": percentile(times[1:], 95),
+        "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def keyword_only(name: str, store: Store, corpus: Corpus, chunks: int) -> StoreResult:
+    """Keyword latency alone, of a store opened on data already loaded (another search mode)."""
+    result = StoreResult(name, chunks, 0.0, 0.0, float("nan"), float("nan"))
+    result.keyword_ms = _keyword_times(store, corpus.query_texts, 20)
+    result.frequent_ms = _keyword_times(store, corpus.frequent_texts, 20)
+    return result
+
+
+def _keyword_times(store: Store, texts: list[str], limit: int) -> list[float]:
+    times = []
+    for text in texts:
+        started = time.perf_counter()
+        store.search_keyword(text, "bench", limit)
+        times.append((time.perf_counter() - started) * 1000)
+    return times
 
 
 def _recall(store: Store, corpus: Corpus, persona: str) -> float:
@@ -163,12 +240,20 @@ def run(url: str | None, chunks: int, queries: int, workdir: Path | None = None)
         sqlite = SQLiteStore(root / "shu.db")
         results.append(bench_store("SQLite", sqlite, corpus))
         sqlite.close()
+        results[-1].fresh = in_fresh_process(root / "shu.db", corpus)
+        fts5 = SQLiteStore(root / "shu.db", keyword="fts5")
+        results.append(keyword_only("SQLite, keywords by FTS5 in SQL", fts5, corpus, chunks))
+        fts5.close()
         if url:
+            from shu.config.settings import StoreSettings
             from shu.store.postgres import PostgresStore
 
             postgres = PostgresStore(url)
             results.append(bench_store("PostgreSQL + pgvector", postgres, corpus))
             postgres.close()
+            in_sql = PostgresStore(url, StoreSettings(keyword="sql"))
+            results.append(keyword_only("PostgreSQL, keywords by postings in SQL", in_sql, corpus, chunks))
+            in_sql.close()
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return results
@@ -176,19 +261,48 @@ def run(url: str | None, chunks: int, queries: int, workdir: Path | None = None)
 
 def markdown(results: list[StoreResult], queries: int) -> str:
     lines = [
-        f"Machine: {machine()}. {queries} queries; clustered 384-d vectors; persona `bench` holds every "
-        "chunk, `small` 2 % of them.",
+        f"Machine: {machine()}. {queries} queries of each kind; clustered 384-d vectors; persona `bench` "
+        "holds every chunk, `small` 2 % of them. Keyword search: the in-memory BM25 index unless the "
+        "row says SQL (same data, reopened in that mode).",
         "",
-        "| store | chunks | load s | chunks/s | vector index build s | recall@10 vs exact "
-        "| recall@10, 2 % persona | BM25 p50 ms | dense p50 ms | hybrid p50 ms | hybrid p95 ms |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| store | chunks | load s | chunks/s | vector index build s | keyword index build s "
+        "| recall@10 vs exact | recall@10, 2 % persona | BM25 p50 ms | BM25 frequent words p50 / p95 ms "
+        "| dense p50 ms | hybrid p50 ms | hybrid p95 ms |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
+        full = bool(r.hybrid_ms)
         lines.append(
-            f"| {r.name} | {r.chunks:,} | {r.load_seconds:.1f} | {r.chunks_per_s:,.0f} | "
-            f"{r.index_seconds:.1f} | "
-            f"{r.recall_at_10:.3f} | {r.small_recall_at_10:.3f} | "
-            f"{percentile(r.keyword_ms, 50):.2f} | {percentile(r.dense_ms, 50):.2f} | "
-            f"{percentile(r.hybrid_ms, 50):.2f} | {percentile(r.hybrid_ms, 95):.2f} |"
+            f"| {r.name} | {r.chunks:,} | "
+            + (
+                f"{r.load_seconds:.1f} | {r.chunks_per_s:,.0f} | {r.index_seconds:.1f} | "
+                if full
+                else "– | – | – | "
+            )
+            + (f"{r.keyword_index_seconds:.1f} | " if r.keyword_index_seconds is not None else "– | ")
+            + (f"{r.recall_at_10:.3f} | {r.small_recall_at_10:.3f} | " if full else "– | – | ")
+            + f"{percentile(r.keyword_ms, 50):.2f} | "
+            f"{percentile(r.frequent_ms, 50):.2f} / {percentile(r.frequent_ms, 95):.2f} | "
+            + (
+                f"{percentile(r.dense_ms, 50):.2f} | {percentile(r.hybrid_ms, 50):.2f} | "
+                f"{percentile(r.hybrid_ms, 95):.2f} |"
+                if full
+                else "– | – | – |"
+            )
         )
+    fresh = [r for r in results if r.fresh]
+    if fresh:
+        lines += [
+            "",
+            "A new process opening the loaded store (nothing of the load in its memory):",
+            "",
+            "| store | chunks | first hybrid answer s (indexes loaded) | hybrid p50 ms | hybrid p95 ms "
+            "| peak RSS MiB |",
+            "|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {r.name} | {r.chunks:,} | {r.fresh['first_answer_s']:.1f} | {r.fresh['hybrid_p50_ms']:.2f} | "
+            f"{r.fresh['hybrid_p95_ms']:.2f} | {r.fresh['rss_mib']:,.0f} |"
+            for r in fresh
+        ]
     return "\n".join(lines) + "\n"

@@ -337,10 +337,10 @@ def bench_peers(
         loaded = load_dataset(dataset, split)
         with _progress() as advance:
             built = open_eval_store(loaded, kb.settings, kb.embedder, advance)
-        results = run_peers(loaded, built, kb.embedder, limit)
+        results, embed_ms = run_peers(loaded, built, kb.embedder, limit)
         built.store.close()
     queries = min(limit or len(loaded.queries), len(loaded.queries))
-    out.print(markdown(results, loaded, queries), highlight=False, markup=False)
+    out.print(markdown(results, loaded, queries, embed_ms), highlight=False, markup=False)
 
 
 def eval_scope(

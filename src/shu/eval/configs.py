@@ -49,7 +49,7 @@ PRESETS: dict[str, EvalConfig] = {
         ),
         EvalConfig(
             name="bm25",
-            description="SQLite FTS5 BM25 alone (Porter stemming, stopwords dropped)",
+            description="BM25 alone (in-memory index: FTS5's Porter tokens and scores; no stopwords)",
             retriever="bm25",
             retrieval=RetrievalParams(**_DEEP),
         ),

@@ -35,16 +35,21 @@ class HybridSearcher:
     def surfaces(
         self, query: str, persona: str, params: RetrievalParams, vector: np.ndarray | None = None
     ) -> Surfaces:
-        # BM25 runs on a worker thread while the query is embedded and the vectors are scored:
-        # both sides spend their time outside the GIL (SQLite, onnxruntime, BLAS).
-        keyword_future = _POOL.submit(self.store.search_keyword, query, persona, params.candidates)
+        # BM25 runs on a worker thread while the query is embedded or the vectors are scored, when
+        # it spends its time outside the GIL (SQL) or there is an embedding to overlap with; an
+        # in-memory index given a ready vector answers faster than a thread hand-over: it runs here.
+        beside = getattr(self.store, "keyword_in_sql", True) or vector is None
+        pending = (
+            _POOL.submit(self.store.search_keyword, query, persona, params.candidates) if beside else None
+        )
         vector = self.embedder.embed_query(query) if vector is None else vector
         dense = [
             s
             for s in self.store.search_vector(vector, persona, params.candidates)
             if s.score >= params.vector_threshold
         ]
-        keyword = [s for s in keyword_future.result() if s.score >= params.bm25_min_score]
+        listed = pending.result() if pending else self.store.search_keyword(query, persona, params.candidates)
+        keyword = [s for s in listed if s.score >= params.bm25_min_score]
         found: Surfaces = {"keyword": keyword, "dense": dense}
         documents = self.document_surfaces(vector, persona, params)
         return found | self.represent(documents, [keyword, dense])
@@ -91,16 +96,11 @@ class HybridSearcher:
         chunk_of = {doc_id: chunk_id for doc_id, (_, _, chunk_id) in best.items() if doc_id in wanted}
         return chunk_of | self.store.first_chunks(sorted(wanted - chunk_of.keys()))
 
-    def hits(
-        self,
-        fused: list[tuple[str, float]],
-        found: Surfaces,
-        persona: Persona,
-        params: RetrievalParams,
-        limit: int,
-        expanded_via: dict[str, str] | None = None,
-    ) -> list[SearchHit]:
-        """Boost, order and cap on ids and scores alone; load the text of the survivors only."""
+    def ranked(
+        self, fused: list[tuple[str, float]], persona: Persona, params: RetrievalParams, limit: int
+    ) -> tuple[list[tuple[str, float]], dict[str, str], dict[str, Document], dict[str, bool]]:
+        """The fused list tag-boosted, ordered and capped per document: (chunk id, score) pairs,
+        with each chunk's document id, the documents and which of them the tag boost raised."""
         owners = self.store.chunk_documents([chunk_id for chunk_id, _ in fused])
         docs = self.store.get_documents(list(set(owners.values())))
         persona_tags = {tag.casefold() for tag in persona.config.tags}
@@ -113,7 +113,20 @@ class HybridSearcher:
             and persona.slug in docs[owners[chunk_id]].personas
         ]
         scored.sort(key=lambda pair: pair[1], reverse=True)
-        kept = _cap_per_document(scored, owners, params.max_chunks_per_doc)[:limit]
+        return _cap_per_document(scored, owners, params.max_chunks_per_doc)[:limit], owners, docs, boosted
+
+    def hits(
+        self,
+        fused: list[tuple[str, float]],
+        found: Surfaces,
+        persona: Persona,
+        params: RetrievalParams,
+        limit: int,
+        expanded_via: dict[str, str] | None = None,
+    ) -> list[SearchHit]:
+        """Boost, order and cap on ids and scores alone (`ranked`); load the text of the
+        survivors only."""
+        kept, owners, docs, boosted = self.ranked(fused, persona, params, limit)
         chunks = self.store.get_chunks([chunk_id for chunk_id, _ in kept])
         ranks = {
             name: {s.chunk_id: (rank, s.score) for rank, s in enumerate(listed, start=1)}

@@ -79,6 +79,10 @@ class StoreStats:
 
 
 class Store(Protocol):
+    keyword_in_sql: bool
+    """Keyword search runs in the database (it releases the GIL: worth a thread beside dense
+    search); False for an in-memory index (a thread would only add its hand-over)."""
+
     def upsert_persona(self, persona: Persona) -> None: ...
 
     def get_persona(self, slug: str) -> Persona | None: ...

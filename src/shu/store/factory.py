@@ -8,7 +8,7 @@ from pathlib import Path
 from shu.config.settings import Settings, StoreSettings
 from shu.errors import ConfigError
 from shu.store.base import Store
-from shu.store.sqlite import SQLiteStore
+from shu.store.sqlite import KeywordMode, SQLiteStore
 
 _POSTGRES = ("postgresql://", "postgres://")
 
@@ -27,7 +27,7 @@ def open_store(settings: Settings) -> Store:
         raise ConfigError(f"{settings.home}: the home must be a folder, and this is a file") from exc
     except OSError as exc:
         raise ConfigError(f"{settings.home}: cannot make the home folder ({exc.strerror or exc})") from exc
-    return SQLiteStore(settings.db_path)
+    return SQLiteStore(settings.db_path, keyword=_sqlite_keyword(settings.store))
 
 
 def open_store_url(url: str, settings: StoreSettings | None = None) -> Store:
@@ -36,9 +36,13 @@ def open_store_url(url: str, settings: StoreSettings | None = None) -> Store:
     if url.startswith("sqlite:///"):
         path = Path(url.removeprefix("sqlite:///"))
         path.parent.mkdir(parents=True, exist_ok=True)
-        return SQLiteStore(path)
+        return SQLiteStore(path, keyword=_sqlite_keyword(settings or StoreSettings()))
     if url.startswith(_POSTGRES):
         from shu.store.postgres import PostgresStore
 
         return PostgresStore(url, settings)
     raise ConfigError(f"{url!r}: expected sqlite:///path/to/shu.db or postgresql://user@host:port/database")
+
+
+def _sqlite_keyword(settings: StoreSettings) -> KeywordMode:
+    return "memory" if settings.keyword == "memory" else "fts5"

@@ -29,6 +29,7 @@ from shu.store.base import (
     StoreStats,
 )
 from shu.store.document_index import DocumentIndex
+from shu.store.keyword_index import CHANGE_LOG, KeywordIndexes
 from shu.store.postgres_schema import MIGRATIONS, VECTOR_TABLES, vector_indexes
 from shu.store.postgres_service import PostgresServiceTables
 from shu.store.rows import (
@@ -50,6 +51,7 @@ from shu.store.rows import (
     with_agent_relationships,
     with_findings,
 )
+from shu.text import content_words
 from shu.types import (
     Chunk,
     ChunkProfile,
@@ -126,6 +128,12 @@ class PostgresStore(PostgresServiceTables):
         self._document_indexes: dict[str, DocumentIndex] = {}
         self._persona_rows: dict[tuple[str, str], int] = {}
         self._seen_version = -1
+        self._keywords = (
+            KeywordIndexes(self._keyword_chunks, self._keyword_changes)
+            if self.settings.keyword == "memory"
+            else None
+        )
+        self.keyword_in_sql = self._keywords is None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -428,6 +436,12 @@ class PostgresStore(PostgresServiceTables):
             return self._delete(conn, doc_id)
 
     def _delete(self, conn: Any, doc_id: str) -> bool:
+        """Everything of the document, and a line in the change log (kept to its last
+        `CHANGE_LOG` entries) for the keyword indexes."""
+        conn.execute("INSERT INTO chunk_changes(doc_id) VALUES (%s)", (doc_id,))
+        conn.execute(
+            "DELETE FROM chunk_changes WHERE seq <= (SELECT max(seq) FROM chunk_changes) - %s", (CHANGE_LOG,)
+        )
         self._count_terms(conn, doc_id, -1)
         return conn.execute("DELETE FROM documents WHERE id = %s", (doc_id,)).rowcount > 0
 
@@ -790,9 +804,42 @@ class PostgresStore(PostgresServiceTables):
     def search_keyword(self, query: str, persona: str, limit: int) -> list[ScoredChunk]:
         if limit <= 0 or not query.strip():
             return []
+        if self._keywords is not None:
+            terms = " ".join(dict.fromkeys(content_words(query)))
+            found = self._keywords.search(terms, persona, limit) if terms else []
+            return [ScoredChunk(chunk_id=chunk_id, score=score) for chunk_id, score in found]
         with self._connection() as conn:
             rows = conn.execute(_BM25, {"query": _text(query), "persona": persona, "limit": limit}).fetchall()
         return [ScoredChunk(chunk_id=r[0], score=float(r[1])) for r in rows]
+
+    def _keyword_chunks(
+        self, persona: str | None, doc_ids: list[str] | None
+    ) -> list[tuple[str, str, str, str]]:
+        """A persona's chunks, or the chunks of some documents in every persona they belong to."""
+        with self._connection() as conn:
+            if persona is not None:
+                rows = conn.execute(
+                    "SELECT id, doc_id, index_text FROM chunks WHERE personas @> ARRAY[%s]::text[] "
+                    "ORDER BY doc_id, ord",
+                    (persona,),
+                ).fetchall()
+                return [(chunk_id, doc_id, text, persona) for chunk_id, doc_id, text in rows]
+            return conn.execute(
+                "SELECT id, doc_id, index_text, unnest(personas) FROM chunks WHERE doc_id = ANY(%s) "
+                "ORDER BY doc_id, ord",
+                (doc_ids or [],),
+            ).fetchall()
+
+    def _keyword_changes(self, seen: int | None) -> tuple[int, int, list[str]]:
+        with self._connection() as conn:
+            oldest, newest = conn.execute("SELECT min(seq), max(seq) FROM chunk_changes").fetchone()
+            newest = int(newest or 0)
+            if seen is None or seen >= newest:
+                return int(oldest or 0), newest, []
+            docs = conn.execute(
+                "SELECT DISTINCT doc_id FROM chunk_changes WHERE seq > %s AND seq <= %s", (seen, newest)
+            ).fetchall()
+            return int(oldest or 0), newest, [row[0] for row in docs]
 
     def search_vector(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredChunk]:
         rows = self._nearest("chunks", "id", vector, persona, limit)

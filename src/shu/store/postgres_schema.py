@@ -178,6 +178,14 @@ MIGRATIONS: list[str] = [
         updated text NOT NULL
     );
     """,
+    # 6: the documents whose chunks changed, in order: what keeps in-memory keyword indexes (this
+    # process's and other processes') in step without reading everything again
+    """
+    CREATE TABLE chunk_changes (
+        seq bigserial PRIMARY KEY,
+        doc_id text NOT NULL
+    );
+    """,
 ]
 
 VECTOR_TABLES = ("chunks", "questions", "profile_vectors")

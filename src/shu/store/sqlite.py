@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -28,6 +29,7 @@ from shu.store.base import (
     StoreStats,
 )
 from shu.store.document_index import DocumentIndex
+from shu.store.keyword_index import CHANGE_LOG, KeywordIndexes
 from shu.store.rows import (
     FINDING_FIELDS,
     batches,
@@ -63,11 +65,16 @@ from shu.types import (
     SynthesizedQuestion,
 )
 
+KeywordMode = Literal["memory", "fts5"]
 _CHUNK_COLUMNS = "c.id, c.doc_id, c.ord, c.section_path, c.text, c.index_text, c.token_count, c.context"
 
 
 class SQLiteStore(SQLiteServiceTables):
-    def __init__(self, path: Path | str, exact_vector_limit: int = 20_000) -> None:
+    def __init__(
+        self, path: Path | str, exact_vector_limit: int = 20_000, keyword: KeywordMode = "memory"
+    ) -> None:
+        """`keyword`: search an in-memory BM25 index kept in step with the chunks (`memory`) or
+        the FTS5 table directly (`fts5`)."""
         self.path = Path(path)
         self.exact_vector_limit = exact_vector_limit
         try:
@@ -90,6 +97,10 @@ class SQLiteStore(SQLiteServiceTables):
         self._document_indexes: dict[str, DocumentIndex] = {}
         self._documents: dict[str, Document] = {}
         self._seen_version = self._data_version()
+        self._keywords = (
+            KeywordIndexes(self._keyword_chunks, self._keyword_changes) if keyword == "memory" else None
+        )
+        self.keyword_in_sql = self._keywords is None
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False, isolation_level=None)
@@ -636,6 +647,12 @@ class SQLiteStore(SQLiteServiceTables):
             self._forget()
 
     def _delete(self, doc_id: str) -> bool:
+        """Everything of the document, and a line in the change log (kept to its last
+        `CHANGE_LOG` entries) for the keyword indexes."""
+        self._db.execute("INSERT INTO chunk_changes(doc_id) VALUES (?)", (doc_id,))
+        self._db.execute(
+            "DELETE FROM chunk_changes WHERE seq <= (SELECT max(seq) FROM chunk_changes) - ?", (CHANGE_LOG,)
+        )
         self._db.execute(
             "DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = ?)", (doc_id,)
         )
@@ -730,6 +747,9 @@ class SQLiteStore(SQLiteServiceTables):
         terms = list(dict.fromkeys(content_words(query)))
         if not terms or limit <= 0:
             return []
+        if self._keywords is not None:
+            found = self._keywords.search(" ".join(terms), persona, limit)
+            return [ScoredChunk(chunk_id=chunk_id, score=score) for chunk_id, score in found]
         expression = " OR ".join(f'"{term}"' for term in terms)
         # The persona filter is a join, not a MATCH term: intersecting with a persona's whole
         # posting list costs more than checking each match (measured: 4 ms vs 18 ms at 100k chunks).
@@ -741,6 +761,40 @@ class SQLiteStore(SQLiteServiceTables):
                 (persona, expression, limit),
             ).fetchall()
         return [ScoredChunk(chunk_id=row[0], score=float(row[1])) for row in rows]
+
+    def _keyword_chunks(
+        self, persona: str | None, doc_ids: list[str] | None
+    ) -> list[tuple[str, str, str, str]]:
+        """A persona's chunks, or the chunks of some documents in every persona they belong to."""
+        with self._keyword_lock:
+            if persona is not None:
+                return self._keyword_db.execute(
+                    "SELECT c.id, c.doc_id, c.index_text, dp.persona FROM document_personas dp "
+                    "JOIN chunks c ON c.doc_id = dp.doc_id WHERE dp.persona = ? ORDER BY c.rowid",
+                    (persona,),
+                ).fetchall()
+            rows: list[tuple[str, str, str, str]] = []
+            for batch in batches(doc_ids or []):
+                marks = ",".join("?" * len(batch))
+                rows += self._keyword_db.execute(
+                    "SELECT c.id, c.doc_id, c.index_text, dp.persona FROM document_personas dp "
+                    f"JOIN chunks c ON c.doc_id = dp.doc_id WHERE dp.doc_id IN ({marks}) ORDER BY c.rowid",
+                    batch,
+                ).fetchall()
+            return rows
+
+    def _keyword_changes(self, seen: int | None) -> tuple[int, int, list[str]]:
+        with self._keyword_lock:
+            oldest, newest = self._keyword_db.execute(
+                "SELECT min(seq), max(seq) FROM chunk_changes"
+            ).fetchone()
+            newest = int(newest or 0)
+            if seen is None or seen >= newest:
+                return int(oldest or 0), newest, []
+            docs = self._keyword_db.execute(
+                "SELECT DISTINCT doc_id FROM chunk_changes WHERE seq > ? AND seq <= ?", (seen, newest)
+            ).fetchall()
+            return int(oldest or 0), newest, [row[0] for row in docs]
 
     def search_vector(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredChunk]:
         found = self._persona_index(persona).search(vector, limit)

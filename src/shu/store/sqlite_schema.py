@@ -172,4 +172,12 @@ MIGRATIONS: list[str] = [
         updated TEXT NOT NULL
     )
     """,
+    # 9: the documents whose chunks changed, in order: what keeps in-memory keyword indexes (this
+    # process's and other processes') in step without reading everything again
+    """
+    CREATE TABLE chunk_changes (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        doc_id TEXT NOT NULL
+    )
+    """,
 ]

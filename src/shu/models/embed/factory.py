@@ -12,7 +12,10 @@ from shu.models.embed.openai import OpenAIEmbedder
 def create_embedder(settings: EmbedderSettings) -> Embedder:
     if settings.provider == "minilm":
         return MiniLMEmbedder(
-            batch_size=settings.batch_size, max_tokens=settings.max_tokens, threads=settings.threads
+            batch_size=settings.batch_size,
+            max_tokens=settings.max_tokens,
+            threads=settings.threads,
+            quantized=settings.quantized,
         )
     if not settings.base_url:
         raise ConfigError("embedder.provider=openai needs embedder.base_url")

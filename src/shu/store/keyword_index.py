@@ -1,0 +1,392 @@
+"""An in-memory BM25 index of one persona's chunks: keyword search without SQL (issue 17).
+
+The store stays the source of truth; this is a cache of it, kept in step incrementally
+(`KeywordIndexes`: documents replaced or removed since the last look, here or in another
+process, are taken out and read again). Tokens are those of the SQLite FTS5 table it stands in
+for (`porter unicode61 remove_diacritics 2`) and scores FTS5's BM25 (k1 = 1.2, b = 0.75,
+idf = ln((N − n + 0.5) / (n + 0.5)), at least 1e-6), with N, n and the mean length counted over
+the persona's chunks.
+
+Postings are a term → (slots, term frequencies) table in NumPy arrays: a main part built in
+bulk, a part of recent additions, and a mask of removed slots; the parts are merged once the
+changes pass a share of the main part. A query scores its terms from the one that can add most
+(rarest) down, and once the terms left cannot lift a chunk that has nothing yet above the
+`limit`-th score so far, they only add to the chunks already found (the MaxScore bound): exact
+top-k, and a frequent term costs a lookup per candidate instead of a pass over its postings."""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import unicodedata
+from array import array
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import Stemmer
+
+K1 = 1.2
+B = 0.75
+MIN_IDF = 1e-6
+CHANGE_LOG = 100_000
+"""Entries a store's chunk change log keeps (an index further behind is built again)."""
+MERGE_SHARE = 0.1
+"""Merge recent additions and removals into the main part once they pass this share of it."""
+_TOKEN = re.compile(r"[^\W_]+")
+_STEMMER = Stemmer.Stemmer("porter")
+_STEM_LOCK = threading.Lock()
+_STEMS: dict[str, str] = {}
+
+Row = tuple[str, str, str]
+"""(chunk id, document id, indexed text)"""
+
+
+def fts_tokens(text: str) -> list[str]:
+    """The tokens SQLite FTS5 makes with `porter unicode61 remove_diacritics 2`: runs of letters
+    and digits, lower case, without diacritics, Porter-stemmed when 3 to 64 characters long."""
+    words = fts_words(text)
+    stems = dict(zip(distinct := list(set(words)), stem_words(distinct), strict=True))
+    return [stems[w] for w in words]
+
+
+def stem_words(words: list[str]) -> list[str]:
+    """FTS5's Porter stems of distinct words (words shorter than 3 or longer than 64 kept)."""
+    missing = [w for w in words if w not in _STEMS]
+    if missing:
+        with _STEM_LOCK:  # a PyStemmer object is not thread-safe
+            stemmed = _STEMMER.stemWords(missing)
+            _STEMS.update((w, s if 3 <= len(w) <= 64 else w) for w, s in zip(missing, stemmed, strict=True))
+    return [_STEMS[w] for w in words]
+
+
+def fts_words(text: str) -> list[str]:
+    """The words before stemming: runs of letters and digits, lower case, without diacritics."""
+    plain = text.lower()
+    if not plain.isascii():
+        plain = "".join(c for c in unicodedata.normalize("NFKD", plain) if not unicodedata.combining(c))
+    return _TOKEN.findall(plain)
+
+
+@dataclass
+class _Postings:
+    """Term id → slots (ascending) and term frequencies, as one CSR table, with each term's
+    largest frequency and shortest chunk (for its score bound)."""
+
+    starts: np.ndarray
+    slots: np.ndarray
+    tfs: np.ndarray
+    max_tf: np.ndarray
+    min_length: np.ndarray
+
+    @classmethod
+    def build(
+        cls, terms: np.ndarray, slots: np.ndarray, tfs: np.ndarray, lengths: np.ndarray, size: int
+    ) -> _Postings:
+        order = np.lexsort((slots, terms))
+        terms, slots, tfs = terms[order], slots[order].astype(np.int32), tfs[order].astype(np.float32)
+        starts = np.zeros(size + 1, dtype=np.int64)
+        np.cumsum(np.bincount(terms, minlength=size), out=starts[1:])
+        max_tf = np.zeros(size, dtype=np.float32)
+        min_length = np.full(size, np.inf, dtype=np.float32)
+        np.maximum.at(max_tf, terms, tfs)
+        np.minimum.at(min_length, terms, lengths[slots])
+        return cls(starts, slots, tfs, max_tf, min_length)
+
+    def of(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        if term + 1 >= len(self.starts):
+            return self.slots[:0], self.tfs[:0]
+        begin, end = self.starts[term], self.starts[term + 1]
+        return self.slots[begin:end], self.tfs[begin:end]
+
+    def bound(self, term: int) -> tuple[float, float]:
+        if term >= len(self.max_tf):
+            return 0.0, math.inf
+        return float(self.max_tf[term]), float(self.min_length[term])
+
+    def triples(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        terms = np.repeat(np.arange(len(self.starts) - 1), np.diff(self.starts))
+        return terms, self.slots, self.tfs
+
+
+def _empty() -> _Postings:
+    none = np.zeros(0, dtype=np.int64)
+    return _Postings.build(none, none, none, np.zeros(0, dtype=np.float32), 0)
+
+
+class KeywordIndex:
+    """One persona's chunks, searchable by BM25."""
+
+    def __init__(self) -> None:
+        self.vocabulary: dict[str, int] = {}
+        self._word_ids: dict[str, int] = {}
+        """a word as written (lower case) → its stem's term id: most words are stemmed once"""
+        self.chunk_ids: list[str] = []
+        self.doc_ids: list[str] = []
+        self.slot_of: dict[str, int] = {}
+        self.by_doc: dict[str, list[str]] = {}
+        self.lengths = np.zeros(0, dtype=np.float32)
+        self.live = np.zeros(0, dtype=bool)
+        self.main = _empty()
+        self.recent = _empty()
+        self.recent_triples = (np.zeros(0, dtype=np.int64),) * 3
+        self.changed = 0
+        self.removed = 0
+        self._norm_cache: tuple[float, np.ndarray] | None = None
+
+    @property
+    def size(self) -> int:
+        """Chunks in the index (removed ones not counted)."""
+        return len(self.slot_of)
+
+    def add(self, rows: Iterable[Row]) -> None:
+        """Add chunks; one already here is replaced."""
+        rows = list(rows)
+        self.remove([chunk_id for chunk_id, _, _ in rows if chunk_id in self.slot_of])
+        first = len(self.chunk_ids)
+        terms, slots, tfs, lengths = self._encode(rows, first)
+        for chunk_id, doc_id, _ in rows:
+            self.slot_of[chunk_id] = len(self.chunk_ids)
+            self.chunk_ids.append(chunk_id)
+            self.doc_ids.append(doc_id)
+            self.by_doc.setdefault(doc_id, []).append(chunk_id)
+        self.lengths = np.concatenate([self.lengths, lengths])
+        self.live = np.concatenate([self.live, np.ones(len(rows), dtype=bool)])
+        old = self.recent_triples
+        self.recent_triples = tuple(
+            np.concatenate(pair) for pair in zip(old, (terms, slots, tfs), strict=True)
+        )
+        self.recent = _Postings.build(*self.recent_triples, self.lengths, len(self.vocabulary))
+        self.changed += len(rows)
+        self._norm_cache = None
+        self._merge_if_due()
+
+    def remove(self, chunk_ids: Iterable[str]) -> None:
+        for chunk_id in chunk_ids:
+            slot = self.slot_of.pop(chunk_id, None)
+            if slot is None:
+                continue
+            self.live[slot] = False
+            kept = [c for c in self.by_doc.get(self.doc_ids[slot], []) if c != chunk_id]
+            if kept:
+                self.by_doc[self.doc_ids[slot]] = kept
+            else:
+                self.by_doc.pop(self.doc_ids[slot], None)
+            self.removed += 1
+            self.changed += 1
+            self._norm_cache = None
+        self._merge_if_due()
+
+    def remove_documents(self, doc_ids: Iterable[str]) -> None:
+        self.remove([chunk_id for doc_id in doc_ids for chunk_id in self.by_doc.get(doc_id, [])])
+
+    def search(self, query: str, limit: int) -> list[tuple[str, float]]:
+        """The best `limit` chunks for the query's tokens (each counted once), best first."""
+        terms = [self.vocabulary[t] for t in dict.fromkeys(fts_tokens(query)) if t in self.vocabulary]
+        count = self.size
+        if not terms or limit <= 0 or not count:
+            return []
+        mean_length, norms = self._norms()
+        postings = [self._postings(term) for term in terms]
+        weights, bounds = [], []
+        for term, (slots, _) in zip(terms, postings, strict=True):
+            hits = int(np.count_nonzero(self.live[slots])) if self.removed else len(slots)
+            idf = math.log((count - hits + 0.5) / (hits + 0.5))
+            weights.append(idf if idf > 0 else MIN_IDF)
+            bounds.append(weights[-1] * self._bound(term, mean_length))
+        return self._top(postings, weights, bounds, norms, limit)
+
+    def _norms(self) -> tuple[float, np.ndarray]:
+        """The mean chunk length and each chunk's length normaliser, kept until the next change."""
+        if self._norm_cache is None:
+            mean_length = max(float(self.lengths[self.live].mean()), 1e-9)
+            self._norm_cache = (mean_length, K1 * (1 - B + B * self.lengths / mean_length))
+        return self._norm_cache
+
+    def _top(
+        self,
+        postings: list[tuple[np.ndarray, np.ndarray]],
+        weights: list[float],
+        bounds: list[float],
+        norms: np.ndarray,
+        limit: int,
+    ) -> list[tuple[str, float]]:
+        scores = np.zeros(len(self.chunk_ids), dtype=np.float64)
+        left = sum(bounds)
+        candidates: np.ndarray | None = None
+        for i in sorted(range(len(postings)), key=lambda i: -bounds[i]):
+            slots, tfs = postings[i]
+            left -= bounds[i]
+            if candidates is not None:
+                slots, tfs = _within(slots, tfs, candidates)
+            scores[slots] += weights[i] * tfs * (K1 + 1) / (tfs + norms[slots])
+            if candidates is None:
+                candidates = self._settled(scores, limit, left)
+        if self.removed:
+            scores[~self.live] = 0.0
+        hit = np.flatnonzero(scores)
+        if len(hit) > limit:  # every chunk tied with the last place, then the first slots of them
+            last = np.partition(scores[hit], len(hit) - limit)[len(hit) - limit]
+            hit = hit[scores[hit] >= last]
+        hit = hit[np.lexsort((hit, -scores[hit]))][:limit]
+        return [(self.chunk_ids[s], float(scores[s])) for s in hit]
+
+    def _settled(self, scores: np.ndarray, limit: int, left: float) -> np.ndarray | None:
+        """The chunks found so far, once no other chunk can reach the first `limit` with the
+        terms left (their bounds add up to less than the `limit`-th score); else None."""
+        found = np.flatnonzero(scores)
+        if self.removed:
+            found = found[self.live[found]]
+        if len(found) < limit:
+            return None
+        threshold = np.partition(scores[found], len(found) - limit)[len(found) - limit]
+        return found if left < threshold else None
+
+    def _bound(self, term: int, mean_length: float) -> float:
+        """The most the term can add to one chunk's score, idf aside."""
+        main_tf, main_length = self.main.bound(term)
+        recent_tf, recent_length = self.recent.bound(term)
+        tf, length = max(main_tf, recent_tf), min(main_length, recent_length)
+        if tf == 0:
+            return 0.0
+        return tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / max(mean_length, 1e-9)))
+
+    def _postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        slots, tfs = self.main.of(term)
+        more_slots, more_tfs = self.recent.of(term)
+        if not len(more_slots):
+            return slots, tfs
+        return np.concatenate([slots, more_slots]), np.concatenate([tfs, more_tfs])
+
+    def _encode(self, rows: list[Row], first: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(term ids, slots, frequencies) of every distinct token of each row, and row lengths."""
+        ids = array("q")  # 8 bytes a token, not a Python int object each
+        lengths = array("q")
+        for _, _, text in rows:
+            found = self._term_ids(fts_words(text))
+            lengths.append(len(found))
+            ids.extend(found)
+        count = max(len(rows), 1)
+        sizes = np.frombuffer(lengths, dtype=np.int64) if lengths else np.zeros(0, dtype=np.int64)
+        tokens = np.frombuffer(ids, dtype=np.int64) if ids else np.zeros(0, dtype=np.int64)
+        owners = np.repeat(np.arange(len(rows), dtype=np.int64), sizes)
+        pairs, tfs = np.unique(tokens * count + owners, return_counts=True)
+        return pairs // count, first + pairs % count, tfs.astype(np.float32), sizes.astype(np.float32)
+
+    def _term_ids(self, words: list[str]) -> list[int]:
+        """Each word's term id (its stem's), new stems added to the vocabulary."""
+        known = self._word_ids.get
+        ids = [known(word, -1) for word in words]
+        if -1 in ids:
+            new = list({w for w, i in zip(words, ids, strict=True) if i < 0})
+            for word, stem in zip(new, stem_words(new), strict=True):
+                self._word_ids[word] = self.vocabulary.setdefault(stem, len(self.vocabulary))
+            ids = [self._word_ids[word] for word in words]
+        return ids
+
+    def _merge_if_due(self) -> None:
+        if self.changed and self.changed > MERGE_SHARE * max(len(self.chunk_ids) - self.changed, 1):
+            self.merge()
+
+    def merge(self) -> None:
+        """One main part of the live chunks: removed slots dropped, slots renumbered."""
+        keep = np.flatnonzero(self.live)
+        renumber = np.full(len(self.chunk_ids), -1, dtype=np.int64)
+        renumber[keep] = np.arange(len(keep))
+        parts = [self.main.triples(), self.recent_triples]
+        terms, slots, tfs = (np.concatenate([p[i] for p in parts]) for i in range(3))
+        kept = self.live[slots]
+        self.chunk_ids = [self.chunk_ids[s] for s in keep]
+        self.doc_ids = [self.doc_ids[s] for s in keep]
+        self.slot_of = {chunk_id: slot for slot, chunk_id in enumerate(self.chunk_ids)}
+        self.lengths = self.lengths[keep]
+        self.live = np.ones(len(keep), dtype=bool)
+        self.main = _Postings.build(
+            terms[kept], renumber[slots[kept]], tfs[kept], self.lengths, len(self.vocabulary)
+        )
+        self.recent = _empty()
+        self.recent_triples = (np.zeros(0, dtype=np.int64),) * 3
+        self.changed = self.removed = 0
+        self._norm_cache = None
+
+
+def _within(slots: np.ndarray, tfs: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The postings of the candidate slots only (both ascending)."""
+    at = np.searchsorted(slots, candidates)
+    inside = at < len(slots)
+    inside[inside] = slots[at[inside]] == candidates[inside]
+    return candidates[inside], tfs[at[inside]]
+
+
+def build(rows: Iterable[Row]) -> KeywordIndex:
+    """An index of the rows, in one main part."""
+    index = KeywordIndex()
+    index.add(rows)
+    if index.changed:
+        index.merge()
+    return index
+
+
+ChunkReader = Callable[[str | None, list[str] | None], list[tuple[str, str, str, str]]]
+"""(persona, or None for the documents given) → (chunk id, doc id, indexed text, persona) rows"""
+ChangeReader = Callable[[int | None], tuple[int, int, list[str]]]
+"""last change seen (None: only the bounds) → (oldest change kept, newest, doc ids changed since)"""
+
+
+class KeywordIndexes:
+    """Every persona's index, built on first use and kept in step with the store through its
+    change log: the documents changed since the last look (by this process or another) are taken
+    out and read again. Too many at once, or a log that no longer reaches back far enough, and
+    the indexes are built again."""
+
+    REBUILD_SHARE = 0.25
+
+    def __init__(self, read_chunks: ChunkReader, read_changes: ChangeReader) -> None:
+        self._read_chunks = read_chunks
+        self._read_changes = read_changes
+        self._indexes: dict[str, KeywordIndex] = {}
+        self._seen = 0
+        self._lock = threading.Lock()
+
+    def search(self, query: str, persona: str, limit: int) -> list[tuple[str, float]]:
+        with self._lock:
+            return self._index(persona).search(query, limit)
+
+    def sizes(self) -> dict[str, int]:
+        with self._lock:
+            return {persona: index.size for persona, index in self._indexes.items()}
+
+    def forget(self) -> None:
+        with self._lock:
+            self._indexes.clear()
+
+    def _index(self, persona: str) -> KeywordIndex:
+        self._catch_up()
+        index = self._indexes.get(persona)
+        if index is None:
+            if not self._indexes:
+                _, self._seen, _ = self._read_changes(None)  # before reading: nothing is missed
+            rows = self._read_chunks(persona, None)
+            index = self._indexes[persona] = build((chunk, doc, text) for chunk, doc, text, _ in rows)
+        return index
+
+    def _catch_up(self) -> None:
+        if not self._indexes:
+            return
+        oldest, newest, changed = self._read_changes(self._seen)
+        if newest == self._seen:
+            return
+        total = sum(index.size for index in self._indexes.values())
+        if self._seen < oldest - 1 or len(changed) > self.REBUILD_SHARE * max(total, 1):
+            self._indexes.clear()
+            return
+        for index in self._indexes.values():
+            index.remove_documents(changed)
+        by_persona: dict[str, list[Row]] = {}
+        for chunk_id, doc_id, text, persona in self._read_chunks(None, changed):
+            if persona in self._indexes:
+                by_persona.setdefault(persona, []).append((chunk_id, doc_id, text))
+        for persona, rows in by_persona.items():
+            self._indexes[persona].add(rows)
+        self._seen = newest

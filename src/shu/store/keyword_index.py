@@ -23,6 +23,7 @@ import unicodedata
 from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import islice
 
 import numpy as np
 import Stemmer
@@ -86,12 +87,16 @@ class _Postings:
     ) -> _Postings:
         order = np.lexsort((slots, terms))
         terms, slots, tfs = terms[order], slots[order].astype(np.int32), tfs[order].astype(np.float32)
+        del order
+        counts = np.bincount(terms, minlength=size)
         starts = np.zeros(size + 1, dtype=np.int64)
-        np.cumsum(np.bincount(terms, minlength=size), out=starts[1:])
+        np.cumsum(counts, out=starts[1:])
         max_tf = np.zeros(size, dtype=np.float32)
         min_length = np.full(size, np.inf, dtype=np.float32)
-        np.maximum.at(max_tf, terms, tfs)
-        np.minimum.at(min_length, terms, lengths[slots])
+        present = np.flatnonzero(counts)
+        if len(present):  # per-term max and min over the sorted runs (ufunc.at is far slower)
+            max_tf[present] = np.maximum.reduceat(tfs, starts[present])
+            min_length[present] = np.minimum.reduceat(lengths[slots], starts[present])
         return cls(starts, slots, tfs, max_tf, min_length)
 
     def of(self, term: int) -> tuple[np.ndarray, np.ndarray]:
@@ -134,6 +139,7 @@ class KeywordIndex:
         self.changed = 0
         self.removed = 0
         self._norm_cache: tuple[float, np.ndarray] | None = None
+        self._scores: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -212,7 +218,11 @@ class KeywordIndex:
         norms: np.ndarray,
         limit: int,
     ) -> list[tuple[str, float]]:
-        scores = np.zeros(len(self.chunk_ids), dtype=np.float64)
+        """Scores accumulate in a buffer kept between queries (only the touched entries are
+        cleared again), and the chunks touched are tracked from the postings read: no step
+        costs a pass over every chunk of the persona."""
+        scores = self._buffer()
+        touched = np.zeros(0, dtype=np.int32)
         left = sum(bounds)
         candidates: np.ndarray | None = None
         for i in sorted(range(len(postings)), key=lambda i: -bounds[i]):
@@ -220,24 +230,30 @@ class KeywordIndex:
             left -= bounds[i]
             if candidates is not None:
                 slots, tfs = _within(slots, tfs, candidates)
+            else:
+                touched = np.union1d(touched, slots)
             scores[slots] += weights[i] * tfs * (K1 + 1) / (tfs + norms[slots])
             if candidates is None:
-                candidates = self._settled(scores, limit, left)
-        if self.removed:
-            scores[~self.live] = 0.0
-        hit = np.flatnonzero(scores)
+                candidates = self._settled(scores, touched, limit, left)
+        hit = touched[self.live[touched]] if self.removed else touched
+        found = scores[hit]
         if len(hit) > limit:  # every chunk tied with the last place, then the first slots of them
-            last = np.partition(scores[hit], len(hit) - limit)[len(hit) - limit]
-            hit = hit[scores[hit] >= last]
-        hit = hit[np.lexsort((hit, -scores[hit]))][:limit]
-        return [(self.chunk_ids[s], float(scores[s])) for s in hit]
+            last = np.partition(found, len(hit) - limit)[len(hit) - limit]
+            hit, found = hit[found >= last], found[found >= last]
+        order = np.lexsort((hit, -found))[:limit]
+        best = [(self.chunk_ids[s], float(v)) for s, v in zip(hit[order], found[order], strict=True)]
+        scores[touched] = 0.0
+        return best
 
-    def _settled(self, scores: np.ndarray, limit: int, left: float) -> np.ndarray | None:
+    def _buffer(self) -> np.ndarray:
+        if self._scores is None or len(self._scores) != len(self.chunk_ids):
+            self._scores = np.zeros(len(self.chunk_ids), dtype=np.float64)
+        return self._scores
+
+    def _settled(self, scores: np.ndarray, touched: np.ndarray, limit: int, left: float) -> np.ndarray | None:
         """The chunks found so far, once no other chunk can reach the first `limit` with the
         terms left (their bounds add up to less than the `limit`-th score); else None."""
-        found = np.flatnonzero(scores)
-        if self.removed:
-            found = found[self.live[found]]
+        found = touched[self.live[touched]] if self.removed else touched
         if len(found) < limit:
             return None
         threshold = np.partition(scores[found], len(found) - limit)[len(found) - limit]
@@ -319,16 +335,35 @@ def _within(slots: np.ndarray, tfs: np.ndarray, candidates: np.ndarray) -> tuple
     return candidates[inside], tfs[at[inside]]
 
 
-def build(rows: Iterable[Row]) -> KeywordIndex:
-    """An index of the rows, in one main part."""
+def build(rows: Iterable[Row], batch: int = 20_000) -> KeywordIndex:
+    """An index of the rows, in one main part, read a batch at a time: only the token arrays
+    (12 bytes a distinct token of a chunk) are held for the whole build, never every text."""
     index = KeywordIndex()
-    index.add(rows)
-    if index.changed:
-        index.merge()
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for block in _batches(rows, batch):
+        terms, slots, tfs, lengths = index._encode(block, len(index.chunk_ids))
+        parts.append((terms.astype(np.int32), slots.astype(np.int32), tfs))
+        for chunk_id, doc_id, _ in block:
+            index.slot_of[chunk_id] = len(index.chunk_ids)
+            index.chunk_ids.append(chunk_id)
+            index.doc_ids.append(doc_id)
+            index.by_doc.setdefault(doc_id, []).append(chunk_id)
+        index.lengths = np.concatenate([index.lengths, lengths])
+    index.live = np.ones(len(index.chunk_ids), dtype=bool)
+    if parts:
+        terms, slots, tfs = (np.concatenate([part[i] for part in parts]) for i in range(3))
+        parts.clear()
+        index.main = _Postings.build(terms, slots, tfs, index.lengths, len(index.vocabulary))
     return index
 
 
-ChunkReader = Callable[[str | None, list[str] | None], list[tuple[str, str, str, str]]]
+def _batches(rows: Iterable[Row], size: int) -> Iterable[list[Row]]:
+    iterator = iter(rows)
+    while block := list(islice(iterator, size)):
+        yield block
+
+
+ChunkReader = Callable[[str | None, list[str] | None], Iterable[tuple[str, str, str, str]]]
 """(persona, or None for the documents given) → (chunk id, doc id, indexed text, persona) rows"""
 ChangeReader = Callable[[int | None], tuple[int, int, list[str]]]
 """last change seen (None: only the bounds) → (oldest change kept, newest, doc ids changed since)"""

@@ -805,7 +805,7 @@ class PostgresStore(PostgresServiceTables):
         if limit <= 0 or not query.strip():
             return []
         if self._keywords is not None:
-            terms = " ".join(dict.fromkeys(content_words(query)))
+            terms = " ".join(dict.fromkeys(content_words(_text(query))))  # cleaned as the stored text
             found = self._keywords.search(terms, persona, limit) if terms else []
             return [ScoredChunk(chunk_id=chunk_id, score=score) for chunk_id, score in found]
         with self._connection() as conn:

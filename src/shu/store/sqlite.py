@@ -13,7 +13,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
@@ -764,15 +764,12 @@ class SQLiteStore(SQLiteServiceTables):
 
     def _keyword_chunks(
         self, persona: str | None, doc_ids: list[str] | None
-    ) -> list[tuple[str, str, str, str]]:
-        """A persona's chunks, or the chunks of some documents in every persona they belong to."""
+    ) -> Iterable[tuple[str, str, str, str]]:
+        """A persona's chunks (streamed: a million texts are never in memory at once), or the
+        chunks of some documents in every persona they belong to."""
+        if persona is not None:
+            return self._persona_chunks(persona)
         with self._keyword_lock:
-            if persona is not None:
-                return self._keyword_db.execute(
-                    "SELECT c.id, c.doc_id, c.index_text, dp.persona FROM document_personas dp "
-                    "JOIN chunks c ON c.doc_id = dp.doc_id WHERE dp.persona = ? ORDER BY c.rowid",
-                    (persona,),
-                ).fetchall()
             rows: list[tuple[str, str, str, str]] = []
             for batch in batches(doc_ids or []):
                 marks = ",".join("?" * len(batch))
@@ -782,6 +779,16 @@ class SQLiteStore(SQLiteServiceTables):
                     batch,
                 ).fetchall()
             return rows
+
+    def _persona_chunks(self, persona: str, batch: int = 5_000) -> Iterator[tuple[str, str, str, str]]:
+        with self._keyword_lock:
+            cursor = self._keyword_db.execute(
+                "SELECT c.id, c.doc_id, c.index_text, dp.persona FROM document_personas dp "
+                "JOIN chunks c ON c.doc_id = dp.doc_id WHERE dp.persona = ? ORDER BY c.rowid",
+                (persona,),
+            )
+            while rows := cursor.fetchmany(batch):
+                yield from rows
 
     def _keyword_changes(self, seen: int | None) -> tuple[int, int, list[str]]:
         with self._keyword_lock:
@@ -805,14 +812,43 @@ class SQLiteStore(SQLiteServiceTables):
             self._check_version()
             index = self._indexes.get(persona)
             if index is None:
-                rows = self._db.execute(
-                    "SELECT c.id, v.vector FROM document_personas dp JOIN chunks c ON c.doc_id = dp.doc_id "
-                    "JOIN chunk_vectors v ON v.chunk_rowid = c.rowid WHERE dp.persona = ? ORDER BY c.rowid",
-                    (persona,),
-                ).fetchall()
-                index = self._vector_index([r[0] for r in rows], [r[1] for r in rows])
-                self._indexes[persona] = index
+                index = self._indexes[persona] = self._streamed_vector_index(persona)
             return index
+
+    def _streamed_vector_index(self, persona: str, batch: int = 20_000) -> VectorIndex:
+        """A persona's chunk vectors read into one preallocated matrix, a batch of rows at a time
+        (never a list of every blob plus their joined copy: at a million chunks those two were
+        3 GB on top of the matrix)."""
+        own = not self._db.in_transaction
+        if own:
+            self._db.execute("BEGIN")  # one snapshot for the count and the rows
+        try:
+            return self._read_vector_index(persona, batch)
+        finally:
+            if own:
+                self._db.execute("COMMIT")
+
+    def _read_vector_index(self, persona: str, batch: int) -> VectorIndex:
+        (count,) = self._db.execute(
+            "SELECT count(*) FROM document_personas dp JOIN chunks c ON c.doc_id = dp.doc_id "
+            "JOIN chunk_vectors v ON v.chunk_rowid = c.rowid WHERE dp.persona = ?",
+            (persona,),
+        ).fetchone()
+        cursor = self._db.execute(
+            "SELECT c.id, v.vector FROM document_personas dp JOIN chunks c ON c.doc_id = dp.doc_id "
+            "JOIN chunk_vectors v ON v.chunk_rowid = c.rowid WHERE dp.persona = ? ORDER BY c.rowid",
+            (persona,),
+        )
+        ids: list[str] = []
+        matrix: np.ndarray | None = None
+        while rows := cursor.fetchmany(batch):
+            block = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+            if matrix is None:
+                matrix = np.empty((count, block.shape[1]), dtype=np.float32)
+            matrix[len(ids) : len(ids) + len(rows)] = block
+            ids += [r[0] for r in rows]
+        shaped = matrix[: len(ids)] if matrix is not None else np.zeros((0, 0), dtype=np.float32)
+        return VectorIndex(shaped, ids, exact_limit=self.exact_vector_limit)
 
     def _vector_index(self, ids: list[str], blobs: list[bytes]) -> VectorIndex:
         matrix = np.frombuffer(b"".join(blobs), dtype=np.float32)

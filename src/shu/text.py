@@ -1,9 +1,11 @@
-"""Plain-text helpers shared by chunking, search and answering: tokens, sentences, slugs."""
+"""Plain-text helpers shared by chunking, search and answering: tokens, sentences, slugs, and the
+reading of loose metadata values (dates, lists of names)."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from datetime import date
 
 _TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -118,3 +120,19 @@ def joined_without_overlap(previous: str, text: str, longest: int = 4000, shorte
         if text.startswith(tail):
             return previous + text[len(tail) :]
     return previous + "\n" + text
+
+
+def iso_date(value: str | None) -> date | None:
+    """The day of an ISO date or timestamp (`2025-11-06`, `2025-11-06T09:00`); None when absent
+    or not a date."""
+    try:
+        return date.fromisoformat(value[:10]) if value else None
+    except ValueError:
+        return None
+
+
+def as_strings(value: object) -> list[str]:
+    """A frontmatter value that may be one name or a list of them, as a list of non-empty strings."""
+    if isinstance(value, list):
+        return [str(v) for v in value if v]
+    return [str(value)] if value else []

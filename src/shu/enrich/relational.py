@@ -12,7 +12,7 @@ from datetime import date
 
 from shu.enrich.entities import find_dates
 from shu.roles import FAMILIES
-from shu.text import split_sentences, stem, words
+from shu.text import as_strings, iso_date, split_sentences, stem, words
 from shu.types import (
     Cadence,
     Document,
@@ -103,7 +103,7 @@ def project_links(
     """Declared projects (frontmatter, or the profile's) are primary; another project the
     knowledge base knows, named in the title or three times: related; once or twice: tangential."""
     links: dict[str, ProjectLink] = {}
-    for project in [*_as_strings(doc.meta.get("project")), *_as_strings(doc.meta.get("projects")), *named]:
+    for project in [*as_strings(doc.meta.get("project")), *as_strings(doc.meta.get("projects")), *named]:
         if project.strip() and project.casefold() not in links:
             links[project.casefold()] = ProjectLink(project=project.strip(), strength=1.0, kind="primary")
     text = f" {' '.join(words(body))} "
@@ -136,7 +136,7 @@ def temporal_relevance(doc: Document, body: str, profile: DocumentProfile) -> Te
 def recurrence_of(doc: Document, body: str) -> Cadence | None:
     """A cadence named in the title, a `Repeats:`-style field (calendar converters write one) or
     the frontmatter (`recurrence`, `cadence`); not anywhere in the text ("quarterly invoicing")."""
-    declared = " ".join(_as_strings(doc.meta.get("recurrence")) + _as_strings(doc.meta.get("cadence")))
+    declared = " ".join(as_strings(doc.meta.get("recurrence")) + as_strings(doc.meta.get("cadence")))
     fields = " ".join(line for line in body.splitlines()[:40] if _REPEATS_LINE.match(line.replace("*", "")))
     for where in (declared, doc.title, fields):
         for cadence, pattern in _CADENCES:
@@ -150,7 +150,7 @@ def deadlines(body: str, written: str | None) -> list[str]:
     in a list under a schedule heading ("Milestones", "Timeline"). A date without a year takes
     the document's year (the next one when it would fall more than two months before it). Dates
     before the document was written are history, not deadlines."""
-    reference = _date(written)
+    reference = iso_date(written)
     found: set[str] = set()
     for line, listed in _statements(body):
         if listed or _DEADLINE_CUE.search(line):
@@ -178,7 +178,7 @@ def _statements(body: str) -> list[tuple[str, bool]]:
 
 def dates_mentioned(text: str, written: str | None) -> list[str]:
     """Every date the text mentions, year-less ones placed as `deadlines` places them."""
-    return find_dates(text) + _yearless_dates(text, _date(written))
+    return find_dates(text) + _yearless_dates(text, iso_date(written))
 
 
 def _yearless_dates(line: str, reference: date | None) -> list[str]:
@@ -199,16 +199,3 @@ def _yearless_dates(line: str, reference: date | None) -> list[str]:
                 found.append(candidate.isoformat())
                 break
     return found
-
-
-def _date(value: str | None) -> date | None:
-    try:
-        return date.fromisoformat(value[:10]) if value else None
-    except ValueError:
-        return None
-
-
-def _as_strings(value: object) -> list[str]:
-    if isinstance(value, list):
-        return [str(v) for v in value if v]
-    return [str(value)] if value else []

@@ -10,12 +10,12 @@ reason."""
 from __future__ import annotations
 
 import math
-from datetime import date
 
 from shu.config.settings import PersonalSettings
 from shu.retrieve.asker import Asker
 from shu.retrieve.profile_match import OWN_WORDS, contains, phrase_words, resolve
 from shu.store.base import Store
+from shu.text import as_strings, iso_date
 from shu.types import Document, DocumentProfile, PersonalBoost, ProfileMatch, RelationalContext
 
 
@@ -155,7 +155,7 @@ def _project_part(
         return None
     wanted = [(v, w) for v, w in asker.projects if not named or v in named]
     links = {link.project.casefold(): link for link in relational.projects}
-    declared = [str(doc.meta.get("project", "")), *_as_strings(doc.meta.get("projects"))]
+    declared = [str(doc.meta.get("project", "")), *as_strings(doc.meta.get("projects"))]
     text = phrase_words(" ".join([doc.title, doc.summary or "", *doc.tags, *declared]))
     best: tuple[float, str] | None = None
     for value, weight in wanted:
@@ -202,7 +202,7 @@ def _fresh_part(
     """Fresh for its kind: a week-old e-mail is fresh, a two-month-old weekly report is not
     (half-life from the relational context); documents that do not go stale get nothing."""
     half_life = relational.temporal.half_life_days
-    written = _date(doc.date)
+    written = iso_date(doc.date)
     if not settings.fresh or half_life is None or written is None:
         return None
     age = max((asker.today - written).days, 0)
@@ -213,7 +213,7 @@ def _fresh_part(
 
 
 def _deadline_part(relational: RelationalContext, asker: Asker, settings: PersonalSettings) -> Part:
-    upcoming = [d for d in map(_date, relational.temporal.deadlines) if d and d >= asker.today]
+    upcoming = [d for d in map(iso_date, relational.temporal.deadlines) if d and d >= asker.today]
     if not upcoming or not settings.deadline:
         return None
     days = (min(upcoming) - asker.today).days
@@ -245,19 +245,6 @@ def _about(profile: DocumentProfile | None) -> str:
     if profile is None:
         return ""
     return " ".join([profile.synopsis, *profile.manifest.answers_questions_about])
-
-
-def _date(value: str | None) -> date | None:
-    try:
-        return date.fromisoformat(value[:10]) if value else None
-    except ValueError:
-        return None
-
-
-def _as_strings(value: object) -> list[str]:
-    if isinstance(value, list):
-        return [str(v) for v in value]
-    return [str(value)] if value else []
 
 
 def _people(doc: Document) -> set[str]:

@@ -152,12 +152,7 @@ class KeywordIndex:
         self.remove([chunk_id for chunk_id, _, _ in rows if chunk_id in self.slot_of])
         first = len(self.chunk_ids)
         terms, slots, tfs, lengths = self._encode(rows, first)
-        for chunk_id, doc_id, _ in rows:
-            self.slot_of[chunk_id] = len(self.chunk_ids)
-            self.chunk_ids.append(chunk_id)
-            self.doc_ids.append(doc_id)
-            self.by_doc.setdefault(doc_id, []).append(chunk_id)
-        self.lengths = np.concatenate([self.lengths, lengths])
+        self._register(rows, lengths)
         self.live = np.concatenate([self.live, np.ones(len(rows), dtype=bool)])
         old = self.recent_triples
         self.recent_triples = tuple(
@@ -167,6 +162,15 @@ class KeywordIndex:
         self.changed += len(rows)
         self._norm_cache = None
         self._merge_if_due()
+
+    def _register(self, rows: list[Row], lengths: np.ndarray) -> None:
+        """Give the rows the next slots (their postings are encoded with them)."""
+        for chunk_id, doc_id, _ in rows:
+            self.slot_of[chunk_id] = len(self.chunk_ids)
+            self.chunk_ids.append(chunk_id)
+            self.doc_ids.append(doc_id)
+            self.by_doc.setdefault(doc_id, []).append(chunk_id)
+        self.lengths = np.concatenate([self.lengths, lengths])
 
     def remove(self, chunk_ids: Iterable[str]) -> None:
         for chunk_id in chunk_ids:
@@ -343,12 +347,7 @@ def build(rows: Iterable[Row], batch: int = 20_000) -> KeywordIndex:
     for block in _batches(rows, batch):
         terms, slots, tfs, lengths = index._encode(block, len(index.chunk_ids))
         parts.append((terms.astype(np.int32), slots.astype(np.int32), tfs))
-        for chunk_id, doc_id, _ in block:
-            index.slot_of[chunk_id] = len(index.chunk_ids)
-            index.chunk_ids.append(chunk_id)
-            index.doc_ids.append(doc_id)
-            index.by_doc.setdefault(doc_id, []).append(chunk_id)
-        index.lengths = np.concatenate([index.lengths, lengths])
+        index._register(block, lengths)
     index.live = np.ones(len(index.chunk_ids), dtype=bool)
     if parts:
         terms, slots, tfs = (np.concatenate([part[i] for part in parts]) for i in range(3))

@@ -140,6 +140,7 @@ class KeywordIndex:
         self.removed = 0
         self._norm_cache: tuple[float, np.ndarray] | None = None
         self._scores: np.ndarray | None = None
+        self._seen: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -222,12 +223,11 @@ class KeywordIndex:
         norms: np.ndarray,
         limit: int,
     ) -> list[tuple[str, float]]:
-        """Scores accumulate in a buffer kept between queries (only the touched entries are
-        cleared again), and the chunks touched are tracked from the postings read: no step
-        costs a pass over every chunk of the persona."""
-        scores = self._buffer()
-        touched = np.zeros(0, dtype=np.int32)
+        """Scores accumulate in buffers kept between queries (the touched entries are cleared
+        again afterwards), so a query never allocates or zeroes a persona-sized array."""
+        scores, seen = self._buffers()
         left = sum(bounds)
+        best = 0.0
         candidates: np.ndarray | None = None
         for i in sorted(range(len(postings)), key=lambda i: -bounds[i]):
             slots, tfs = postings[i]
@@ -235,24 +235,31 @@ class KeywordIndex:
             if candidates is not None:
                 slots, tfs = _within(slots, tfs, candidates)
             else:
-                touched = np.union1d(touched, slots)
+                seen[slots] = True
             scores[slots] += weights[i] * tfs * (K1 + 1) / (tfs + norms[slots])
-            if candidates is None:
-                candidates = self._settled(scores, touched, limit, left)
-        hit = touched[self.live[touched]] if self.removed else touched
+            if candidates is None and left > 0 and len(slots):
+                best = max(best, float(scores[slots].max()))
+                if left < best:  # else no threshold can beat what the terms left may add
+                    candidates = self._settled(scores, np.flatnonzero(seen), limit, left)
+        touched = np.flatnonzero(seen)
+        hit = candidates if candidates is not None else touched
+        hit = hit[self.live[hit]] if self.removed else hit
         found = scores[hit]
         if len(hit) > limit:  # every chunk tied with the last place, then the first slots of them
             last = np.partition(found, len(hit) - limit)[len(hit) - limit]
             hit, found = hit[found >= last], found[found >= last]
         order = np.lexsort((hit, -found))[:limit]
-        best = [(self.chunk_ids[s], float(v)) for s, v in zip(hit[order], found[order], strict=True)]
+        ranked = [(self.chunk_ids[s], float(v)) for s, v in zip(hit[order], found[order], strict=True)]
         scores[touched] = 0.0
-        return best
+        seen[touched] = False
+        return ranked
 
-    def _buffer(self) -> np.ndarray:
+    def _buffers(self) -> tuple[np.ndarray, np.ndarray]:
         if self._scores is None or len(self._scores) != len(self.chunk_ids):
             self._scores = np.zeros(len(self.chunk_ids), dtype=np.float64)
-        return self._scores
+            self._seen = np.zeros(len(self.chunk_ids), dtype=bool)
+        assert self._seen is not None
+        return self._scores, self._seen
 
     def _settled(self, scores: np.ndarray, touched: np.ndarray, limit: int, left: float) -> np.ndarray | None:
         """The chunks found so far, once no other chunk can reach the first `limit` with the

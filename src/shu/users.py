@@ -61,7 +61,7 @@ def learn(
     contacts = [c for c in profile.contacts if c.source == "set"]
     set_names = {(c.email or c.name).lower() for c in contacts}
     contacts += [c for c in _contacts(traffic, reference, stamp) if c.email not in set_names][:MAX_LEARNED]
-    profiles = {d.id: found for d in own if (found := store.get_profile(d.id)) is not None}
+    profiles = store.get_profiles([d.id for d in own])
     projects = _kept(profile.projects) + _projects(own, profiles, stamp)
     interests = _kept(profile.interests) + _interests(store, signals, stamp, reference)
     return profile.model_copy(

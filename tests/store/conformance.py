@@ -770,6 +770,10 @@ class FindingsConformance:
         profile = profiled.get_profile("p1")
         assert profile is not None and profile.document_type == "technical" and profile.manifest.stale
         assert profile.synopsis == before.synopsis and profile.provenance == before.provenance
+        many = profiled.get_profiles(["p2", "nobody", "p1", "p1"])
+        assert set(many) == {"p1", "p2"}, "the profiled ones, nobody left out"
+        assert many["p1"] == profile and many["p2"] == profiled.get_profile("p2"), "findings applied to each"
+        assert profiled.get_profiles([]) == {}
         assert profiled.get_profile("p2") == profiled.export_document("p2").enrichment.profile  # type: ignore[union-attr]
         for done in (newest, stale):
             assert done.id is not None and profiled.undo_finding(done.id)

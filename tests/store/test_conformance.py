@@ -19,15 +19,18 @@ from tests.store.postgres_server import fresh_database
     params=[
         "sqlite",
         "sqlite-fts5",
+        "sqlite-compact",
         pytest.param("postgres", marks=pytest.mark.service),
         pytest.param("postgres-sql", marks=pytest.mark.service),
     ]
 )
 def location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """Where the store lives: a SQLite file (keyword search in memory, or in FTS5: `fts5:`), or a
-    fresh PostgreSQL database."""
+    """Where the store lives: a SQLite file (keyword search in memory, or in FTS5: `fts5:`; vectors
+    in float32, or in the compact int8 index of large personas: `compact:`), or a fresh PostgreSQL
+    database."""
     if request.param.startswith("sqlite"):
-        yield f"{'fts5:' if request.param == 'sqlite-fts5' else ''}{tmp_path / 'shu.db'}"
+        prefix = {"sqlite-fts5": "fts5:", "sqlite-compact": "compact:"}.get(request.param, "")
+        yield f"{prefix}{tmp_path / 'shu.db'}"
         return
     with fresh_database() as url:
         yield url + ("#sql" if request.param == "postgres-sql" else "")
@@ -41,6 +44,8 @@ def open_at(location: str) -> Store:
         return PostgresStore(url, StoreSettings(keyword="sql" if mode == "sql" else "memory"))
     if location.startswith("fts5:"):
         return SQLiteStore(location.removeprefix("fts5:"), keyword="fts5")
+    if location.startswith("compact:"):
+        return SQLiteStore(location.removeprefix("compact:"), exact_vector_limit=0)
     return SQLiteStore(location)
 
 

@@ -27,7 +27,8 @@ def personal_boost(
     head = fused[: settings.depth]
     owners = store.chunk_documents([chunk_id for chunk_id, _ in head])
     docs = store.get_documents(list(set(owners.values())))
-    profiles = {doc_id: store.get_profile(doc_id) for doc_id in docs}
+    found = store.get_profiles(list(docs))
+    profiles = {doc_id: found.get(doc_id) for doc_id in docs}
     resolved = resolve(question, asker, docs, profiles)
     scale, why = _ambiguity(head, owners, settings)
     boosts: dict[str, PersonalBoost] = {}

@@ -120,6 +120,10 @@ class Store(Protocol):
         stale."""
         ...
 
+    def get_profiles(self, doc_ids: list[str]) -> dict[str, DocumentProfile]:
+        """`get_profile` of many documents in one read: doc id → profile, for those that have one."""
+        ...
+
     def list_relationships(self, doc_ids: list[str]) -> list[Relationship]:
         """Outgoing relationships of these documents, with the agent's active `relationship`
         findings (origin "agent"), most confident first."""

@@ -45,6 +45,7 @@ from shu.store.rows import (
     finding_from,
     finding_key,
     finding_values,
+    findings_applied,
     now,
     persona_from,
     sum_llm_runs,
@@ -543,6 +544,19 @@ class PostgresStore(PostgresServiceTables):
         if profile is None:
             return None
         return with_findings(profile, self._active_findings([doc_id], "document_type", "stale_manifest"))
+
+    def get_profiles(self, doc_ids: list[str]) -> dict[str, DocumentProfile]:
+        if not doc_ids:
+            return {}
+        with self._connection() as conn:
+            rows = conn.execute(
+                "SELECT doc_id, profile_json FROM document_profiles WHERE doc_id = ANY(%s)",
+                (list(dict.fromkeys(doc_ids)),),
+            ).fetchall()
+        stored = {r[0]: DocumentProfile.model_validate_json(r[1]) for r in rows}
+        return findings_applied(
+            stored, self._active_findings(list(stored), "document_type", "stale_manifest")
+        )
 
     def _stored_profile(self, doc_id: str) -> DocumentProfile | None:
         with self._connection() as conn:

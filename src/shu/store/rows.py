@@ -172,6 +172,16 @@ def with_findings(profile: DocumentProfile | None, findings: list[Finding]) -> D
     return profile.model_copy(update=update) if update else profile
 
 
+def findings_applied(
+    profiles: dict[str, DocumentProfile], findings: list[Finding]
+) -> dict[str, DocumentProfile]:
+    """`with_findings` for many documents: each profile corrected by the findings about it."""
+    by_doc: dict[str, list[Finding]] = {}
+    for finding in findings:
+        by_doc.setdefault(finding.doc_id, []).append(finding)
+    return {doc_id: with_findings(p, by_doc.get(doc_id, [])) or p for doc_id, p in profiles.items()}
+
+
 def exported(
     store: Any,
     doc: Document,

@@ -42,6 +42,7 @@ from shu.store.rows import (
     finding_from,
     finding_key,
     finding_values,
+    findings_applied,
     now,
     persona_from,
     sum_llm_runs,
@@ -352,6 +353,18 @@ class SQLiteStore(SQLiteServiceTables):
         if profile is None:
             return None
         return with_findings(profile, self._active_findings([doc_id], "document_type", "stale_manifest"))
+
+    def get_profiles(self, doc_ids: list[str]) -> dict[str, DocumentProfile]:
+        wanted = list(dict.fromkeys(doc_ids))
+        stored: dict[str, DocumentProfile] = {}
+        for batch in batches(wanted):
+            marks = ",".join("?" * len(batch))
+            query = f"SELECT doc_id, profile_json FROM document_profiles WHERE doc_id IN ({marks})"
+            rows = self._read().execute(query, batch).fetchall()
+            stored.update((r[0], DocumentProfile.model_validate_json(r[1])) for r in rows)
+        return findings_applied(
+            stored, self._active_findings(list(stored), "document_type", "stale_manifest")
+        )
 
     def _stored_profile(self, doc_id: str) -> DocumentProfile | None:
         row = (
@@ -839,16 +852,31 @@ class SQLiteStore(SQLiteServiceTables):
             "JOIN chunk_vectors v ON v.chunk_rowid = c.rowid WHERE dp.persona = ? ORDER BY c.rowid",
             (persona,),
         )
-        ids: list[str] = []
-        matrix: np.ndarray | None = None
-        while rows := cursor.fetchmany(batch):
-            block = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-            if matrix is None:
-                matrix = np.empty((count, block.shape[1]), dtype=np.float32)
-            matrix[len(ids) : len(ids) + len(rows)] = block
-            ids += [r[0] for r in rows]
-        shaped = matrix[: len(ids)] if matrix is not None else np.zeros((0, 0), dtype=np.float32)
-        return VectorIndex(shaped, ids, exact_limit=self.exact_vector_limit)
+        blocks = (
+            (
+                [r[0] for r in rows],
+                np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1),
+            )
+            for rows in iter(lambda: cursor.fetchmany(batch), [])
+        )
+        return VectorIndex.streamed(blocks, count, self._chunk_vectors, exact_limit=self.exact_vector_limit)
+
+    def _chunk_vectors(self, chunk_ids: list[str]) -> dict[str, np.ndarray]:
+        """Chunk vectors as stored, read back for exact rescoring (a compact index holds int8)."""
+        found: dict[str, np.ndarray] = {}
+        for batch in batches(chunk_ids):
+            marks = ",".join("?" * len(batch))
+            rows = (
+                self._read()
+                .execute(
+                    "SELECT c.id, v.vector FROM chunks c JOIN chunk_vectors v ON v.chunk_rowid = c.rowid "
+                    f"WHERE c.id IN ({marks})",
+                    batch,
+                )
+                .fetchall()
+            )
+            found.update((r[0], np.frombuffer(r[1], dtype=np.float32)) for r in rows)
+        return found
 
     def _vector_index(self, ids: list[str], blobs: list[bytes]) -> VectorIndex:
         matrix = np.frombuffer(b"".join(blobs), dtype=np.float32)

@@ -16,12 +16,13 @@ top-k, and a frequent term costs a lookup per candidate instead of a pass over i
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import threading
 import unicodedata
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 
@@ -70,6 +71,13 @@ def fts_words(text: str) -> list[str]:
     return _TOKEN.findall(plain)
 
 
+Triple = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""(term ids, slots, term frequencies) of some postings"""
+
+_PIECE = 4_000_000
+"""Postings re-read at a time when the main part is merged"""
+
+
 @dataclass
 class _Postings:
     """Term id → slots (ascending) and term frequencies, as one CSR table, with each term's
@@ -85,19 +93,35 @@ class _Postings:
     def build(
         cls, terms: np.ndarray, slots: np.ndarray, tfs: np.ndarray, lengths: np.ndarray, size: int
     ) -> _Postings:
-        order = np.lexsort((slots, terms))
-        terms, slots, tfs = terms[order], slots[order].astype(np.int32), tfs[order].astype(np.float32)
-        del order
-        counts = np.bincount(terms, minlength=size)
+        return cls.placed(iter([(terms, slots, tfs)]), np.bincount(terms, minlength=size), lengths)
+
+    @classmethod
+    def placed(cls, parts: Iterator[Triple], counts: np.ndarray, lengths: np.ndarray) -> _Postings:
+        """The table of postings arriving in parts, each term's slots ascending from part to part
+        (the order chunks are read in), `counts` postings per term in all. A counting sort: each
+        part is written straight to its place, so a build holds the parts not yet placed and the
+        table, never a sort of every posting (at a million chunks that sort took 2.5 GB)."""
+        size = len(counts)
         starts = np.zeros(size + 1, dtype=np.int64)
         np.cumsum(counts, out=starts[1:])
+        table = np.empty(starts[-1], dtype=np.int32), np.empty(starts[-1], dtype=np.float32)
         max_tf = np.zeros(size, dtype=np.float32)
         min_length = np.full(size, np.inf, dtype=np.float32)
-        present = np.flatnonzero(counts)
-        if len(present):  # per-term max and min over the sorted runs (ufunc.at is far slower)
-            max_tf[present] = np.maximum.reduceat(tfs, starts[present])
-            min_length[present] = np.minimum.reduceat(lengths[slots], starts[present])
-        return cls(starts, slots, tfs, max_tf, min_length)
+        cursor = starts[:-1].copy()
+        for terms, slots, tfs in parts:
+            if not len(terms):
+                continue
+            order = np.argsort(terms, kind="stable")  # by term, slots kept in their order
+            terms, slots, tfs = terms[order], slots[order], tfs[order]
+            heads = np.flatnonzero(np.r_[True, terms[1:] != terms[:-1]])
+            runs = np.diff(np.r_[heads, len(terms)])
+            at = cursor[terms] + np.arange(len(terms)) - np.repeat(heads, runs)
+            table[0][at], table[1][at] = slots, tfs
+            term = terms[heads]
+            cursor[term] += runs
+            max_tf[term] = np.maximum(max_tf[term], np.maximum.reduceat(tfs, heads))
+            min_length[term] = np.minimum(min_length[term], np.minimum.reduceat(lengths[slots], heads))
+        return cls(starts, table[0], table[1], max_tf, min_length)
 
     def of(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         if term + 1 >= len(self.starts):
@@ -110,9 +134,12 @@ class _Postings:
             return 0.0, math.inf
         return float(self.max_tf[term]), float(self.min_length[term])
 
-    def triples(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        terms = np.repeat(np.arange(len(self.starts) - 1), np.diff(self.starts))
-        return terms, self.slots, self.tfs
+    def pieces(self) -> Iterator[Triple]:
+        """The postings as triples, a few million at a time, in table order."""
+        for begin in range(0, len(self.slots), _PIECE):
+            end = min(begin + _PIECE, len(self.slots))
+            terms = np.searchsorted(self.starts, np.arange(begin, end), side="right") - 1
+            yield terms, self.slots[begin:end], self.tfs[begin:end]
 
 
 def _empty() -> _Postings:
@@ -319,19 +346,25 @@ class KeywordIndex:
     def merge(self) -> None:
         """One main part of the live chunks: removed slots dropped, slots renumbered."""
         keep = np.flatnonzero(self.live)
-        renumber = np.full(len(self.chunk_ids), -1, dtype=np.int64)
+        renumber = np.full(len(self.chunk_ids), -1, dtype=np.int32)
         renumber[keep] = np.arange(len(keep))
-        parts = [self.main.triples(), self.recent_triples]
-        terms, slots, tfs = (np.concatenate([p[i] for p in parts]) for i in range(3))
-        kept = self.live[slots]
+
+        def live_parts() -> Iterator[Triple]:
+            for terms, slots, tfs in itertools.chain(self.main.pieces(), [self.recent_triples]):
+                kept = self.live[slots]
+                yield terms[kept], renumber[slots[kept]], tfs[kept]
+
+        counts = np.zeros(len(self.vocabulary), dtype=np.int64)
+        for terms, _, _ in live_parts():
+            counts += np.bincount(terms, minlength=len(counts))
+        lengths = self.lengths[keep]
+        main = _Postings.placed(live_parts(), counts, lengths)
         self.chunk_ids = [self.chunk_ids[s] for s in keep]
         self.doc_ids = [self.doc_ids[s] for s in keep]
         self.slot_of = {chunk_id: slot for slot, chunk_id in enumerate(self.chunk_ids)}
-        self.lengths = self.lengths[keep]
+        self.lengths = lengths
         self.live = np.ones(len(keep), dtype=bool)
-        self.main = _Postings.build(
-            terms[kept], renumber[slots[kept]], tfs[kept], self.lengths, len(self.vocabulary)
-        )
+        self.main = main
         self.recent = _empty()
         self.recent_triples = (np.zeros(0, dtype=np.int64),) * 3
         self.changed = self.removed = 0
@@ -350,17 +383,25 @@ def build(rows: Iterable[Row], batch: int = 20_000) -> KeywordIndex:
     """An index of the rows, in one main part, read a batch at a time: only the token arrays
     (12 bytes a distinct token of a chunk) are held for the whole build, never every text."""
     index = KeywordIndex()
-    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    parts: list[Triple] = []
+    counts = np.zeros(0, dtype=np.int64)
     for block in _batches(rows, batch):
         terms, slots, tfs, lengths = index._encode(block, len(index.chunk_ids))
         parts.append((terms.astype(np.int32), slots.astype(np.int32), tfs))
         index._register(block, lengths)
+        found = np.bincount(terms, minlength=len(index.vocabulary))
+        found[: len(counts)] += counts
+        counts = found
     index.live = np.ones(len(index.chunk_ids), dtype=bool)
-    if parts:
-        terms, slots, tfs = (np.concatenate([part[i] for part in parts]) for i in range(3))
-        parts.clear()
-        index.main = _Postings.build(terms, slots, tfs, index.lengths, len(index.vocabulary))
+    parts.reverse()
+    index.main = _Postings.placed(_popped(parts), counts, index.lengths)
     return index
+
+
+def _popped(parts: list[Triple]) -> Iterator[Triple]:
+    """The parts from last to first, each let go of once given (placed, its memory is freed)."""
+    while parts:
+        yield parts.pop()
 
 
 def _batches(rows: Iterable[Row], size: int) -> Iterable[list[Row]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shu.eval.bench_stores import markdown, run
+from shu.eval.bench_stores import markdown, run, run_spread, spread_markdown, synthetic_corpus
 from tests.store.postgres_server import fresh_database
 
 
@@ -34,3 +34,24 @@ def test_both_stores_are_measured_on_the_same_corpus() -> None:
         "| PostgreSQL + pgvector | 1,000 |" in table
         and "| SQLite, keywords by FTS5 in SQL | 1,000 | – |" in table
     )
+
+
+@pytest.mark.service
+def test_a_knowledge_base_spread_over_personas_is_asked_persona_by_persona() -> None:
+    with fresh_database() as url:
+        results = run_spread(url, chunks=2000, queries=12, personas=4)
+    assert [(r.name, r.chunks, r.personas) for r in results] == [
+        ("SQLite", 2000, 4),
+        ("PostgreSQL + pgvector", 2000, 4),
+    ]
+    for result in results:
+        fresh = result.fresh
+        assert result.load_seconds > 0 and 0 < fresh["first_answer_s"] <= fresh["warm_s"]
+        assert fresh["hybrid_p50_ms"] > 0 and fresh["hybrid_p95_ms"] >= fresh["hybrid_p50_ms"]
+    table = spread_markdown(results, 12)
+    assert "| SQLite | 2,000 | 4 |" in table and "| PostgreSQL + pgvector | 2,000 | 4 |" in table
+
+
+def test_each_document_of_a_spread_corpus_belongs_to_one_persona() -> None:
+    corpus = synthetic_corpus(500, 3, personas=5)
+    assert [doc.personas for doc, _ in corpus.documents] == [[f"bench-{i % 5}"] for i in range(10)]

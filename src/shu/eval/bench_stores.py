@@ -77,7 +77,9 @@ def clustered_unit_vectors(
     return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
 
 
-def synthetic_corpus(chunks: int, queries: int, seed: int = 5) -> Corpus:
+def synthetic_corpus(chunks: int, queries: int, seed: int = 5, personas: int = 1) -> Corpus:
+    """`personas` 1: persona `bench` holds every chunk and `small` 2 % of them; more: document i
+    belongs to `bench-{i mod personas}` alone (a knowledge base shared by many people)."""
     rng = np.random.default_rng(seed)
     generator, asker = TextGenerator(seed=seed), TextGenerator(seed=seed + 6)
     centres = rng.standard_normal((1000, DIM)).astype(np.float32)
@@ -85,8 +87,12 @@ def synthetic_corpus(chunks: int, queries: int, seed: int = 5) -> Corpus:
     spread = 1.0 / np.sqrt(DIM)  # noise about as long as the centre
     vectors = clustered_unit_vectors(chunks, rng, centres, spread)
     documents = [synthetic_document(generator, index, PER_DOC) for index in range(chunks // PER_DOC)]
-    for doc, _ in documents[::SMALL_EVERY]:  # a small persona (2 %) inside the big one
-        doc.personas.append("small")
+    if personas > 1:
+        for index, (doc, _) in enumerate(documents):
+            doc.personas = [f"bench-{index % personas}"]
+    else:
+        for doc, _ in documents[::SMALL_EVERY]:  # a small persona (2 %) inside the big one
+            doc.personas.append("small")
     return Corpus(
         documents=documents,
         vectors=vectors,
@@ -107,14 +113,12 @@ def _frequent_queries(
     return [" ".join(rng.choice(top, 3, replace=False)) for _ in range(count)]
 
 
-def bench_store(name: str, store: Store, corpus: Corpus) -> StoreResult:
-    persona = Persona(
-        slug="bench", display_name="Bench", config=PersonaConfig(slug="bench", display_name="Bench")
-    )
-    store.upsert_persona(persona)
-    store.upsert_persona(
-        Persona(slug="small", display_name="Small", config=PersonaConfig(slug="small", display_name="Small"))
-    )
+def load(store: Store, corpus: Corpus, personas: tuple[str, ...]) -> tuple[float, float]:
+    """The corpus loaded into the store: (load seconds, seconds building indexes afterwards)."""
+    for slug in personas:
+        store.upsert_persona(
+            Persona(slug=slug, display_name=slug, config=PersonaConfig(slug=slug, display_name=slug))
+        )
     bulk = getattr(store, "bulk", None)  # PostgreSQL: load first, build the HNSW indexes once
     started = time.perf_counter()
     with bulk() if bulk else nullcontext():
@@ -122,9 +126,14 @@ def bench_store(name: str, store: Store, corpus: Corpus) -> StoreResult:
             rows = corpus.vectors[index * PER_DOC : (index + 1) * PER_DOC]
             store.replace_document(doc, items, rows, EMBEDDER)
         loaded = time.perf_counter()
-    load_seconds = loaded - started
-    index_seconds = time.perf_counter() - loaded
-    if bulk is None:  # SQLite builds its in-memory vector index on the first search
+    return loaded - started, time.perf_counter() - loaded
+
+
+def bench_store(name: str, store: Store, corpus: Corpus) -> StoreResult:
+    load_seconds, index_seconds = load(store, corpus, ("bench", "small"))
+    persona = store.get_persona("bench")
+    assert persona is not None
+    if getattr(store, "bulk", None) is None:  # SQLite builds its in-memory vector index on the first search
         started = time.perf_counter()
         store.search_vector(corpus.query_vectors[0], "bench", 10)
         index_seconds = time.perf_counter() - started
@@ -151,37 +160,59 @@ def bench_store(name: str, store: Store, corpus: Corpus) -> StoreResult:
     return result
 
 
-def in_fresh_process(path: Path, corpus: Corpus) -> dict[str, float]:
+def in_fresh_process(
+    location: Path | str, corpus: Corpus, personas: tuple[str, ...] = ("bench",)
+) -> dict[str, float]:
     """`fresh_process_figures` run in a new interpreter (nothing of the load in its memory)."""
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
         return pool.submit(
-            fresh_process_figures, str(path), corpus.query_texts, np.asarray(corpus.query_vectors)
+            fresh_process_figures,
+            str(location),
+            corpus.query_texts,
+            np.asarray(corpus.query_vectors),
+            personas,
         ).result()
 
 
-def fresh_process_figures(path: str, texts: list[str], vectors: np.ndarray) -> dict[str, float]:
+def fresh_process_figures(
+    location: str, texts: list[str], vectors: np.ndarray, personas: tuple[str, ...] = ("bench",)
+) -> dict[str, float]:
+    """Query i goes to persona i mod len(personas); the first round builds every persona's
+    indexes (`first_answer_s`: the first answer; `warm_s`: the whole round), the rest is timed."""
     started = time.perf_counter()
-    store = SQLiteStore(path)
-    persona = store.get_persona("bench")
-    assert persona is not None
+    store = _open(location)
     searcher = HybridSearcher(store, _NoEmbedder())
-    params = persona.config.retrieval
-    times = []
-    for text, vector in zip(texts, vectors, strict=True):
+    times, first = [], 0.0
+    for i, (text, vector) in enumerate(zip(texts, vectors, strict=True)):
+        persona = store.get_persona(personas[i % len(personas)])
+        assert persona is not None
+        params = persona.config.retrieval
         t0 = time.perf_counter()
-        found = searcher.surfaces(text, "bench", params, vector)
+        found = searcher.surfaces(text, persona.slug, params, vector)
         searcher.hits(fuse(found, params), found, persona, params, params.max_chunks)
         times.append((time.perf_counter() - t0) * 1000)
-        if len(times) == 1:
+        if i == 0:
             first = time.perf_counter() - started
+        if i == len(personas) - 1:
+            warm = time.perf_counter() - started
     store.close()
+    timed = times[len(personas) :]
     return {
         "first_answer_s": first,
-        "hybrid_p50_ms": percentile(times[1:], 50),
-        "hybrid_p95_ms": percentile(times[1:], 95),
+        "warm_s": warm,
+        "hybrid_p50_ms": percentile(timed, 50),
+        "hybrid_p95_ms": percentile(timed, 95),
         "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
+
+
+def _open(location: str) -> Store:
+    if location.startswith("postgresql://"):
+        from shu.store.postgres import PostgresStore
+
+        return PostgresStore(location)
+    return SQLiteStore(location)
 
 
 def keyword_only(name: str, store: Store, corpus: Corpus, chunks: int) -> StoreResult:
@@ -257,6 +288,64 @@ def run(url: str | None, chunks: int, queries: int, workdir: Path | None = None)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return results
+
+
+@dataclass
+class SpreadResult:
+    """A knowledge base spread over many personas, opened by a new process that asks each in turn."""
+
+    name: str
+    chunks: int
+    personas: int
+    load_seconds: float
+    index_seconds: float
+    fresh: dict[str, float]
+
+
+def run_spread(
+    url: str | None, chunks: int, queries: int, personas: int, workdir: Path | None = None
+) -> list[SpreadResult]:
+    corpus = synthetic_corpus(chunks, queries, personas=personas)
+    slugs = tuple(f"bench-{i}" for i in range(personas))
+    root = Path(tempfile.mkdtemp(prefix="shu-bench-stores-", dir=workdir))
+    results = []
+    try:
+        sqlite = SQLiteStore(root / "shu.db")
+        timing = load(sqlite, corpus, slugs)
+        sqlite.close()
+        fresh = in_fresh_process(root / "shu.db", corpus, slugs)
+        results.append(SpreadResult("SQLite", chunks, personas, *timing, fresh))
+        if url:
+            from shu.store.postgres import PostgresStore
+
+            postgres = PostgresStore(url)
+            timing = load(postgres, corpus, slugs)
+            postgres.close()
+            fresh = in_fresh_process(url, corpus, slugs)
+            results.append(SpreadResult("PostgreSQL + pgvector", chunks, personas, *timing, fresh))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return results
+
+
+def spread_markdown(results: list[SpreadResult], queries: int) -> str:
+    lines = [
+        f"Machine: {machine()}. Document i belongs to persona `bench-{{i mod N}}` alone; a new process "
+        f"asks {queries} questions in turn across the personas (the first round builds each persona's "
+        "indexes; the rest are timed).",
+        "",
+        "| store | chunks | personas | load s | chunks/s | index build s | first answer s "
+        "| every persona answered s | hybrid p50 ms | hybrid p95 ms | peak RSS MiB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r.name} | {r.chunks:,} | {r.personas} | {r.load_seconds:.1f} | "
+        f"{r.chunks / r.load_seconds:,.0f} | {r.index_seconds:.1f} | "
+        f"{r.fresh['first_answer_s']:.1f} | {r.fresh['warm_s']:.1f} | "
+        f"{r.fresh['hybrid_p50_ms']:.2f} | {r.fresh['hybrid_p95_ms']:.2f} | {r.fresh['rss_mib']:,.0f} |"
+        for r in results
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def markdown(results: list[StoreResult], queries: int) -> str:

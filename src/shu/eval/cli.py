@@ -312,11 +312,21 @@ def bench_stores(
     ] = None,
     chunks: Annotated[int, typer.Option(min=1000, help="Chunks in the synthetic knowledge base.")] = 100_000,
     queries: Annotated[int, typer.Option(min=10, help="Queries per store.")] = 200,
+    personas: Annotated[
+        int,
+        typer.Option(min=1, help="Spread the chunks over this many personas (a fresh process asks each)."),
+    ] = 1,
 ) -> None:
     """SQLite beside PostgreSQL: load rate, index build, recall@10 vs exact, query latency."""
-    from shu.eval.bench_stores import markdown, run
+    from shu.eval.bench_stores import markdown, run, run_spread, spread_markdown
 
+    if personas > 1 and queries <= personas:
+        _fail(f"--queries must be more than --personas ({personas}): the first round only builds indexes")
     try:
+        if personas > 1:
+            spread = run_spread(url, chunks, queries, personas)
+            out.print(spread_markdown(spread, queries), highlight=False, markup=False)
+            return
         results = run(url, chunks, queries)
     except ShuError as exc:
         _fail(str(exc))

@@ -25,7 +25,8 @@ from shu.models.llm.client import LLMClient
 from shu.models.llm.scripted import ScriptedLLM
 from shu.serve.background import running
 from shu.serve.http import create_app
-from tests.conftest import doc
+from tests.conftest import PersonaMaker, doc
+from tests.retrieve.test_personal import build_office
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 CHROMIUM = Path("/usr/bin/chromium")
@@ -486,3 +487,26 @@ def test_h_a_reset_withdraws_the_draft_and_an_error_event_is_shown(served: Serve
     expect(failed).to_have_class(re.compile(r"\bfailed\b"))
     expect(failed.locator(".error")).to_have_text("the model timed out")
     expect(failed.locator(".answer-text")).to_have_text("Half an ans")
+
+
+def test_i_the_trace_shows_whom_the_ranking_was_for(
+    kb: KnowledgeBase, make_persona: PersonaMaker, page: Any, tmp_path: Path
+) -> None:
+    """Asked with a user's key, the trace names the user, each boosted document with its reasons
+    (a link to the document), and what "the proposal" was taken to mean."""
+    office = build_office(kb, make_persona)
+    _, token = office.create_key("vp", ["office"])
+    with running(create_app(office)) as url:
+        page.add_init_script(f"localStorage.setItem('shu.apiKey', {json.dumps(token)})")
+        open_page(page, url, persona="office")
+        turn = ask(page, "What's the status of the proposal?")
+        turn.locator(".trace summary").click()
+        ranked = turn.locator(".trace-block", has_text="Ranked for vp")
+        first = ranked.locator(".boost").first
+        expect(first).to_contain_text("Proposal for Acme Corp")
+        expect(first).to_contain_text("project Acme Deal (the one you mean)")
+        expect(first.locator(".boost-size")).to_have_text(re.compile(r"^\+0\.\d\d$"))
+        expect(ranked.locator("dt", has_text="“the proposal”")).to_have_count(1)
+        ranked.screenshot(path=screenshot_path(tmp_path, "web-trace-personal.png"))
+        first.locator(".hit-link").click()
+        expect(page.locator("#panel")).to_contain_text("awaiting legal review")

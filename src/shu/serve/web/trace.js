@@ -102,6 +102,28 @@ function surfacesBlock(retrieval, label, onOpen) {
   return block("Surfaces", el("div", { class: "surfaces" }, parts));
 }
 
+/** Who the ranking was personalized for: each boosted document with its reasons, and what the
+ * question's "my", names and "the proposal" were taken to mean. */
+function personalBlock(retrieval, label, onOpen) {
+  if (!retrieval.asker) return null;
+  const boosts = (retrieval.personal || []).map((boost) =>
+    el(
+      "li",
+      { class: "boost" },
+      el("span", { class: "badge boost-size" }, `+${formatNumber(boost.boost, 2)}`),
+      " ",
+      hitName(label({ doc_id: boost.doc_id }), onOpen),
+      el("div", { class: "reason" }, (boost.reasons || []).join("; ")),
+    ),
+  );
+  const meant = (retrieval.resolved || []).map((match) => [`“${match.phrase}”`, `${match.means} (${match.kind})`]);
+  return block(
+    `Ranked for ${retrieval.asker}`,
+    boosts.length ? el("ol", { class: "boosts" }, boosts) : el("p", { class: "muted" }, "nothing boosted: the plain ranking stands"),
+    pairs(meant),
+  );
+}
+
 function timingsBlock(retrieval) {
   const timings = Object.entries(retrieval.timings_ms || {});
   if (!timings.length) return null;
@@ -186,6 +208,7 @@ export function renderTrace(answer, onOpen = null) {
       overview,
       answer.retrieval ? planBlock(retrieval) : null,
       answer.retrieval ? surfacesBlock(retrieval, label, onOpen) : null,
+      personalBlock(retrieval, label, onOpen),
       timingsBlock(retrieval),
       verificationBlock(answer.verification),
       checkBlock(answer.check, answer.corrections),

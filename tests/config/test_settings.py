@@ -33,6 +33,12 @@ def test_home_comes_from_shu_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         ("embedder.provider=gpt", "embedder.provider"),
         ("chunking.max_token=100", "chunking.max_token: Extra inputs are not permitted"),
         ("embeder.provider=openai", "embeder: Extra inputs are not permitted"),
+        (
+            "retrieval.personal.now=2025-02-30",
+            "retrieval.personal.now: .*'2025-02-30' is not a day of the calendar",
+        ),
+        ("retrieval.personal.now=2025-2-3", "retrieval.personal.now"),
+        ("store.index_build_memory=lots", "store.index_build_memory"),
     ],
 )
 def test_invalid_overrides_are_named(tmp_path: Path, override: str, message: str) -> None:

@@ -116,3 +116,66 @@ def test_text_postgresql_cannot_hold_is_cleaned_not_refused() -> None:
         assert store.search_keyword("nul\x00inside", "alpha", 1)[0].chunk_id == "odd#0"
         assert store.get_document("odd").meta == {"score": None, "note": "ab"}  # type: ignore[union-attr]
         store.close()
+
+
+def test_a_bulk_load_counts_the_same_bm25_statistics_as_loading_one_by_one() -> None:
+    """A bulk load defers the statistics and the postings' indexes to its end; a document that
+    was there before it, replaced inside it, is taken away once and counted again once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from shu.config.settings import StoreSettings
+    from tests.store.conformance import chunks, document, persona, unit, vectors
+
+    texts = {
+        f"d{n}": [f"apples and pears number {n} grow", f"the orchard {n} keeps bees and honey"]
+        for n in range(30)
+    }
+
+    def fill(store: PostgresStore, docs: list[str]) -> None:
+        for doc_id in docs:
+            store.replace_document(
+                document(doc_id, ["alpha"]),
+                chunks(doc_id, texts[doc_id]),
+                vectors(unit(1, 0), unit(0, 1)),
+                "e",
+            )
+
+    def statistics(url: str) -> tuple[object, ...]:
+        store = PostgresStore(url, StoreSettings(keyword="sql"))
+        with store._connection() as conn:
+            corpus = conn.execute("SELECT chunks, total_length FROM bm25_corpus").fetchone()
+            terms = conn.execute("SELECT lexeme, df FROM bm25_terms WHERE df > 0 ORDER BY lexeme").fetchall()
+            postings = conn.execute("SELECT count(*) FROM bm25_postings").fetchone()
+            indexes = conn.execute(
+                "SELECT indexname FROM pg_indexes WHERE tablename = 'bm25_postings' ORDER BY indexname"
+            ).fetchall()
+        found = [(h.chunk_id, round(h.score, 6)) for h in store.search_keyword("orchard honey 7", "alpha", 5)]
+        store.close()
+        return corpus, terms, postings, indexes, found
+
+    with fresh_database() as one_by_one, fresh_database() as bulk, fresh_database() as from_empty:
+        plain = PostgresStore(one_by_one)
+        plain.upsert_persona(persona("alpha"))
+        fill(plain, list(texts))
+        plain.close()
+        loaded = PostgresStore(bulk)
+        loaded.upsert_persona(persona("alpha"))
+        fill(loaded, ["d0", "d1"])
+        texts["d1"] = ["the orchard 1 was sold", "no more honey"]
+        with loaded.bulk(), ThreadPoolExecutor(2) as pool:
+            list(pool.map(lambda doc_id: fill(loaded, [doc_id]), list(texts)))
+            fill(loaded, ["d5"])  # twice in one bulk
+        loaded.close()
+        plain = PostgresStore(one_by_one)
+        fill(plain, ["d1"])
+        plain.close()
+        empty = PostgresStore(from_empty)
+        empty.upsert_persona(persona("alpha"))
+        with empty.bulk():  # postings go in without their indexes, built at the end
+            fill(empty, list(texts))
+        empty.close()
+        expected = statistics(one_by_one)
+        assert statistics(bulk) == expected
+        assert statistics(from_empty) == expected
+        assert expected[3] == [("bm25_postings_chunk",), ("bm25_postings_pkey",)]
+        assert expected[0] == (60, expected[0][1]) and expected[4], "statistics and a ranking to compare"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
@@ -124,6 +125,17 @@ class PersonalSettings(BaseModel):
         pattern=r"^\d{4}-\d{2}-\d{2}$",
         description="the day freshness and due dates count from (default: today)",
     )
+
+    @field_validator("now")
+    @classmethod
+    def _a_real_day(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                date.fromisoformat(value)
+            except ValueError:
+                raise ValueError(f"{value!r} is not a day of the calendar (YYYY-MM-DD)") from None
+        return value
+
     ambiguous_at: float = Field(
         0.9, ge=0.0, le=1.0, description="second document's score ÷ first's from which boosts count fully"
     )
@@ -305,6 +317,12 @@ class StoreSettings(BaseModel):
     hnsw_m: int = Field(16, ge=4, le=100)
     hnsw_ef_construction: int = Field(64, ge=8, le=1000)
     hnsw_ef_search: int = Field(100, ge=10, le=1000)
+    index_build_memory: str = Field(
+        "1GB",
+        pattern=r"^[1-9][0-9]*(kB|MB|GB)$",
+        description="PostgreSQL maintenance_work_mem while building indexes (HNSW at a million "
+        "384-d vectors wants about 2.5GB, or its build slows down many times)",
+    )
     exact_limit: int = Field(
         20_000, ge=0, description="personas with at most this many vectors are searched exactly"
     )

@@ -30,7 +30,7 @@ from shu.store.base import (
 )
 from shu.store.document_index import DocumentIndex
 from shu.store.keyword_index import CHANGE_LOG, KeywordIndexes
-from shu.store.postgres_schema import MIGRATIONS, VECTOR_TABLES, vector_indexes
+from shu.store.postgres_schema import MIGRATIONS, POSTINGS_INDEXES, VECTOR_TABLES, vector_indexes
 from shu.store.postgres_service import PostgresServiceTables
 from shu.store.rows import (
     CHUNK_FIELDS,
@@ -126,6 +126,8 @@ class PostgresStore(PostgresServiceTables):
             raise StoreError(f"{_safe(url)}: cannot connect ({exc.__class__.__name__}: {exc})") from exc
         self._dim: int | None = self._embedder_dim()
         self._deferred = False
+        self._uncounted: set[str] = set()
+        """documents a bulk load wrote whose BM25 statistics are counted when it ends"""
         self._document_indexes: dict[str, DocumentIndex] = {}
         self._persona_rows: dict[tuple[str, str], int] = {}
         self._seen_version = -1
@@ -235,7 +237,8 @@ class PostgresStore(PostgresServiceTables):
         writers never hold each other's term rows), and the data version moves after commit."""
         with self._connection() as conn:
             with conn.transaction():
-                conn.execute("SELECT 1 FROM bm25_corpus WHERE id = 1 FOR UPDATE")
+                if not self._deferred:  # a bulk load counts its statistics at the end
+                    conn.execute("SELECT 1 FROM bm25_corpus WHERE id = 1 FOR UPDATE")
                 yield conn
                 conn.execute("SELECT nextval('shu_data_version')")  # moves even if we die after commit
             conn.execute("SELECT nextval('shu_data_version')")  # and again once the write is visible
@@ -340,7 +343,10 @@ class PostgresStore(PostgresServiceTables):
                             vector,
                         )
                     )
-            self._count_terms(conn, doc.id, +1)
+            if self._deferred:
+                self._uncounted.add(doc.id)
+            else:
+                self._count_terms(conn, [doc.id], +1)
             if enrichment is not None:
                 self._write_enrichment(conn, doc.id, personas, enrichment, question_vectors)
             for surface, vector in (profile_vectors or {}).items():
@@ -350,33 +356,33 @@ class PostgresStore(PostgresServiceTables):
                     (doc.id, surface, personas, np.asarray(vector, dtype=np.float32)),
                 )
 
-    def _count_terms(self, conn: Any, doc_id: str, sign: int) -> None:
-        """Keep the BM25 statistics: a document's chunk lengths and lexemes are added (+1) once
-        its chunks are in, or taken away (-1) before they go."""
+    def _count_terms(self, conn: Any, doc_ids: list[str], sign: int) -> None:
+        """Keep the BM25 statistics: documents' chunk lengths and lexemes are added (+1) once
+        their chunks are in, or taken away (-1) before they go."""
         if sign > 0:
             conn.execute(
                 "UPDATE chunks SET tsv_length = (SELECT coalesce(sum(coalesce(array_length(u.positions, 1), "
-                "1)), 0) FROM unnest(tsv) AS u) WHERE doc_id = %s",
-                (doc_id,),
+                "1)), 0) FROM unnest(tsv) AS u) WHERE doc_id = ANY(%s)",
+                (doc_ids,),
             )
             conn.execute(
                 "INSERT INTO bm25_postings(lexeme, chunk_id, tf, length, personas) "
                 "SELECT u.lexeme, c.id, coalesce(array_length(u.positions, 1), 1), c.tsv_length, c.personas "
-                "FROM chunks c, unnest(c.tsv) AS u WHERE c.doc_id = %s",
-                (doc_id,),
+                "FROM chunks c, unnest(c.tsv) AS u WHERE c.doc_id = ANY(%s)",
+                (doc_ids,),
             )
         conn.execute(
             "INSERT INTO bm25_terms(lexeme, df) "
             "SELECT lexeme, %s * count(*) FROM chunks, unnest(tsvector_to_array(tsv)) AS lexeme "
-            "WHERE doc_id = %s GROUP BY lexeme ORDER BY lexeme "
+            "WHERE doc_id = ANY(%s) GROUP BY lexeme ORDER BY lexeme "
             "ON CONFLICT (lexeme) DO UPDATE SET df = bm25_terms.df + excluded.df",
-            (sign, doc_id),
+            (sign, doc_ids),
         )
         conn.execute(
             "UPDATE bm25_corpus SET chunks = chunks + %s * x.n, total_length = total_length + %s * x.length "
             "FROM (SELECT count(*) AS n, coalesce(sum(tsv_length), 0) AS length FROM chunks "
-            "WHERE doc_id = %s) x WHERE id = 1",
-            (sign, sign, doc_id),
+            "WHERE doc_id = ANY(%s)) x WHERE id = 1",
+            (sign, sign, doc_ids),
         )
 
     def _write_enrichment(
@@ -443,7 +449,8 @@ class PostgresStore(PostgresServiceTables):
         conn.execute(
             "DELETE FROM chunk_changes WHERE seq <= (SELECT max(seq) FROM chunk_changes) - %s", (CHANGE_LOG,)
         )
-        self._count_terms(conn, doc_id, -1)
+        if doc_id not in self._uncounted:  # loaded in this bulk: nothing of it counted yet
+            self._count_terms(conn, [doc_id], -1)
         return conn.execute("DELETE FROM documents WHERE id = %s", (doc_id,)).rowcount > 0
 
     def _check_embedder(self, conn: Any, name: str, dim: int | None) -> None:
@@ -469,17 +476,38 @@ class PostgresStore(PostgresServiceTables):
 
     @contextmanager
     def bulk(self) -> Iterator[None]:
-        """Load many documents without their HNSW indexes, then build them once: far faster
-        than growing the graphs row by row (`shu migrate` and benchmarks use it)."""
+        """Load many documents fast (`shu migrate` and benchmarks use it): the HNSW indexes are
+        dropped and built once at the end (far faster than growing the graphs row by row), the
+        BM25 statistics are counted at the end a thousand documents a statement, writers do not
+        queue on the statistics row (so several threads can load at once), and into an empty
+        postings table the postings go without their indexes, built once sorted."""
         self.drop_vector_indexes()
+        with self._connection() as conn:
+            empty = conn.execute("SELECT NOT EXISTS (SELECT 1 FROM bm25_postings)").fetchone()[0]
+            if empty:
+                conn.execute("ALTER TABLE bm25_postings DROP CONSTRAINT IF EXISTS bm25_postings_pkey")
+                conn.execute("DROP INDEX IF EXISTS bm25_postings_chunk")
         self._deferred = True
         try:
             yield
         finally:
             self._deferred = False
+            self._count_uncounted()
+            with self._connection() as conn:
+                conn.execute(f"SET maintenance_work_mem = '{self.settings.index_build_memory}'")
+                for statement in POSTINGS_INDEXES if empty else ():
+                    conn.execute(statement)
             self.create_vector_indexes()
             with self._connection() as conn:
                 conn.execute("ANALYZE")  # fresh statistics, or the first plans guess badly
+
+    def _count_uncounted(self, batch: int = 1000) -> None:
+        """The BM25 statistics of the documents a bulk load left uncounted."""
+        uncounted = sorted(self._uncounted)
+        for start in range(0, len(uncounted), batch):
+            with self._write() as conn:
+                self._count_terms(conn, uncounted[start : start + batch], +1)
+        self._uncounted.clear()
 
     def drop_vector_indexes(self) -> None:
         with self._connection() as conn:
@@ -493,7 +521,7 @@ class PostgresStore(PostgresServiceTables):
             return
         settings = self.settings
         with self._connection() as conn:
-            conn.execute("SET maintenance_work_mem = '1GB'")
+            conn.execute(f"SET maintenance_work_mem = '{settings.index_build_memory}'")
             conn.execute("SET max_parallel_maintenance_workers = 2")
             for statement in vector_indexes(self._dim, settings.hnsw_m, settings.hnsw_ef_construction):
                 conn.execute(statement)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from shu.eval.bench_stores import markdown, run, run_spread, spread_markdown, synthetic_corpus
@@ -55,3 +56,19 @@ def test_a_knowledge_base_spread_over_personas_is_asked_persona_by_persona() -> 
 def test_each_document_of_a_spread_corpus_belongs_to_one_persona() -> None:
     corpus = synthetic_corpus(500, 3, personas=5)
     assert [doc.personas for doc, _ in corpus.documents] == [[f"bench-{i % 5}"] for i in range(10)]
+
+
+def test_a_new_process_reports_its_own_peak_memory_not_its_parents() -> None:
+    """`ru_maxrss` of a process started by fork and exec starts at its parent's peak: with 400 MB
+    held here, a new interpreter would report over 400 MB. VmHWM is its own."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from shu.eval.bench import peak_rss_mib
+
+    held = np.ones(400 * 2**20 // 8)  # touched: resident
+    assert peak_rss_mib() > 400
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        child = pool.submit(peak_rss_mib).result()
+    assert 5 < child < 300, child
+    del held

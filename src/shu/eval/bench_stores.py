@@ -11,7 +11,6 @@ the worst case for any approximate index. Query vectors come from the same clust
 from __future__ import annotations
 
 import multiprocessing
-import resource
 import shutil
 import tempfile
 import time
@@ -23,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from shu.eval.bench import machine, percentile
+from shu.eval.bench import machine, peak_rss_mib, percentile
 from shu.eval.synthetic import TextGenerator, synthetic_document
 from shu.retrieve.hybrid import HybridSearcher, fuse
 from shu.store.base import Store
@@ -203,7 +202,7 @@ def fresh_process_figures(
         "warm_s": warm,
         "hybrid_p50_ms": percentile(timed, 50),
         "hybrid_p95_ms": percentile(timed, 95),
-        "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "rss_mib": peak_rss_mib(),
     }
 
 

@@ -10,6 +10,7 @@ from shu.errors import StoreError, UnknownPersonaError
 from shu.kb import open_kb
 from shu.store.postgres import PostgresStore
 from tests.conftest import CountingEmbedder, PersonaMaker, doc
+from tests.store.conformance import persona
 from tests.store.postgres_server import fresh_database
 
 pytestmark = pytest.mark.service
@@ -123,59 +124,87 @@ def test_a_bulk_load_counts_the_same_bm25_statistics_as_loading_one_by_one() -> 
     was there before it, replaced inside it, is taken away once and counted again once."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from shu.config.settings import StoreSettings
-    from tests.store.conformance import chunks, document, persona, unit, vectors
-
-    texts = {
-        f"d{n}": [f"apples and pears number {n} grow", f"the orchard {n} keeps bees and honey"]
-        for n in range(30)
-    }
-
-    def fill(store: PostgresStore, docs: list[str]) -> None:
-        for doc_id in docs:
-            store.replace_document(
-                document(doc_id, ["alpha"]),
-                chunks(doc_id, texts[doc_id]),
-                vectors(unit(1, 0), unit(0, 1)),
-                "e",
-            )
-
-    def statistics(url: str) -> tuple[object, ...]:
-        store = PostgresStore(url, StoreSettings(keyword="sql"))
-        with store._connection() as conn:
-            corpus = conn.execute("SELECT chunks, total_length FROM bm25_corpus").fetchone()
-            terms = conn.execute("SELECT lexeme, df FROM bm25_terms WHERE df > 0 ORDER BY lexeme").fetchall()
-            postings = conn.execute("SELECT count(*) FROM bm25_postings").fetchone()
-            indexes = conn.execute(
-                "SELECT indexname FROM pg_indexes WHERE tablename = 'bm25_postings' ORDER BY indexname"
-            ).fetchall()
-        found = [(h.chunk_id, round(h.score, 6)) for h in store.search_keyword("orchard honey 7", "alpha", 5)]
-        store.close()
-        return corpus, terms, postings, indexes, found
-
     with fresh_database() as one_by_one, fresh_database() as bulk, fresh_database() as from_empty:
-        plain = PostgresStore(one_by_one)
-        plain.upsert_persona(persona("alpha"))
-        fill(plain, list(texts))
+        plain = sql_store(one_by_one)
+        fill(plain, list(ORCHARD))
         plain.close()
-        loaded = PostgresStore(bulk)
-        loaded.upsert_persona(persona("alpha"))
+        loaded = sql_store(bulk)
         fill(loaded, ["d0", "d1"])
-        texts["d1"] = ["the orchard 1 was sold", "no more honey"]
+        texts = {**ORCHARD, "d1": ["the orchard 1 was sold", "no more honey"]}
         with loaded.bulk(), ThreadPoolExecutor(2) as pool:
-            list(pool.map(lambda doc_id: fill(loaded, [doc_id]), list(texts)))
-            fill(loaded, ["d5"])  # twice in one bulk
+            list(pool.map(lambda doc_id: fill(loaded, [doc_id], texts), list(texts)))
+            fill(loaded, ["d5"], texts)  # twice in one bulk
         loaded.close()
-        plain = PostgresStore(one_by_one)
-        fill(plain, ["d1"])
+        plain = sql_store(one_by_one)
+        fill(plain, ["d1"], texts)
         plain.close()
-        empty = PostgresStore(from_empty)
-        empty.upsert_persona(persona("alpha"))
+        empty = sql_store(from_empty)
         with empty.bulk():  # postings go in without their indexes, built at the end
-            fill(empty, list(texts))
+            fill(empty, list(texts), texts)
         empty.close()
-        expected = statistics(one_by_one)
-        assert statistics(bulk) == expected
-        assert statistics(from_empty) == expected
+        expected = bm25_statistics(one_by_one)
+        assert bm25_statistics(bulk) == expected
+        assert bm25_statistics(from_empty) == expected
         assert expected[3] == [("bm25_postings_chunk",), ("bm25_postings_pkey",)]
         assert expected[0] == (60, expected[0][1]) and expected[4], "statistics and a ranking to compare"
+
+
+def test_bm25_statistics_are_kept_only_once_sql_keyword_search_is_asked_for() -> None:
+    """Loaded for the in-memory index (the default), PostgreSQL keeps no postings; the first store
+    opened for SQL keyword search counts them from every chunk, and from then on every writer,
+    in memory mode too, keeps them."""
+    with fresh_database() as url, fresh_database() as reference:
+        memory = PostgresStore(url)
+        memory.upsert_persona(persona("alpha"))
+        fill(memory, list(ORCHARD)[:20])
+        with memory._connection() as conn:
+            assert conn.execute("SELECT count(*) FROM bm25_postings").fetchone() == (0,)
+        in_sql = sql_store(url)
+        fill(memory, list(ORCHARD)[20:])  # a memory-mode writer after the switch
+        memory.delete_document("d3")
+        sql_reference = sql_store(reference)
+        fill(sql_reference, [d for d in ORCHARD if d != "d3"])
+        assert bm25_statistics(url) == bm25_statistics(reference)
+        found = in_sql.search_keyword("orchard honey 7", "alpha", 3)
+        assert found and found[0].chunk_id == "d7#1"
+        for opened in (memory, in_sql, sql_reference):
+            opened.close()
+
+
+ORCHARD = {
+    f"d{n}": [f"apples and pears number {n} grow", f"the orchard {n} keeps bees and honey"] for n in range(30)
+}
+
+
+def sql_store(url: str) -> PostgresStore:
+    from shu.config.settings import StoreSettings
+
+    store = PostgresStore(url, StoreSettings(keyword="sql"))
+    store.upsert_persona(persona("alpha"))
+    return store
+
+
+def fill(store: PostgresStore, docs: list[str], texts: dict[str, list[str]] = ORCHARD) -> None:
+    from tests.store.conformance import chunks, document, unit, vectors
+
+    for doc_id in docs:
+        store.replace_document(
+            document(doc_id, ["alpha"]), chunks(doc_id, texts[doc_id]), vectors(unit(1, 0), unit(0, 1)), "e"
+        )
+
+
+def bm25_statistics(url: str) -> tuple[object, ...]:
+    """Corpus totals, document frequencies, postings, the postings' indexes, and a ranking."""
+    store = sql_store(url)
+    with store._connection() as conn:
+        corpus = conn.execute("SELECT chunks, total_length FROM bm25_corpus").fetchone()
+        terms = conn.execute("SELECT lexeme, df FROM bm25_terms WHERE df > 0 ORDER BY lexeme").fetchall()
+        postings = conn.execute(
+            "SELECT lexeme, chunk_id, tf, length FROM bm25_postings ORDER BY 1, 2"
+        ).fetchall()
+        indexes = conn.execute(
+            "SELECT indexname FROM pg_indexes WHERE tablename = 'bm25_postings' ORDER BY indexname"
+        ).fetchall()
+    found = [(h.chunk_id, round(h.score, 6)) for h in store.search_keyword("orchard honey 7", "alpha", 5)]
+    store.close()
+    return corpus, terms, postings, indexes, found

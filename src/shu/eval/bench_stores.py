@@ -15,7 +15,7 @@ import shutil
 import tempfile
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,18 +112,28 @@ def _frequent_queries(
     return [" ".join(rng.choice(top, 3, replace=False)) for _ in range(count)]
 
 
-def load(store: Store, corpus: Corpus, personas: tuple[str, ...]) -> tuple[float, float]:
-    """The corpus loaded into the store: (load seconds, seconds building indexes afterwards)."""
+def load(store: Store, corpus: Corpus, personas: tuple[str, ...], threads: int = 2) -> tuple[float, float]:
+    """The corpus loaded into the store: (load seconds, seconds building indexes afterwards).
+    PostgreSQL loads in bulk (indexes and statistics once at the end) from `threads` threads,
+    each its own connection and COPY; SQLite has one writer."""
     for slug in personas:
         store.upsert_persona(
             Persona(slug=slug, display_name=slug, config=PersonaConfig(slug=slug, display_name=slug))
         )
-    bulk = getattr(store, "bulk", None)  # PostgreSQL: load first, build the HNSW indexes once
+
+    def put(index: int) -> None:
+        doc, items = corpus.documents[index]
+        store.replace_document(doc, items, corpus.vectors[index * PER_DOC : (index + 1) * PER_DOC], EMBEDDER)
+
+    bulk = getattr(store, "bulk", None)
     started = time.perf_counter()
     with bulk() if bulk else nullcontext():
-        for index, (doc, items) in enumerate(corpus.documents):
-            rows = corpus.vectors[index * PER_DOC : (index + 1) * PER_DOC]
-            store.replace_document(doc, items, rows, EMBEDDER)
+        if bulk is not None and threads > 1:
+            with ThreadPoolExecutor(threads) as pool:
+                list(pool.map(put, range(len(corpus.documents))))
+        else:
+            for index in range(len(corpus.documents)):
+                put(index)
         loaded = time.perf_counter()
     return loaded - started, time.perf_counter() - loaded
 

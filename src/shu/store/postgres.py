@@ -68,11 +68,16 @@ from shu.types import (
 
 _LOCK_ID = 7_316_001  # advisory lock taken while migrating
 _WRITER_LOCK_ID = 7_316_002  # held by an ingestion run
+_BULK_LOCK_ID = 7_316_003  # shared by bulk loads; SQL keyword statistics are built under it alone
 _DOC_COLUMNS = ", ".join(DOCUMENT_FIELDS)
 _CHUNK_COLUMNS = ", ".join(CHUNK_FIELDS)
 _FINDING_COLUMNS = ", ".join(FINDING_FIELDS)
 _NEWEST_FIRST = 'ORDER BY created COLLATE "C" DESC, id DESC'
 _K1, _B = 1.2, 0.75
+_TSV_LENGTH = (
+    "(SELECT coalesce(sum(coalesce(array_length(p.positions, 1), 1)), 0) AS length FROM unnest(c.tsv) AS p)"
+)
+"""A chunk's length in tokens, from its tsvector (counted where it is needed, never stored)."""
 _BM25 = f"""
 WITH q AS (
     SELECT DISTINCT lexeme FROM unnest(tsvector_to_array(to_tsvector('english', %(query)s))) AS lexeme
@@ -137,6 +142,8 @@ class PostgresStore(PostgresServiceTables):
             else None
         )
         self.keyword_in_sql = self._keywords is None
+        if self.keyword_in_sql:
+            self._keep_keyword_statistics()
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -345,7 +352,7 @@ class PostgresStore(PostgresServiceTables):
                     )
             if self._deferred:
                 self._uncounted.add(doc.id)
-            else:
+            elif _statistics_kept(conn):
                 self._count_terms(conn, [doc.id], +1)
             if enrichment is not None:
                 self._write_enrichment(conn, doc.id, personas, enrichment, question_vectors)
@@ -356,34 +363,49 @@ class PostgresStore(PostgresServiceTables):
                     (doc.id, surface, personas, np.asarray(vector, dtype=np.float32)),
                 )
 
-    def _count_terms(self, conn: Any, doc_ids: list[str], sign: int) -> None:
-        """Keep the BM25 statistics: documents' chunk lengths and lexemes are added (+1) once
-        their chunks are in, or taken away (-1) before they go."""
+    def _count_terms(self, conn: Any, doc_ids: list[str] | None, sign: int) -> None:
+        """Keep the SQL keyword search's BM25 statistics: documents' (None: every document's)
+        chunk lengths and lexemes are added (+1) once their chunks are in, or taken away (-1)
+        before they go."""
+        where = "c.doc_id = ANY(%(docs)s)" if doc_ids is not None else "true"
+        given = {"docs": doc_ids, "sign": sign}
         if sign > 0:
             conn.execute(
-                "UPDATE chunks SET tsv_length = (SELECT coalesce(sum(coalesce(array_length(u.positions, 1), "
-                "1)), 0) FROM unnest(tsv) AS u) WHERE doc_id = ANY(%s)",
-                (doc_ids,),
-            )
-            conn.execute(
                 "INSERT INTO bm25_postings(lexeme, chunk_id, tf, length, personas) "
-                "SELECT u.lexeme, c.id, coalesce(array_length(u.positions, 1), 1), c.tsv_length, c.personas "
-                "FROM chunks c, unnest(c.tsv) AS u WHERE c.doc_id = ANY(%s)",
-                (doc_ids,),
+                "SELECT u.lexeme, c.id, coalesce(array_length(u.positions, 1), 1), l.length, c.personas "
+                f"FROM chunks c CROSS JOIN LATERAL {_TSV_LENGTH} AS l, unnest(c.tsv) AS u WHERE {where}",
+                given,
             )
         conn.execute(
             "INSERT INTO bm25_terms(lexeme, df) "
-            "SELECT lexeme, %s * count(*) FROM chunks, unnest(tsvector_to_array(tsv)) AS lexeme "
-            "WHERE doc_id = ANY(%s) GROUP BY lexeme ORDER BY lexeme "
+            "SELECT lexeme, %(sign)s * count(*) FROM chunks c, unnest(tsvector_to_array(c.tsv)) AS lexeme "
+            f"WHERE {where} GROUP BY lexeme ORDER BY lexeme "
             "ON CONFLICT (lexeme) DO UPDATE SET df = bm25_terms.df + excluded.df",
-            (sign, doc_ids),
+            given,
         )
         conn.execute(
-            "UPDATE bm25_corpus SET chunks = chunks + %s * x.n, total_length = total_length + %s * x.length "
-            "FROM (SELECT count(*) AS n, coalesce(sum(tsv_length), 0) AS length FROM chunks "
-            "WHERE doc_id = ANY(%s)) x WHERE id = 1",
-            (sign, sign, doc_ids),
+            "UPDATE bm25_corpus SET chunks = chunks + %(sign)s * x.n, "
+            "total_length = total_length + %(sign)s * x.length "
+            "FROM (SELECT count(*) AS n, coalesce(sum(l.length), 0) AS length "
+            f"FROM chunks c CROSS JOIN LATERAL {_TSV_LENGTH} AS l WHERE {where}) x WHERE id = 1",
+            given,
         )
+
+    def _keep_keyword_statistics(self) -> None:
+        """The SQL keyword search reads BM25 statistics (postings, document frequencies, corpus
+        length) that writers keep only once some store has asked for them (the in-memory index,
+        the default, needs none: PostgreSQL loads without them several times faster). The first
+        such store counts them from every chunk, after any bulk load under way (which counts its
+        own documents at its end only if the statistics were kept when it ended)."""
+        with self._connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_BULK_LOCK_ID,))
+            conn.execute("SELECT 1 FROM bm25_corpus WHERE id = 1 FOR UPDATE")
+            if _statistics_kept(conn):
+                return
+            conn.execute("TRUNCATE bm25_postings, bm25_terms")
+            conn.execute("UPDATE bm25_corpus SET chunks = 0, total_length = 0 WHERE id = 1")
+            self._count_terms(conn, None, +1)
+            conn.execute("INSERT INTO shu_meta(key, value) VALUES ('keyword_statistics', '\"kept\"')")
 
     def _write_enrichment(
         self,
@@ -449,7 +471,7 @@ class PostgresStore(PostgresServiceTables):
         conn.execute(
             "DELETE FROM chunk_changes WHERE seq <= (SELECT max(seq) FROM chunk_changes) - %s", (CHANGE_LOG,)
         )
-        if doc_id not in self._uncounted:  # loaded in this bulk: nothing of it counted yet
+        if doc_id not in self._uncounted and _statistics_kept(conn):  # (a bulk counts at its end)
             self._count_terms(conn, [doc_id], -1)
         return conn.execute("DELETE FROM documents WHERE id = %s", (doc_id,)).rowcount > 0
 
@@ -481,6 +503,16 @@ class PostgresStore(PostgresServiceTables):
         BM25 statistics are counted at the end a thousand documents a statement, writers do not
         queue on the statistics row (so several threads can load at once), and into an empty
         postings table the postings go without their indexes, built once sorted."""
+        with self._connection() as guard:  # held to the end: statistics are not built meanwhile
+            guard.execute("SELECT pg_advisory_lock_shared(%s)", (_BULK_LOCK_ID,))
+            try:
+                with self._loading():
+                    yield
+            finally:
+                guard.execute("SELECT pg_advisory_unlock_shared(%s)", (_BULK_LOCK_ID,))
+
+    @contextmanager
+    def _loading(self) -> Iterator[None]:
         self.drop_vector_indexes()
         with self._connection() as conn:
             empty = conn.execute("SELECT NOT EXISTS (SELECT 1 FROM bm25_postings)").fetchone()[0]
@@ -497,15 +529,18 @@ class PostgresStore(PostgresServiceTables):
                 conn.execute(f"SET maintenance_work_mem = '{self.settings.index_build_memory}'")
                 for statement in POSTINGS_INDEXES if empty else ():
                     conn.execute(statement)
+                conn.execute("RESET maintenance_work_mem")
             self.create_vector_indexes()
             with self._connection() as conn:
                 conn.execute("ANALYZE")  # fresh statistics, or the first plans guess badly
 
     def _count_uncounted(self, batch: int = 1000) -> None:
-        """The BM25 statistics of the documents a bulk load left uncounted."""
+        """The BM25 statistics of the documents a bulk load left uncounted, if they are kept."""
         uncounted = sorted(self._uncounted)
         for start in range(0, len(uncounted), batch):
             with self._write() as conn:
+                if not _statistics_kept(conn):
+                    break
                 self._count_terms(conn, uncounted[start : start + batch], +1)
         self._uncounted.clear()
 
@@ -856,21 +891,29 @@ class PostgresStore(PostgresServiceTables):
 
     def _keyword_chunks(
         self, persona: str | None, doc_ids: list[str] | None
-    ) -> list[tuple[str, str, str, str]]:
+    ) -> Iterator[tuple[str, str, str, str]]:
         """A persona's chunks, or the chunks of some documents in every persona they belong to."""
+        if persona is not None:
+            yield from self._persona_chunks(persona)
+            return
         with self._connection() as conn:
-            if persona is not None:
-                rows = conn.execute(
-                    "SELECT id, doc_id, index_text FROM chunks WHERE personas @> ARRAY[%s]::text[] "
-                    "ORDER BY doc_id, ord",
-                    (persona,),
-                ).fetchall()
-                return [(chunk_id, doc_id, text, persona) for chunk_id, doc_id, text in rows]
-            return conn.execute(
+            yield from conn.execute(
                 "SELECT id, doc_id, index_text, unnest(personas) FROM chunks WHERE doc_id = ANY(%s) "
                 "ORDER BY doc_id, ord",
                 (doc_ids or [],),
             ).fetchall()
+
+    def _persona_chunks(self, persona: str, batch: int = 20_000) -> Iterator[tuple[str, str, str, str]]:
+        """Streamed through a server-side cursor, a batch at a time (at a million chunks the whole
+        result at once is a gigabyte of Python tuples before the index holds any of it)."""
+        with self._connection() as conn, conn.transaction(), conn.cursor(name="shu_keyword_chunks") as cursor:
+            cursor.execute(
+                "SELECT id, doc_id, index_text FROM chunks WHERE personas @> ARRAY[%s]::text[] "
+                "ORDER BY doc_id, ord",
+                (persona,),
+            )
+            while rows := cursor.fetchmany(batch):
+                yield from ((chunk_id, doc_id, text, persona) for chunk_id, doc_id, text in rows)
 
     def _keyword_changes(self, seen: int | None) -> tuple[int, int, list[str]]:
         with self._connection() as conn:
@@ -959,6 +1002,11 @@ def _json_safe(value: object) -> object:
     """JSON PostgreSQL accepts: no NaN or Infinity (they become null), no NUL characters."""
     dumped = json.dumps(value, default=str).replace("\\u0000", "")
     return json.loads(dumped, parse_constant=lambda _: None)
+
+
+def _statistics_kept(conn: Any) -> bool:
+    """Whether writers keep the SQL keyword search's BM25 statistics (`_keep_keyword_statistics`)."""
+    return conn.execute("SELECT 1 FROM shu_meta WHERE key = 'keyword_statistics'").fetchone() is not None
 
 
 def _safe(url: str) -> str:

@@ -186,9 +186,15 @@ MIGRATIONS: list[str] = [
         doc_id text NOT NULL
     );
     """,
-    # 7: no query reads the tsvector GIN index (BM25 reads bm25_postings): it only slowed writes
+    # 7: no query reads the tsvector GIN index (BM25 reads bm25_postings), and the chunk length is
+    # counted from the tsvector where it is needed: both only slowed writes (every chunk was
+    # written twice to store its length). The BM25 statistics are kept only once a store asks for
+    # SQL keyword search (`keyword_statistics` in shu_meta); a store with chunks already had them.
     """
     DROP INDEX IF EXISTS chunks_tsv;
+    ALTER TABLE chunks DROP COLUMN tsv_length;
+    INSERT INTO shu_meta(key, value)
+        SELECT 'keyword_statistics', '"kept"' WHERE EXISTS (SELECT 1 FROM chunks);
     """,
 ]
 

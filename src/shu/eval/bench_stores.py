@@ -10,6 +10,7 @@ the worst case for any approximate index. Query vectors come from the same clust
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import shutil
 import tempfile
@@ -110,6 +111,12 @@ def _frequent_queries(
     counts = Counter(w for _, items in documents[:200] for chunk in items for w in content_words(chunk.text))
     top = [word for word, _ in counts.most_common(30)]
     return [" ".join(rng.choice(top, 3, replace=False)) for _ in range(count)]
+
+
+def index_memory(chunks: int) -> str:
+    """PostgreSQL's memory for building the HNSW graph of this many 384-d vectors in one piece
+    (about 3 KB a vector with its links): at least the 1GB default."""
+    return f"{max(1, math.ceil(chunks * 3 / 1_000_000))}GB"
 
 
 def load(store: Store, corpus: Corpus, personas: tuple[str, ...], threads: int = 2) -> tuple[float, float]:
@@ -288,9 +295,10 @@ def run(url: str | None, chunks: int, queries: int, workdir: Path | None = None)
             from shu.config.settings import StoreSettings
             from shu.store.postgres import PostgresStore
 
-            postgres = PostgresStore(url)
+            postgres = PostgresStore(url, StoreSettings(index_build_memory=index_memory(chunks)))
             results.append(bench_store("PostgreSQL + pgvector", postgres, corpus))
             postgres.close()
+            results[-1].fresh = in_fresh_process(url, corpus)
             in_sql = PostgresStore(url, StoreSettings(keyword="sql"))
             results.append(keyword_only("PostgreSQL, keywords by postings in SQL", in_sql, corpus, chunks))
             in_sql.close()
@@ -325,9 +333,10 @@ def run_spread(
         fresh = in_fresh_process(root / "shu.db", corpus, slugs)
         results.append(SpreadResult("SQLite", chunks, personas, *timing, fresh))
         if url:
+            from shu.config.settings import StoreSettings
             from shu.store.postgres import PostgresStore
 
-            postgres = PostgresStore(url)
+            postgres = PostgresStore(url, StoreSettings(index_build_memory=index_memory(chunks)))
             timing = load(postgres, corpus, slugs)
             postgres.close()
             fresh = in_fresh_process(url, corpus, slugs)

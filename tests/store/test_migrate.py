@@ -170,3 +170,31 @@ def test_users_keys_and_signals_move_with_the_knowledge_base(source: KnowledgeBa
     assert [s.kind for s in target.list_signals("ana")] == ["star"] and len(target.list_signals("")) == 1
     assert migrate(source.store, target).users == 0, "a second run copies none again"
     target.close()
+
+
+@pytest.mark.service
+def test_many_documents_go_to_postgresql_in_bulk_from_two_threads(tmp_path: Path) -> None:
+    """Over 200 documents: a bulk load (statistics and indexes at the end) written by two threads;
+    the report and the progress are kept in order all the same."""
+    from shu.store.sqlite import SQLiteStore
+    from tests.store.conformance import chunks, document, persona, unit, vectors
+
+    source = SQLiteStore(tmp_path / "source.db")
+    source.upsert_persona(persona("alpha"))
+    for n in range(240):
+        doc_id = f"d{n:03d}"
+        texts = [f"orchard {n} grows apples", f"bees of orchard {n} make honey"]
+        source.replace_document(
+            document(doc_id, ["alpha"]), chunks(doc_id, texts), vectors(unit(1, 0), unit(0, 1)), "e"
+        )
+    seen: list[int] = []
+    with fresh_database() as url:
+        target = open_store_url(url)
+        report = migrate(source, target, lambda stage, done, total: seen.append(done))
+        assert (report.copied, report.chunks, report.failed) == (240, 480, {})
+        assert seen == list(range(1, 241))
+        assert [d.id for d in target.list_documents()] == [d.id for d in source.list_documents()]
+        for store in (source, target):
+            assert store.search_keyword("orchard 117 honey", "alpha", 1)[0].chunk_id.startswith("d117#")
+        target.close()
+    source.close()

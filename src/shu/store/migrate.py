@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 
@@ -56,7 +57,7 @@ def _migrate(source: Store, target: Store, progress: Progress, force: bool) -> M
     # Many documents into PostgreSQL: load first, build the HNSW indexes once at the end.
     bulk = getattr(target, "bulk", None) if missing > 200 else None
     with bulk() if bulk else nullcontext():
-        _copy(source, target, documents, held, report, progress)
+        _copy(source, target, documents, held, report, progress, threads=2 if bulk else 1)
     report.findings = _copy_findings(source, target)
     report.users = _copy_users(source, target)
     known = {doc.id for doc in documents}
@@ -72,15 +73,28 @@ def _copy(
     held: dict[str, str],
     report: MigrationReport,
     progress: Progress,
+    threads: int = 1,
 ) -> None:
-    for done, doc in enumerate(documents, start=1):
+    """Each document read from the source and written to the target, by `threads` threads at
+    once (a bulk load into PostgreSQL takes several writers); the report is kept here, in order."""
+
+    def copy(doc: Document) -> tuple[str, int | str]:
         if held.get(doc.id) == doc.content_hash:
-            report.unchanged += 1
-        else:
-            stored = source.export_document(doc.id)
-            if stored is not None:
-                _copy_one(target, stored, report)
-        progress("migrate", done, len(documents))
+            return "unchanged", 0
+        stored = source.export_document(doc.id)
+        return _copy_one(target, stored) if stored is not None else ("gone", 0)
+
+    with ThreadPoolExecutor(threads) if threads > 1 else nullcontext() as pool:
+        outcomes = pool.map(copy, documents) if pool is not None else map(copy, documents)
+        for done, (doc, (outcome, detail)) in enumerate(zip(documents, outcomes, strict=True), start=1):
+            if outcome == "unchanged":
+                report.unchanged += 1
+            elif outcome == "copied":
+                report.copied += 1
+                report.chunks += int(detail)
+            elif outcome == "failed":
+                report.failed[doc.id] = str(detail)
+            progress("migrate", done, len(documents))
 
 
 def _copy_findings(source: Store, target: Store) -> int:
@@ -126,7 +140,8 @@ def _same(finding: Finding) -> tuple[object, ...]:
     return (*finding.model_dump(exclude={"id"}).values(),)
 
 
-def _copy_one(target: Store, stored: StoredDocument, report: MigrationReport) -> None:
+def _copy_one(target: Store, stored: StoredDocument) -> tuple[str, int | str]:
+    """("copied", chunks), or ("failed", why the target refused it)."""
     try:
         target.replace_document(
             stored.doc,
@@ -138,7 +153,5 @@ def _copy_one(target: Store, stored: StoredDocument, report: MigrationReport) ->
             stored.profile_vectors,
         )
     except ShuError as exc:
-        report.failed[stored.doc.id] = str(exc)
-        return
-    report.copied += 1
-    report.chunks += len(stored.chunks)
+        return "failed", str(exc)
+    return "copied", len(stored.chunks)

@@ -404,7 +404,11 @@ class PostgresStore(PostgresServiceTables):
                 return
             conn.execute("TRUNCATE bm25_postings, bm25_terms")
             conn.execute("UPDATE bm25_corpus SET chunks = 0, total_length = 0 WHERE id = 1")
+            _drop_postings_indexes(conn)  # and built once, sorted, after the rows are in
             self._count_terms(conn, None, +1)
+            conn.execute(f"SET LOCAL maintenance_work_mem = '{self.settings.index_build_memory}'")
+            for statement in POSTINGS_INDEXES:
+                conn.execute(statement)
             conn.execute("INSERT INTO shu_meta(key, value) VALUES ('keyword_statistics', '\"kept\"')")
 
     def _write_enrichment(
@@ -517,8 +521,7 @@ class PostgresStore(PostgresServiceTables):
         with self._connection() as conn:
             empty = conn.execute("SELECT NOT EXISTS (SELECT 1 FROM bm25_postings)").fetchone()[0]
             if empty:
-                conn.execute("ALTER TABLE bm25_postings DROP CONSTRAINT IF EXISTS bm25_postings_pkey")
-                conn.execute("DROP INDEX IF EXISTS bm25_postings_chunk")
+                _drop_postings_indexes(conn)
         self._deferred = True
         try:
             yield
@@ -1002,6 +1005,12 @@ def _json_safe(value: object) -> object:
     """JSON PostgreSQL accepts: no NaN or Infinity (they become null), no NUL characters."""
     dumped = json.dumps(value, default=str).replace("\\u0000", "")
     return json.loads(dumped, parse_constant=lambda _: None)
+
+
+def _drop_postings_indexes(conn: Any) -> None:
+    """Before many postings go in at once (`POSTINGS_INDEXES` builds them again)."""
+    conn.execute("ALTER TABLE bm25_postings DROP CONSTRAINT IF EXISTS bm25_postings_pkey")
+    conn.execute("DROP INDEX IF EXISTS bm25_postings_chunk")
 
 
 def _statistics_kept(conn: Any) -> bool:

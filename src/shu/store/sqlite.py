@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -330,23 +330,23 @@ class SQLiteStore(SQLiteServiceTables):
         return with_agent_relationships(found, self._active_findings(doc_ids, "relationship"))
 
     def _stored_relationships(self, doc_ids: list[str]) -> list[Relationship]:
-        found: list[Relationship] = []
-        for batch in batches(list(dict.fromkeys(doc_ids))):
-            marks = ",".join("?" * len(batch))
-            rows = (
-                self._read()
-                .execute(
-                    "SELECT source_doc, target_doc, type, origin, confidence, evidence FROM relationships "
-                    f"WHERE source_doc IN ({marks}) ORDER BY source_doc, confidence DESC, target_doc",
-                    batch,
-                )
-                .fetchall()
-            )
-            found += [
-                Relationship(source=r[0], target=r[1], type=r[2], origin=r[3], confidence=r[4], evidence=r[5])
-                for r in rows
-            ]
-        return found
+        rows = self._rows_in(
+            "SELECT source_doc, target_doc, type, origin, confidence, evidence FROM relationships "
+            "WHERE source_doc IN ({marks}) ORDER BY source_doc, confidence DESC, target_doc",
+            doc_ids,
+        )
+        return [
+            Relationship(source=r[0], target=r[1], type=r[2], origin=r[3], confidence=r[4], evidence=r[5])
+            for r in rows
+        ]
+
+    def _rows_in(self, sql: str, ids: list[str]) -> list[tuple[Any, ...]]:
+        """`sql` read once per batch of the distinct ids (its `{marks}` becomes the batch's
+        placeholders; SQLite caps a statement's parameters), the rows of every batch."""
+        rows: list[tuple[Any, ...]] = []
+        for batch in batches(list(dict.fromkeys(ids))):
+            rows += self._read().execute(sql.replace("{marks}", ",".join("?" * len(batch))), batch).fetchall()
+        return rows
 
     def get_profile(self, doc_id: str) -> DocumentProfile | None:
         profile = self._stored_profile(doc_id)
@@ -355,13 +355,10 @@ class SQLiteStore(SQLiteServiceTables):
         return with_findings(profile, self._active_findings([doc_id], "document_type", "stale_manifest"))
 
     def get_profiles(self, doc_ids: list[str]) -> dict[str, DocumentProfile]:
-        wanted = list(dict.fromkeys(doc_ids))
-        stored: dict[str, DocumentProfile] = {}
-        for batch in batches(wanted):
-            marks = ",".join("?" * len(batch))
-            query = f"SELECT doc_id, profile_json FROM document_profiles WHERE doc_id IN ({marks})"
-            rows = self._read().execute(query, batch).fetchall()
-            stored.update((r[0], DocumentProfile.model_validate_json(r[1])) for r in rows)
+        rows = self._rows_in(
+            "SELECT doc_id, profile_json FROM document_profiles WHERE doc_id IN ({marks})", doc_ids
+        )
+        stored = {r[0]: DocumentProfile.model_validate_json(r[1]) for r in rows}
         return findings_applied(
             stored, self._active_findings(list(stored), "document_type", "stale_manifest")
         )
@@ -863,20 +860,12 @@ class SQLiteStore(SQLiteServiceTables):
 
     def _chunk_vectors(self, chunk_ids: list[str]) -> dict[str, np.ndarray]:
         """Chunk vectors as stored, read back for exact rescoring (a compact index holds int8)."""
-        found: dict[str, np.ndarray] = {}
-        for batch in batches(chunk_ids):
-            marks = ",".join("?" * len(batch))
-            rows = (
-                self._read()
-                .execute(
-                    "SELECT c.id, v.vector FROM chunks c JOIN chunk_vectors v ON v.chunk_rowid = c.rowid "
-                    f"WHERE c.id IN ({marks})",
-                    batch,
-                )
-                .fetchall()
-            )
-            found.update((r[0], np.frombuffer(r[1], dtype=np.float32)) for r in rows)
-        return found
+        rows = self._rows_in(
+            "SELECT c.id, v.vector FROM chunks c JOIN chunk_vectors v ON v.chunk_rowid = c.rowid "
+            "WHERE c.id IN ({marks})",
+            chunk_ids,
+        )
+        return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
 
     def _vector_index(self, ids: list[str], blobs: list[bytes]) -> VectorIndex:
         matrix = np.frombuffer(b"".join(blobs), dtype=np.float32)

@@ -112,3 +112,24 @@ def test_another_process_writes_reach_the_keyword_index(tmp_path: Path) -> None:
     assert [h.chunk_id for h in store.search_keyword("apples", "alpha", 5)] == ["b#0"]
     assert [h.chunk_id for h in store.search_keyword("pears", "alpha", 5)] == ["b#0"]
     store.close()
+
+
+def test_the_exact_limit_setting_reaches_the_sqlite_store(tmp_path: Path) -> None:
+    """`store.exact_limit` decides where a persona's vectors go compact (int8 in memory, float32
+    read back) in SQLite as it decides where PostgreSQL turns to HNSW."""
+    from shu.config.settings import load_settings
+    from shu.store.factory import open_store
+
+    store = open_store(load_settings(tmp_path, ["store.exact_limit=1"]))
+    assert isinstance(store, SQLiteStore) and store.exact_vector_limit == 1
+    store.upsert_persona(persona("alpha"))
+    store.replace_document(
+        document("d", ["alpha"]),
+        chunks("d", ["one", "two", "three"]),
+        vectors(unit(1, 0), unit(0, 1), unit(1, 1)),
+        "e",
+    )
+    found = store.search_vector(unit(1, 0), "alpha", 2)
+    assert [h.chunk_id for h in found] == ["d#0", "d#2"] and found[0].score == pytest.approx(1.0)
+    assert store._persona_index("alpha").codes is not None, "two vectors, above the limit: compact"
+    store.close()

@@ -324,7 +324,10 @@ class StoreSettings(BaseModel):
         "384-d vectors wants about 2.5GB, or its build slows down many times)",
     )
     exact_limit: int = Field(
-        20_000, ge=0, description="personas with at most this many vectors are searched exactly"
+        20_000,
+        ge=0,
+        description="personas with at most this many vectors are searched exactly (above: SQLite "
+        "keeps a sign sketch and int8 copy in memory, PostgreSQL uses its HNSW index)",
     )
     keyword: Literal["memory", "sql"] = Field(
         "memory",

@@ -13,7 +13,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -51,7 +51,7 @@ from shu.store.rows import (
 )
 from shu.store.sqlite_schema import MIGRATIONS
 from shu.store.sqlite_service import SQLiteServiceTables
-from shu.store.vectors import VectorIndex
+from shu.store.vectors import ExactReader, VectorIndex
 from shu.text import content_words
 from shu.types import (
     Chunk,
@@ -340,12 +340,14 @@ class SQLiteStore(SQLiteServiceTables):
             for r in rows
         ]
 
-    def _rows_in(self, sql: str, ids: list[str]) -> list[tuple[Any, ...]]:
+    def _rows_in(self, sql: str, ids: list[str], *after: object) -> list[tuple[Any, ...]]:
         """`sql` read once per batch of the distinct ids (its `{marks}` becomes the batch's
-        placeholders; SQLite caps a statement's parameters), the rows of every batch."""
+        placeholders, `after` fills the ones after them; SQLite caps a statement's parameters),
+        the rows of every batch."""
         rows: list[tuple[Any, ...]] = []
         for batch in batches(list(dict.fromkeys(ids))):
-            rows += self._read().execute(sql.replace("{marks}", ",".join("?" * len(batch))), batch).fetchall()
+            marked = sql.replace("{marks}", ",".join("?" * len(batch)))
+            rows += self._read().execute(marked, (*batch, *after)).fetchall()
         return rows
 
     def get_profile(self, doc_id: str) -> DocumentProfile | None:
@@ -536,13 +538,14 @@ class SQLiteStore(SQLiteServiceTables):
             self._check_version()
             index = self._profile_indexes.get((persona, surface))
             if index is None:
-                rows = self._db.execute(
-                    "SELECT p.doc_id, p.vector FROM document_personas dp "
-                    "JOIN profile_vectors p ON p.doc_id = dp.doc_id "
-                    "WHERE dp.persona = ? AND p.surface = ? ORDER BY p.rowid",
-                    (persona, surface),
-                ).fetchall()
-                index = self._vector_index([r[0] for r in rows], [r[1] for r in rows])
+                joined = (
+                    "FROM document_personas dp JOIN profile_vectors p ON p.doc_id = dp.doc_id "
+                    "WHERE dp.persona = ? AND p.surface = ?"
+                )
+                index = self._streamed(
+                    f"SELECT count(*) {joined}", f"SELECT p.doc_id, p.vector {joined} ORDER BY p.rowid",
+                    (persona, surface), self._profile_vectors(surface),
+                )  # fmt: skip
                 self._profile_indexes[(persona, surface)] = index
         return [ScoredDocument(doc_id=doc_id, score=score) for doc_id, score in index.search(vector, limit)]
 
@@ -580,15 +583,22 @@ class SQLiteStore(SQLiteServiceTables):
             self._check_version()
             cached = self._question_indexes.get(persona)
             if cached is None:
-                rows = self._db.execute(
-                    "SELECT q.id, q.doc_id, q.text, v.vector FROM document_personas dp "
-                    "JOIN questions q ON q.doc_id = dp.doc_id "
-                    "JOIN question_vectors v ON v.question_rowid = q.rowid "
-                    "WHERE dp.persona = ? ORDER BY q.rowid",
-                    (persona,),
-                ).fetchall()
-                index = self._vector_index([r[0] for r in rows], [r[3] for r in rows])
-                cached = (index, {r[0]: r[1] for r in rows}, {r[0]: r[2] for r in rows})
+                owners: dict[str, str] = {}
+                texts: dict[str, str] = {}
+
+                def keep(rows: list[Any]) -> None:
+                    owners.update((r[0], r[2]) for r in rows)
+                    texts.update((r[0], r[3]) for r in rows)
+
+                joined = (
+                    "FROM document_personas dp JOIN questions q ON q.doc_id = dp.doc_id "
+                    "JOIN question_vectors v ON v.question_rowid = q.rowid WHERE dp.persona = ?"
+                )
+                rows_sql = f"SELECT q.id, v.vector, q.doc_id, q.text {joined} ORDER BY q.rowid"
+                index = self._streamed(
+                    f"SELECT count(*) {joined}", rows_sql, (persona,), self._question_vectors, keep
+                )
+                cached = (index, owners, texts)
                 self._question_indexes[persona] = cached
             return cached
 
@@ -825,38 +835,47 @@ class SQLiteStore(SQLiteServiceTables):
                 index = self._indexes[persona] = self._streamed_vector_index(persona)
             return index
 
-    def _streamed_vector_index(self, persona: str, batch: int = 20_000) -> VectorIndex:
-        """A persona's chunk vectors read into one preallocated matrix, a batch of rows at a time
+    def _streamed_vector_index(self, persona: str) -> VectorIndex:
+        joined = (
+            "FROM document_personas dp JOIN chunks c ON c.doc_id = dp.doc_id "
+            "JOIN chunk_vectors v ON v.chunk_rowid = c.rowid WHERE dp.persona = ?"
+        )
+        return self._streamed(
+            f"SELECT count(*) {joined}", f"SELECT c.id, v.vector {joined} ORDER BY c.rowid", (persona,),
+            self._chunk_vectors,
+        )  # fmt: skip
+
+    def _streamed(
+        self,
+        count_sql: str,
+        rows_sql: str,
+        params: tuple[str, ...],
+        read_exact: ExactReader,
+        keep: Callable[[list[Any]], None] | None = None,
+        batch: int = 20_000,
+    ) -> VectorIndex:
+        """A vector index of rows (id, vector blob, …) read a batch at a time in one snapshot
         (never a list of every blob plus their joined copy: at a million chunks those two were
-        3 GB on top of the matrix)."""
+        3 GB on top of the matrix, which a large persona no longer holds either); `keep` sees
+        each batch of rows (what else the caller keeps of them)."""
         own = not self._db.in_transaction
         if own:
             self._db.execute("BEGIN")  # one snapshot for the count and the rows
         try:
-            return self._read_vector_index(persona, batch)
+            (count,) = self._db.execute(count_sql, params).fetchone()
+            cursor = self._db.execute(rows_sql, params)
+
+            def blocks() -> Iterator[tuple[list[str], np.ndarray]]:
+                while rows := cursor.fetchmany(batch):
+                    if keep is not None:
+                        keep(rows)
+                    blob = b"".join(r[1] for r in rows)
+                    yield [r[0] for r in rows], np.frombuffer(blob, dtype=np.float32).reshape(len(rows), -1)
+
+            return VectorIndex.streamed(blocks(), count, read_exact, exact_limit=self.exact_vector_limit)
         finally:
             if own:
                 self._db.execute("COMMIT")
-
-    def _read_vector_index(self, persona: str, batch: int) -> VectorIndex:
-        (count,) = self._db.execute(
-            "SELECT count(*) FROM document_personas dp JOIN chunks c ON c.doc_id = dp.doc_id "
-            "JOIN chunk_vectors v ON v.chunk_rowid = c.rowid WHERE dp.persona = ?",
-            (persona,),
-        ).fetchone()
-        cursor = self._db.execute(
-            "SELECT c.id, v.vector FROM document_personas dp JOIN chunks c ON c.doc_id = dp.doc_id "
-            "JOIN chunk_vectors v ON v.chunk_rowid = c.rowid WHERE dp.persona = ? ORDER BY c.rowid",
-            (persona,),
-        )
-        blocks = (
-            (
-                [r[0] for r in rows],
-                np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1),
-            )
-            for rows in iter(lambda: cursor.fetchmany(batch), [])
-        )
-        return VectorIndex.streamed(blocks, count, self._chunk_vectors, exact_limit=self.exact_vector_limit)
 
     def _chunk_vectors(self, chunk_ids: list[str]) -> dict[str, np.ndarray]:
         """Chunk vectors as stored, read back for exact rescoring (a compact index holds int8)."""
@@ -867,10 +886,24 @@ class SQLiteStore(SQLiteServiceTables):
         )
         return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
 
-    def _vector_index(self, ids: list[str], blobs: list[bytes]) -> VectorIndex:
-        matrix = np.frombuffer(b"".join(blobs), dtype=np.float32)
-        shaped = matrix.reshape(len(ids), -1) if ids else matrix.reshape(0, 0)
-        return VectorIndex(shaped, ids, exact_limit=self.exact_vector_limit)
+    def _question_vectors(self, question_ids: list[str]) -> dict[str, np.ndarray]:
+        rows = self._rows_in(
+            "SELECT q.id, v.vector FROM questions q JOIN question_vectors v ON v.question_rowid = q.rowid "
+            "WHERE q.id IN ({marks})",
+            question_ids,
+        )
+        return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
+
+    def _profile_vectors(self, surface: str) -> ExactReader:
+        def read(doc_ids: list[str]) -> dict[str, np.ndarray]:
+            rows = self._rows_in(
+                "SELECT doc_id, vector FROM profile_vectors WHERE doc_id IN ({marks}) AND surface = ?",
+                doc_ids,
+                surface,
+            )
+            return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
+
+        return read
 
     def _check_version(self) -> None:
         version = self._data_version()

@@ -879,31 +879,26 @@ class SQLiteStore(SQLiteServiceTables):
 
     def _chunk_vectors(self, chunk_ids: list[str]) -> dict[str, np.ndarray]:
         """Chunk vectors as stored, read back for exact rescoring (a compact index holds int8)."""
-        rows = self._rows_in(
+        return self._vectors_in(
             "SELECT c.id, v.vector FROM chunks c JOIN chunk_vectors v ON v.chunk_rowid = c.rowid "
             "WHERE c.id IN ({marks})",
             chunk_ids,
         )
-        return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
 
     def _question_vectors(self, question_ids: list[str]) -> dict[str, np.ndarray]:
-        rows = self._rows_in(
+        return self._vectors_in(
             "SELECT q.id, v.vector FROM questions q JOIN question_vectors v ON v.question_rowid = q.rowid "
             "WHERE q.id IN ({marks})",
             question_ids,
         )
-        return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
 
     def _profile_vectors(self, surface: str) -> ExactReader:
-        def read(doc_ids: list[str]) -> dict[str, np.ndarray]:
-            rows = self._rows_in(
-                "SELECT doc_id, vector FROM profile_vectors WHERE doc_id IN ({marks}) AND surface = ?",
-                doc_ids,
-                surface,
-            )
-            return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
+        sql = "SELECT doc_id, vector FROM profile_vectors WHERE doc_id IN ({marks}) AND surface = ?"
+        return lambda doc_ids: self._vectors_in(sql, doc_ids, surface)
 
-        return read
+    def _vectors_in(self, sql: str, ids: list[str], *after: object) -> dict[str, np.ndarray]:
+        """id → float32 vector, from `_rows_in` rows of (id, vector blob)."""
+        return {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in self._rows_in(sql, ids, *after)}
 
     def _check_version(self) -> None:
         version = self._data_version()

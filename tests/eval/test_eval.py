@@ -83,6 +83,28 @@ def test_a_second_run_reuses_the_store(tmp_path: Path, embedder: CountingEmbedde
     second.store.close()
 
 
+def test_store_settings_reach_the_eval_store(tmp_path: Path, embedder: CountingEmbedder) -> None:
+    """`shu --set store.exact_limit=0 eval …` measures the compact vectors, `store.keyword=sql`
+    FTS5, on the same cached store: the settings change how it is searched, not what it holds."""
+    dataset = load_dataset(TINY)
+    plain = open_eval_store(dataset, load_settings(tmp_path / "home"), embedder)
+    tuned = open_eval_store(
+        dataset, load_settings(tmp_path / "home", ["store.exact_limit=0", "store.keyword=sql"]), embedder
+    )
+    assert tuned.reused and tuned.folder == plain.folder
+    assert tuned.store.keyword_in_sql and not plain.store.keyword_in_sql
+    vector = embedder.embed_query("spring tides")
+    for persona in dataset.personas:
+        exact = plain.store.search_vector(vector, persona, 3)
+        compact = tuned.store.search_vector(vector, persona, 3)
+        assert [(h.chunk_id, round(h.score, 5)) for h in compact] == [
+            (h.chunk_id, round(h.score, 5)) for h in exact
+        ]
+    assert tuned.store._persona_index("geo").codes is not None  # type: ignore[attr-defined]
+    plain.store.close()
+    tuned.store.close()
+
+
 def test_the_command_writes_json_markdown_and_a_chart(tmp_path: Path) -> None:
     out = tmp_path / "out"
     args = ["--home", str(tmp_path / "h"), "eval", str(TINY), "--configs", "bm25,dense", "--output", str(out)]

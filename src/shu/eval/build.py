@@ -20,7 +20,7 @@ from shu.ingest.chunking import index_text
 from shu.ingest.vectors import embed_batch
 from shu.models.embed.base import Embedder
 from shu.store.base import Store
-from shu.store.factory import open_store_url
+from shu.store.factory import open_sqlite, open_store_url
 from shu.store.migrate import migrate
 from shu.store.sqlite import SQLiteStore
 from shu.text import count_tokens
@@ -56,10 +56,12 @@ def open_eval_store(
     marker = folder / "build.json"
     if marker.is_file():
         built = json.loads(marker.read_text())
-        return BuiltStore(SQLiteStore(folder / "shu.db"), folder, float(built["seconds"]), reused=True)
+        return BuiltStore(
+            open_sqlite(folder / "shu.db", settings.store), folder, float(built["seconds"]), True
+        )
     shutil.rmtree(folder, ignore_errors=True)  # an interrupted build starts over
     folder.mkdir(parents=True)
-    store = SQLiteStore(folder / "shu.db")
+    store = open_sqlite(folder / "shu.db", settings.store)  # `--set store.…` reaches the eval
     started = time.perf_counter()
     _ingest(dataset, store, embedder, enrich, progress or (lambda stage, done, total: None))
     seconds = time.perf_counter() - started

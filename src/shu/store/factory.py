@@ -27,7 +27,7 @@ def open_store(settings: Settings) -> Store:
         raise ConfigError(f"{settings.home}: the home must be a folder, and this is a file") from exc
     except OSError as exc:
         raise ConfigError(f"{settings.home}: cannot make the home folder ({exc.strerror or exc})") from exc
-    return _sqlite(settings.db_path, settings.store)
+    return open_sqlite(settings.db_path, settings.store)
 
 
 def open_store_url(url: str, settings: StoreSettings | None = None) -> Store:
@@ -36,7 +36,7 @@ def open_store_url(url: str, settings: StoreSettings | None = None) -> Store:
     if url.startswith("sqlite:///"):
         path = Path(url.removeprefix("sqlite:///"))
         path.parent.mkdir(parents=True, exist_ok=True)
-        return _sqlite(path, settings or StoreSettings())
+        return open_sqlite(path, settings or StoreSettings())
     if url.startswith(_POSTGRES):
         from shu.store.postgres import PostgresStore
 
@@ -44,6 +44,7 @@ def open_store_url(url: str, settings: StoreSettings | None = None) -> Store:
     raise ConfigError(f"{url!r}: expected sqlite:///path/to/shu.db or postgresql://user@host:port/database")
 
 
-def _sqlite(path: Path, settings: StoreSettings) -> SQLiteStore:
+def open_sqlite(path: Path, settings: StoreSettings) -> SQLiteStore:
+    """The SQLite file at `path` with the store settings it reads (keyword search, exact limit)."""
     keyword: KeywordMode = "memory" if settings.keyword == "memory" else "fts5"
     return SQLiteStore(path, exact_vector_limit=settings.exact_limit, keyword=keyword)

@@ -50,7 +50,6 @@ from shu.store.rows import (
     persona_from,
     sum_llm_runs,
     with_agent_relationships,
-    with_findings,
 )
 from shu.text import content_words
 from shu.types import (
@@ -319,7 +318,8 @@ class PostgresStore(PostgresServiceTables):
         personas = list(dict.fromkeys(doc.personas))
         with self._write() as conn:
             self._check_embedder(conn, embedder, vectors.shape[1] if len(vectors) else None)
-            self._delete(conn, doc.id)
+            kept = _statistics_kept(conn)
+            self._delete(conn, doc.id, kept)
             values = list(document_values(doc))
             values[DOCUMENT_FIELDS.index("personas")] = personas
             values[DOCUMENT_FIELDS.index("meta")] = Jsonb(_json_safe(doc.meta))
@@ -352,7 +352,7 @@ class PostgresStore(PostgresServiceTables):
                     )
             if self._deferred:
                 self._uncounted.add(doc.id)
-            elif _statistics_kept(conn):
+            elif kept:
                 self._count_terms(conn, [doc.id], +1)
             if enrichment is not None:
                 self._write_enrichment(conn, doc.id, personas, enrichment, question_vectors)
@@ -466,16 +466,17 @@ class PostgresStore(PostgresServiceTables):
     def delete_document(self, doc_id: str) -> bool:
         with self._write() as conn:
             conn.execute("DELETE FROM findings WHERE doc_id = %s", (doc_id,))
-            return self._delete(conn, doc_id)
+            return self._delete(conn, doc_id, _statistics_kept(conn))
 
-    def _delete(self, conn: Any, doc_id: str) -> bool:
+    def _delete(self, conn: Any, doc_id: str, kept: bool) -> bool:
         """Everything of the document, and a line in the change log (kept to its last
-        `CHANGE_LOG` entries) for the keyword indexes."""
+        `CHANGE_LOG` entries) for the keyword indexes; its BM25 statistics taken away if they
+        are `kept`."""
         conn.execute("INSERT INTO chunk_changes(doc_id) VALUES (%s)", (doc_id,))
         conn.execute(
             "DELETE FROM chunk_changes WHERE seq <= (SELECT max(seq) FROM chunk_changes) - %s", (CHANGE_LOG,)
         )
-        if doc_id not in self._uncounted and _statistics_kept(conn):  # (a bulk counts at its end)
+        if kept and doc_id not in self._uncounted:  # (a bulk counts its documents at its end)
             self._count_terms(conn, [doc_id], -1)
         return conn.execute("DELETE FROM documents WHERE id = %s", (doc_id,)).rowcount > 0
 
@@ -606,10 +607,7 @@ class PostgresStore(PostgresServiceTables):
         )
 
     def get_profile(self, doc_id: str) -> DocumentProfile | None:
-        profile = self._stored_profile(doc_id)
-        if profile is None:
-            return None
-        return with_findings(profile, self._active_findings([doc_id], "document_type", "stale_manifest"))
+        return self.get_profiles([doc_id]).get(doc_id)
 
     def get_profiles(self, doc_ids: list[str]) -> dict[str, DocumentProfile]:
         if not doc_ids:

@@ -47,7 +47,6 @@ from shu.store.rows import (
     persona_from,
     sum_llm_runs,
     with_agent_relationships,
-    with_findings,
 )
 from shu.store.sqlite_schema import MIGRATIONS
 from shu.store.sqlite_service import SQLiteServiceTables
@@ -351,10 +350,7 @@ class SQLiteStore(SQLiteServiceTables):
         return rows
 
     def get_profile(self, doc_id: str) -> DocumentProfile | None:
-        profile = self._stored_profile(doc_id)
-        if profile is None:
-            return None
-        return with_findings(profile, self._active_findings([doc_id], "document_type", "stale_manifest"))
+        return self.get_profiles([doc_id]).get(doc_id)
 
     def get_profiles(self, doc_ids: list[str]) -> dict[str, DocumentProfile]:
         rows = self._rows_in(

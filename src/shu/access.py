@@ -59,5 +59,26 @@ def require_admin(key: ApiKey | None) -> None:
         raise ForbiddenError(f"key {key.id} ({key.user}) is not an admin key")
 
 
+def reached_personas(key: ApiKey | None) -> list[str] | None:
+    """The personas a key reaches; None for every persona (an unscoped key, or no keys at all)."""
+    return (key.personas or None) if key is not None else None
+
+
+UNLOCKING_FIELDS = ("emails",)
+"""Profile fields that decide what learning reads as the user's own (an address names the mail
+and meetings one took part in): set by an admin, never by the user's own key."""
+
+
+def check_own_profile_fields(key: ApiKey | None, fields: dict[str, object]) -> None:
+    """Refuse a non-admin key setting a field that would unlock documents (anyone could claim
+    another person's address and learn their contacts)."""
+    claimed = [f for f in UNLOCKING_FIELDS if f in fields]
+    if key is not None and not key.admin and claimed:
+        raise ForbiddenError(
+            f"{', '.join(claimed)} can only be set by an admin (`shu users set {key.user} --email …`): "
+            "an address decides whose mail and meetings learning reads"
+        )
+
+
 def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()

@@ -269,11 +269,13 @@ class KnowledgeBase:
         stored = self.store.get_user(user_id) or _new_profile(user_id)
         return self.store.save_user(with_fields(stored, fields))
 
-    def learn_user(self, user_id: str) -> UserProfile:
+    def learn_user(self, user_id: str, personas: list[str] | None = None) -> UserProfile:
         """Learn a user's contacts, projects and interests again from the knowledge base and the
-        user's own signals, and keep them."""
+        user's own signals, and keep them; with `personas`, from those personas' documents only
+        (what the asking key reaches), else from every persona."""
         profile = self.user(user_id)
-        return self.store.save_user(learn(self.store, profile, self.store.list_signals(user_id)))
+        signals = self.store.list_signals(user_id)
+        return self.store.save_user(learn(self.store, profile, signals, personas=personas))
 
     def export_user(self, user_id: str) -> dict[str, Any]:
         """Everything kept about a user: profile, signals, keys (never a secret)."""

@@ -41,11 +41,17 @@ class _Traffic:
 
 
 def learn(
-    store: Store, profile: UserProfile, signals: list[Signal], today: date | None = None
+    store: Store,
+    profile: UserProfile,
+    signals: list[Signal],
+    today: date | None = None,
+    personas: list[str] | None = None,
 ) -> UserProfile:
     """`profile` with its learned contacts, projects and interests made again from the store and
-    the user's signals; items set by hand are kept as they are."""
-    documents = store.list_documents()
+    the user's signals; items set by hand are kept as they are. With `personas`, only their
+    documents and signals are read (what the asking key reaches); None reads every persona."""
+    documents = [d for d in store.list_documents() if _reached(d.personas, personas)]
+    signals = [s for s in signals if _reached([s.persona], personas)]
     newest = max((_day(d.date) for d in documents if _day(d.date)), default=None)
     reference = today or newest or datetime.now(UTC).date()
     addresses = {e.lower() for e in profile.emails} | ({profile.id.lower()} if "@" in profile.id else set())
@@ -245,6 +251,10 @@ def _unique(items: list[ProfileItem]) -> list[ProfileItem]:
     for item in items:
         seen.setdefault(item.value.lower(), item)
     return list(seen.values())
+
+
+def _reached(owners: list[str], personas: list[str] | None) -> bool:
+    return personas is None or any(p in personas for p in owners)
 
 
 def _participants(document: Document) -> list[dict[str, str]]:

@@ -231,3 +231,32 @@ def test_mcp_over_http_ranks_for_a_caller_with_a_profile(keyed: dict[str, Any]) 
     (asked,) = asyncio.run(mcp_calls(url, tokens["ana"], [("ask", {"question": Q, "persona": "lumen"})]))
     assert not asked.is_error
     assert [s.kind for s in kb.signals("ana")] == ["used_in_answer"], "the MCP answer was ranked for Ana"
+
+
+def test_learning_reads_only_what_the_callers_key_reaches(keyed: dict[str, Any]) -> None:
+    """Issue 25 #1: a lumen key that set a board member's address on its own profile learned the
+    board's people; an address a user sets is unverified, and learning reads only reached personas."""
+    url, tokens, kb = keyed["url"], keyed["tokens"], keyed["kb"]
+    mail = doc(
+        "board-mail",
+        "Deal",
+        "# Deal\n\nThe acquisition closes in May.",
+        type="email",
+        participants=[
+            {"name": "Sam Osei", "email": "sam@board.example", "role": "author"},
+            {"name": "Ria Chen", "email": "ria@board.example", "role": "to"},
+        ],
+    )
+    board = Path(kb.documents("board")[0].path).parent
+    (board / "mail.md").write_text(mail)
+    assert not kb.ingest(board.parent.parent).failed
+    claimed = call(url, "PUT", "/v1/users/me", {"emails": ["sam@board.example"]}, tokens["ana"])
+    assert claimed.status_code == 403 and "admin" in claimed.json()["detail"]
+    assert kb.store.get_user("ana") is None, "nothing of the refused request was kept"
+    kb.set_user("ana", {"emails": ["sam@board.example"]})  # as if an admin had set it
+    learned = call(url, "POST", "/v1/users/me/learn", None, tokens["ana"])
+    assert learned.status_code == 200 and learned.json()["contacts"] == [], "board mail read for a lumen key"
+    assert "ria@board.example" not in call(url, "GET", "/v1/users/me", None, tokens["ana"]).text
+    root = call(url, "PUT", "/v1/users/me", {"emails": ["root@lumen.example"]}, tokens["root"])
+    assert root.status_code == 200 and root.json()["emails"] == ["root@lumen.example"], "an admin may"
+    assert [c.email for c in kb.learn_user("ana").contacts] == ["ria@board.example"], "the CLI reads all"

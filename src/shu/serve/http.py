@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from swagger_ui_bundle import swagger_ui_path
 
 from shu import __version__
-from shu.access import authorize, require_admin
+from shu.access import authorize, check_own_profile_fields, reached_personas, require_admin
 from shu.answer.render import render_answer
 from shu.answer.stream import StreamReset
 from shu.errors import (
@@ -298,13 +298,17 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
 
     @app.put("/v1/users/me")
     def set_my_profile(request: ProfileRequest, key: Caller) -> UserProfile:
-        """Set fields of one's own profile by hand; learned items stay."""
-        return kb.set_user(_user_of(key), request.model_dump(exclude_none=True))
+        """Set fields of one's own profile by hand; learned items stay. E-mail addresses decide
+        whose mail learning reads: only an admin key sets them (403 otherwise)."""
+        fields = request.model_dump(exclude_none=True)
+        check_own_profile_fields(key, fields)
+        return kb.set_user(_user_of(key), fields)
 
     @app.post("/v1/users/me/learn")
     def learn_my_profile(key: Caller) -> UserProfile:
-        """Learn one's contacts, projects and interests again from the knowledge base and one's signals."""
-        return kb.learn_user(_user_of(key))
+        """Learn one's contacts, projects and interests again from the documents of the personas
+        the key reaches and one's signals there."""
+        return kb.learn_user(_user_of(key), reached_personas(key))
 
     @app.get("/v1/users/me/export")
     def export_me(key: Caller) -> dict[str, Any]:

@@ -145,6 +145,36 @@ def test_a_link_outside_the_knowledge_base_is_refused(
     assert all("hunter2" not in text for text in all_chunk_texts(kb))
 
 
+def test_persona_files_follow_the_rules_of_raw_docs(
+    kb: KnowledgeBase, make_persona: PersonaMaker, tmp_path: Path
+) -> None:
+    """Issue 25 #3: `persona.md` linked to a file outside the knowledge base became the persona's
+    description (listed, and given to the LLM); a link out, or a file over the cap, is refused."""
+    secret = tmp_path / "passwd"
+    secret.write_text("root:x:0:0:hunter2:/root:/bin/bash\n")
+    folder = make_persona("lumen", rag={"pricing.md": PRICING})
+    (folder / "persona.md").unlink()
+    os.symlink(secret, folder / "persona.md")
+    report = kb.ingest(folder.parent)
+    assert [Path(o.path).name for o in report.failed] == ["persona.md"]
+    assert "path outside the knowledge base" in report.failed[0].message
+    assert kb.persona("lumen").description == "" and "hunter2" not in kb.persona("lumen").model_dump_json()
+    assert [d.id for d in kb.documents("lumen")] == ["pricing"], "the persona's documents still go in"
+    (folder / "persona.md").unlink()
+    (folder / "persona.md").write_text("# Lumen\n\n" + "word " * 40_000)
+    report = kb.ingest(folder.parent)
+    assert [Path(o.path).name for o in report.failed] == ["persona.md"]
+    assert "over 64 KB" in report.failed[0].message and kb.persona("lumen").description == ""
+    config = folder / "persona.config.json"
+    outside = tmp_path / "config.json"
+    outside.write_text(config.read_text())
+    config.unlink()
+    os.symlink(outside, config)
+    report = kb.ingest(folder.parent)
+    assert [Path(o.path).name for o in report.failed] == ["lumen"], "a config decides the walls: none guessed"
+    assert "persona.config.json: path outside the knowledge base" in report.failed[0].message
+
+
 def test_a_document_listing_two_personas_belongs_to_both(
     kb: KnowledgeBase, make_persona: PersonaMaker
 ) -> None:

@@ -130,6 +130,8 @@ class IngestJob:
             except ConfigError as exc:
                 report.add(FileOutcome(path=str(path), status="failed", message=str(exc)))
                 continue
+            for refused, why in folder.refused:
+                report.add(FileOutcome(path=str(refused), status="failed", message=why))
             self.store.upsert_persona(folder.persona)
             report.personas.append(folder.slug)
             folders.append(folder)

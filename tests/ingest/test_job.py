@@ -216,26 +216,63 @@ def test_a_file_in_another_folder_never_takes_a_personas_document(
         report = kb.ingest(victim.parent)
         assert [Path(o.path).parent.parent.name for o in report.failed] == [attacker]
         message = report.failed[0].message
-        assert "document id 'payroll' is already used by" in message and "victim" in message
+        assert "document id 'payroll' is named by a file of persona 'victim'" in message
         assert kb.search("when are salaries paid", persona="victim")[0].chunk.text.endswith("on the 25th.")
         assert kb.documents(attacker) == []
 
 
 @pytest.mark.parametrize("attacker", ["aaa", "zzz"], ids=["sorts-first", "sorts-last"])
-def test_in_a_fresh_run_two_folders_with_one_id_both_fail_whatever_their_dates(
+def test_in_a_fresh_run_a_personas_own_file_wins_over_a_claim_it_never_accepted(
     kb: KnowledgeBase, make_persona: PersonaMaker, attacker: str
 ) -> None:
+    """Issue 25 #4: a neighbour's file naming the victim's id and listing the victim (who accepts
+    no one) made both fail, leaving the victim without its document."""
     victim = make_persona(
         "victim", rag={"payroll.md": doc("payroll", "Payroll", "# Payroll\n\nOn the 25th.")}
     )
-    forged = doc("payroll", "Payroll", "# Payroll\n\nIn gift cards.", personas=["victim"])
+    forged = doc("payroll", "Payroll", "# Payroll\n\nIn gift cards.", personas=["victim", attacker])
     old = make_persona(attacker, rag={"payroll.md": forged}) / "RAG" / "payroll.md"
     os.utime(old, (0, 0))  # "I was here first": a date anyone can set
     report = kb.ingest(victim.parent)
-    assert sorted(Path(o.path).parent.parent.name for o in report.failed) == sorted([attacker, "victim"])
+    assert [Path(o.path).parent.parent.name for o in report.failed] == [attacker]
+    assert "named by a file of persona 'victim', which this file lists" in report.failed[0].message
+    assert [d.id for d in kb.documents("victim")] == ["payroll"] and kb.documents(attacker) == []
+    assert kb.search("when is payroll", persona="victim")[0].chunk.text == "On the 25th."
+
+
+@pytest.mark.parametrize("first", ["victim", "attacker"])
+def test_a_personas_own_file_wins_over_a_claim_it_never_accepted_in_any_ingest_order(
+    kb: KnowledgeBase, make_persona: PersonaMaker, tmp_path: Path, first: str
+) -> None:
+    """Issue 25 #4, the RAW-DOCS case: alpha's converted file and beta's `id: vault-secret`
+    listing alpha, ingested folder by folder in either order, then together: alpha keeps its own."""
+    secret = b"# Vault\n\nThe vault code is 1234.\n"
+    alpha = make_persona("alpha", raw={"vault-secret.md": secret})
+    forged = doc("vault-secret", "Vault", "# Vault\n\nThe vault code is 0000.", personas=["alpha", "beta"])
+    beta = make_persona("beta", rag={"vault-secret.md": forged})
+    order = [alpha, beta] if first == "victim" else [beta, alpha]
+    for folder in [*order, tmp_path / "personas"]:
+        kb.ingest(folder)
+        if folder == order[0]:
+            continue
+        assert [d.id for d in kb.documents("alpha")] == ["vault-secret"], folder
+        assert kb.documents("beta") == []
+        assert kb.search("vault code", persona="alpha")[0].chunk.text == "The vault code is 1234."
+    again = kb.ingest(tmp_path / "personas")
+    assert [Path(o.path).parent.parent.name for o in again.failed] == ["beta"]
+    assert "does not accept documents from 'beta'" in again.failed[0].message
+
+
+def test_two_neighbours_naming_one_id_without_listing_each_other_both_fail_in_a_fresh_run(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    """Neither reached into the other: ids are one namespace, so neither takes it (the stored
+    holder keeps it on later runs)."""
+    victim = make_persona("victim", rag={"payroll.md": doc("payroll", "Payroll", "# Payroll\n\n25th.")})
+    make_persona("aaa", rag={"payroll.md": doc("payroll", "Payroll", "# Payroll\n\nGift cards.")})
+    report = kb.ingest(victim.parent)
+    assert sorted(Path(o.path).parent.parent.name for o in report.failed) == ["aaa", "victim"]
     assert all("document id 'payroll' is already used by" in o.message for o in report.failed)
-    assert str(old) in next(o.message for o in report.failed if "victim" in o.path)
-    assert kb.documents("victim") == [] and kb.documents(attacker) == []
 
 
 def test_a_holder_that_fails_to_parse_once_keeps_its_id(

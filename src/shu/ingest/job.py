@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -17,7 +18,9 @@ from shu.config.settings import Settings
 from shu.enrich.enricher import ENRICH_VERSION, enrich_document
 from shu.enrich.llm import LLMEnricher
 from shu.errors import ConfigError, ShuError, SkipDocument
+from shu.ingest.budget import Limits
 from shu.ingest.chunking import chunk_document
+from shu.ingest.claims import Claim, Holder, Ruling, folder_of, holder_of, rule
 from shu.ingest.documents import ParsedDocument, content_hash, parse_rag_file
 from shu.ingest.files import list_files, read_inside, resolved
 from shu.ingest.personas import PersonaFolder, find_persona_folders, load_persona
@@ -53,8 +56,10 @@ class _Run:
     known: set[str]
     configs: dict[str, list[str]]
     """persona → the personas whose folders it accepts documents from"""
-    claims: dict[str, list[tuple[ParsedDocument, FileOutcome]]] = field(default_factory=dict)
-    claimed: dict[str, tuple[ParsedDocument, FileOutcome]] = field(default_factory=dict)
+    claims: dict[str, list[Claim]] = field(default_factory=dict)
+    reached: dict[str, frozenset[str]] = field(default_factory=dict)
+    """file path → the personas it lists that do not accept documents from its folder"""
+    claimed: dict[str, Claim] = field(default_factory=dict)
     failed_paths: set[str] = field(default_factory=set)
 
 
@@ -106,7 +111,8 @@ class IngestJob:
     def _run(self, root: Path, prune: bool, report: IngestReport) -> None:
         folders = self._load_personas(root, report)
         for folder in folders:
-            for outcome in convert_raw_folder(folder, self.max_bytes):
+            limits = Limits.from_settings(self.settings.ingest)
+            for outcome in convert_raw_folder(folder, self.max_bytes, limits):
                 report.add(outcome)
             if prune:
                 for outcome in [*prune_orphans(folder), *prune_unlisted(folder)]:
@@ -152,7 +158,7 @@ class IngestJob:
         )
         for folder, path in files:
             self._parse(folder, path, run, report)
-        self._resolve_claims(run)
+        self._resolve_claims(run, report)
         self.catalogue = self._catalogue(run) if self.llm is not None else []
         self.projects = self._projects(run)
         batch = _Batch()
@@ -189,8 +195,12 @@ class IngestJob:
             return
         doc = parsed.doc
         outcome.doc_id = doc.id
-        doc.personas, refused = self._admitted(doc.personas, folder.slug, run)
+        listed = doc.personas
+        doc.personas, refused = self._admitted(listed, folder.slug, run)
         outcome.warnings = parsed.warnings + refused
+        run.reached[doc.path] = frozenset(
+            p for p in listed if p in run.known and p not in doc.personas
+        )
         run.claims.setdefault(doc.id, []).append((parsed, outcome))
 
     def _admitted(self, personas: list[str], source: str, run: _Run) -> tuple[list[str], list[str]]:
@@ -212,22 +222,27 @@ class IngestJob:
         return kept, refused
 
     def _accepts(self, target: str, source: str, run: _Run) -> bool:
+        if target not in run.known:
+            return False
         if target not in run.configs:
             stored = self.store.get_persona(target)
             run.configs[target] = stored.config.accept_from if stored else []
         accepted = run.configs[target]
         return "*" in accepted or source in accepted
 
-    def _resolve_claims(self, run: _Run) -> None:
-        """One file per id. The file the store holds the id for keeps it while that file is
-        there, whatever this run makes of it (a file that fails to parse today keeps its id);
-        only a file of one of that document's own personas may take over an id its file gave up.
-        With nothing stored, files from one folder: the first in folder order; files from several
-        persona folders: none of them (each fails, naming the others: nobody's file is evicted by
-        a file elsewhere, whatever its name or date). A byte-identical copy joins the winner."""
+    def _resolve_claims(self, run: _Run, report: IngestReport) -> None:
+        """One file per id, by the rules of `shu.ingest.claims`; a byte-identical copy joins the
+        winner, every other claim fails naming why."""
         for doc_id, claims in run.claims.items():
-            winner, owner = self._winner(doc_id, claims, run)
-            for parsed, outcome in claims:
+            stored = self.store.get_document(doc_id)
+            holder = None
+            if stored is not None and Path(stored.path).exists():
+                accepts = partial(self._accepts, run=run)
+                holder = holder_of(stored, run.run_paths, run.failed_paths, accepts)
+            ruling = rule(claims, holder, run.reached)
+            winner = ruling.winner
+            for claim in claims:
+                parsed, outcome = claim
                 if winner is not None and parsed is winner[0]:
                     continue
                 if winner is not None and parsed.raw == winner[0].raw:
@@ -237,34 +252,32 @@ class IngestJob:
                     joined = parsed.doc.personas[0]
                     outcome.message = f"same file as {first.path}; it now belongs to {joined} too"
                     continue
-                others = owner or ", ".join(p.doc.path for p, _ in claims if p is not parsed)
-                outcome.message = (
-                    f"document id {doc_id!r} is already used by {others}; give one of the files another id"
-                )
+                outcome.message = _refusal(doc_id, claim, claims, ruling)
                 run.failed_paths.add(parsed.doc.path)
+            if ruling.evicted is not None:
+                self._evict(doc_id, ruling.evicted, winner, report)
             if winner is not None:
                 run.claimed[doc_id] = winner
 
-    def _winner(
-        self, doc_id: str, claims: list[tuple[ParsedDocument, FileOutcome]], run: _Run
-    ) -> tuple[tuple[ParsedDocument, FileOutcome] | None, str | None]:
-        """(the claim that gets the id or None, the path of the file that holds it if stored)."""
-        stored = self.store.get_document(doc_id)
-        if stored is not None and Path(stored.path).exists():
-            own = next((c for c in claims if c[0].doc.path == stored.path), None)
-            if own is not None:
-                return own, None
-            gave_up = stored.path in run.run_paths and stored.path not in run.failed_paths
-            heirs = [c for c in claims if _folder_persona(c[0]) in stored.personas]
-            if gave_up and heirs and len({_folder_persona(c[0]) for c in heirs}) == 1:
-                return heirs[0], None
-            return None, stored.path
-        distinct = {c[0].raw for c in claims}
-        if len(distinct) == 1 or len({_folder_persona(c[0]) for c in claims}) == 1:
-            return claims[0], None
-        return None, None
+    def _evict(self, doc_id: str, holder: Holder, winner: Claim | None, report: IngestReport) -> None:
+        """A stored document that reached into a persona whose own file names its id: it goes
+        (replaced by the winner, or deleted when nobody may take the id)."""
+        owner = f"{winner[0].doc.path} of {folder_of(winner)}" if winner else "files of personas it lists"
+        reached = ", ".join(sorted(holder.reached_into)) or "another persona"
+        if not holder.in_run:
+            report.add(
+                FileOutcome(
+                    path=holder.document.path,
+                    status="pruned",
+                    doc_id=doc_id,
+                    message=f"removed from the index: it lists {reached}, which does not accept documents "
+                    f"from {holder.folder!r}, and id {doc_id!r} is named by {owner}",
+                )
+            )
+        if winner is None:
+            self.store.delete_document(doc_id)
 
-    def _prepared(self, claimed: list[tuple[ParsedDocument, FileOutcome]]) -> Iterator[_Pending | None]:
+    def _prepared(self, claimed: list[Claim]) -> Iterator[_Pending | None]:
         """Chunk and enrich each document, in order. With an LLM, documents are enriched by
         parallel workers (the calls wait on the network; the client bounds them)."""
         if self.llm is None or len(claimed) < 2:
@@ -410,6 +423,13 @@ class IngestJob:
         )
 
 
-def _folder_persona(parsed: ParsedDocument) -> str:
-    """The persona whose folder holds the file (always the first of its personas)."""
-    return parsed.doc.personas[0]
+def _refusal(doc_id: str, claim: Claim, claims: list[Claim], ruling: Ruling) -> str:
+    """Why `claim` did not get `doc_id`, naming the file or persona that did."""
+    reached = ruling.trespassers.get(id(claim))
+    if reached is not None:
+        return (
+            f"document id {doc_id!r} is named by a file of persona {reached!r}, which this file lists "
+            f"but which does not accept documents from {folder_of(claim)!r}: its own file keeps the id"
+        )
+    others = ruling.holder or ", ".join(p.doc.path for p, _ in claims if p is not claim[0])
+    return f"document id {doc_id!r} is already used by {others}; give one of the files another id"

@@ -3,6 +3,7 @@ reading of loose metadata values (dates, lists of names)."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from datetime import date
@@ -107,6 +108,16 @@ def slugify(value: str) -> str:
     """A stable kebab-case id: `2026 Q1 Report (final).pdf` → `2026-q1-report-final-pdf`."""
     ascii_text = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode("ascii")
     return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+
+
+def name_id(name: str) -> str:
+    """A document id from a file name: its slug, or for a name with no Latin letters or digits
+    (`日本語`, `Ελληνικά`) `doc-` and a hash of the name, the same on every run."""
+    slug = slugify(name)
+    if slug:
+        return slug
+    digest = hashlib.sha256(unicodedata.normalize("NFC", name).encode("utf-8")).hexdigest()
+    return f"doc-{digest[:12]}" if name.strip() else ""
 
 
 def joined_without_overlap(previous: str, text: str, longest: int = 4000, shortest: int = 5) -> str:

@@ -91,6 +91,17 @@ class IngestSettings(BaseModel):
     embed_batch_chunks: int = Field(
         256, ge=1, description="chunks gathered across documents per embedding call"
     )
+    max_file_seconds: float = Field(300.0, gt=0, description="longest conversion of one raw file")
+    max_expansion: float = Field(
+        50.0,
+        gt=0,
+        description="bytes inflated from archive parts (each read counted) and bytes of Markdown "
+        "made, per byte of a raw file (1 MB is always allowed)",
+    )
+    max_markdown_mb: float = Field(50.0, gt=0, description="Markdown made from one raw file")
+    max_documents: int = Field(
+        2000, ge=1, description="documents made from one raw file (a mailbox's messages, attachments)"
+    )
 
 
 class RerankSettings(BaseModel):

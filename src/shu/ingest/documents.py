@@ -13,7 +13,7 @@ from shu.ingest.convert.decode import decode_text
 from shu.ingest.files import resolved, sha256
 from shu.ingest.frontmatter import as_str_list, split_frontmatter
 from shu.ingest.personas import SLUG
-from shu.text import slugify
+from shu.text import name_id, slugify
 from shu.types import Document
 
 _KNOWN = {"id", "title", "date", "source_url", "type", "personas", "tags", "summary", "license"}
@@ -69,7 +69,7 @@ def content_hash(parsed: ParsedDocument, fingerprint: str) -> str:
 
 def _doc_id(meta: dict[str, Any], path: Path) -> str:
     given = meta.get("id")
-    doc_id = slugify(path.stem) if given is None else str(given).strip()
+    doc_id = name_id(path.stem) if given is None else str(given).strip()
     if not DOC_ID.match(doc_id):
         hint = f" (try {slugify(doc_id)[:200]!r})" if slugify(doc_id) else ""
         raise DocumentError(

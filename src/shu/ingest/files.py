@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import hashlib
+import stat
 from pathlib import Path
 
-from shu.errors import DocumentError
+from shu.errors import DocumentError, SkipDocument
 
 
 def list_files(folder: Path) -> list[Path]:
-    """Regular files under `folder` (recursively), hidden ones left out, in a stable order."""
+    """Everything but folders under `folder` (recursively), hidden ones left out, in a stable
+    order: links, and named pipes, sockets and devices too, so that each gets a line of its own
+    (`read_inside` skips them without opening them: opening a named pipe blocks)."""
     if not folder.is_dir():
         return []
     return sorted(
         p
         for p in folder.rglob("*")
         if not any(part.startswith(".") for part in p.relative_to(folder).parts)
-        and (p.is_file() or p.is_symlink())
+        and (p.is_symlink() or not p.is_dir())
     )
 
 
@@ -39,8 +42,9 @@ def read_inside(path: Path, root: Path, max_bytes: int) -> bytes:
         raise DocumentError(f"cannot be read ({exc.strerror or exc})") from exc
     if not resolved.is_relative_to(root.resolve()):
         raise DocumentError(f"path outside the knowledge base (resolves to {resolved})")
-    if not resolved.is_file():
-        raise DocumentError("not a regular file (broken link?)")
+    mode = resolved.stat().st_mode  # (stat never opens the file: opening a named pipe blocks)
+    if not stat.S_ISREG(mode):
+        raise SkipDocument(f"not a regular file ({_kind(mode)})")
     size = resolved.stat().st_size
     if size > max_bytes:
         raise DocumentError(
@@ -51,6 +55,18 @@ def read_inside(path: Path, root: Path, max_bytes: int) -> bytes:
         return resolved.read_bytes()
     except OSError as exc:
         raise DocumentError(f"cannot be read ({exc.strerror or exc})") from exc
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a file"
 
 
 def sha256(data: bytes) -> str:

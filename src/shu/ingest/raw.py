@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from shu.errors import DocumentError, ShuError, SkipDocument
+from shu.ingest.budget import Limits, spending
 from shu.ingest.convert import convert_documents
 from shu.ingest.convert.base import Converted
 from shu.ingest.files import list_files, read_inside, sha256, write_atomic
 from shu.ingest.frontmatter import as_str_list, render_frontmatter, split_frontmatter
 from shu.ingest.personas import PersonaFolder
 from shu.ingest.report import FileOutcome
-from shu.text import slugify, split_sentences
+from shu.text import name_id, split_sentences
 
 URL_LIST_SUFFIXES = frozenset({".urls", ".links"})
 CURATED_FIELDS = ("summary", "tags", "license")
@@ -47,15 +48,18 @@ def rag_path_for(folder: PersonaFolder, doc_id: str) -> Path:
     return folder.rag_dir / f"{doc_id}.md"
 
 
-def convert_raw_folder(folder: PersonaFolder, max_bytes: int) -> list[FileOutcome]:
-    """Convert every raw file of a persona; URL lists are handled by `shu.ingest.urls`."""
+def convert_raw_folder(
+    folder: PersonaFolder, max_bytes: int, limits: Limits | None = None
+) -> list[FileOutcome]:
+    """Convert every raw file of a persona, each within `limits` (time, output; see
+    `shu.ingest.budget`); URL lists are handled by `shu.ingest.urls`."""
     outcomes: list[FileOutcome] = []
     produced: dict[str, Path] = {}
     generated = _generated_files(folder)
     for path in list_files(folder.raw_dir):
         if path.suffix.lower() in URL_LIST_SUFFIXES:
             continue
-        outcome = _convert_one(folder, path, max_bytes, produced, generated)
+        outcome = _convert_one(folder, path, max_bytes, produced, generated, limits or Limits())
         if outcome.status != "unchanged":  # the RAG file's own outcome reports it
             outcomes.append(outcome)
     return outcomes
@@ -78,11 +82,12 @@ def _convert_one(
     max_bytes: int,
     produced: dict[str, Path],
     generated: dict[str, list[tuple[Path, dict[str, Any]]]],
+    limits: Limits,
 ) -> FileOutcome:
     shown = str(path)
     try:
         data = read_inside(path, folder.path, max_bytes)
-        stem_id = slugify(path.stem)
+        stem_id = name_id(path.stem)
         if not stem_id:
             raise DocumentError("file name gives an empty document id; rename the file")
         digest = sha256(data)
@@ -95,7 +100,8 @@ def _convert_one(
             for target, _ in before:
                 produced.setdefault(target.stem, path)
             return FileOutcome(path=shown, status="unchanged", doc_id=before[0][0].stem)
-        parts = convert_documents(path, data)
+        with spending(limits, len(data)):
+            parts = convert_documents(path, data)
         written: list[Path] = []
         for part in parts:
             doc_id = part.doc_id or stem_id
@@ -114,7 +120,7 @@ def _convert_one(
             path=shown,
             status="converted",
             doc_id=written[0].stem,
-            message=f"→ {shown_targets}",
+            message=f"→ {shown_targets}{_skipped_parts([s for part in parts for s in part.skipped])}",
             warnings=[w for part in parts for w in part.warnings],
         )
     except SkipDocument as exc:
@@ -124,6 +130,15 @@ def _convert_one(
         return FileOutcome(path=shown, status="failed", message=str(exc))
     except Exception as exc:  # a converter bug must not stop the run: report it and go on
         return FileOutcome(path=shown, status="failed", message=f"unexpected {exc.__class__.__name__}: {exc}")
+
+
+def _skipped_parts(skipped: list[str]) -> str:
+    """`; 2 skipped (message 3: the message has no text; …)`: the parts of a file (a mailbox's
+    messages) that were left out, while the others were converted."""
+    if not skipped:
+        return ""
+    shown = "; ".join(skipped[:2]) + (f"; +{len(skipped) - 2} more" if len(skipped) > 2 else "")
+    return f"; {len(skipped)} skipped ({shown})"
 
 
 def _claim(

@@ -123,3 +123,152 @@ def encrypted_ooxml() -> bytes:
     """The start of a password-protected Office file: an OLE container with EncryptionInfo."""
     stream = "EncryptionInfo".encode("utf-16-le")
     return b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504 + stream + b"\x00" * 512
+
+
+# -- small files that cost hours ----------------------------------------------------------------
+
+
+def _epub(chapters: dict[str, bytes], spine: list[str], level: int = 9) -> bytes:
+    """An EPUB 2 whose manifest holds `chapters` (href → XHTML) and whose spine lists `spine`
+    (hrefs, repeats allowed)."""
+    ids = {href: f"c{number}" for number, href in enumerate(chapters)}
+    manifest = "".join(
+        f'<item id="{ids[href]}" href="{href}" media-type="application/xhtml+xml"/>' for href in chapters
+    )
+    refs = "".join(f'<itemref idref="{ids[href]}"/>' for href in spine)
+    opf = (
+        '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="2.0">'
+        '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Book</dc:title></metadata>'
+        f"<manifest>{manifest}</manifest><spine>{refs}</spine></package>"
+    )
+    container = (
+        '<?xml version="1.0"?><container xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
+        'version="1.0"><rootfiles><rootfile full-path="content.opf" '
+        'media-type="application/oebps-package+xml"/></rootfiles></container>'
+    )
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=level) as book:
+        book.writestr(zipfile.ZipInfo("mimetype"), "application/epub+zip")
+        book.writestr("META-INF/container.xml", container)
+        book.writestr("content.opf", opf)
+        for href, body in chapters.items():
+            book.writestr(href, body)
+    return buffer.getvalue()
+
+
+def _chapter(size: int) -> bytes:
+    line = b"<p>The heap is turned every week and watered every day.</p>\n"
+    head, tail = b"<html><body><h1>Chapter</h1>\n", b"</body></html>"
+    return head + line * ((size - len(head) - len(tail)) // len(line)) + tail
+
+
+def epub_spine_repeat(repeats: int = 160, chapter_bytes: int = 100_000) -> bytes:
+    """One chapter of `chapter_bytes`, listed `repeats` times in the spine: ~1 KB that reads the
+    same member over and over."""
+    return _epub({"ch.xhtml": _chapter(chapter_bytes)}, ["ch.xhtml"] * repeats)
+
+
+def epub_many_chapters(chapters: int = 240, chapter_bytes: int = 999_000) -> bytes:
+    """`chapters` chapters each just under the 1 MB past which the archive check looks at the
+    compression ratio: a few hundred KB that inflate to hundreds of MB of XHTML."""
+    body = _chapter(chapter_bytes)
+    names = [f"ch{number}.xhtml" for number in range(chapters)]
+    return _epub(dict.fromkeys(names, body), names)
+
+
+def html_table(rows: int = 100_000, columns: int = 10) -> bytes:
+    """A table of rows × columns one-word cells (10 MB at the defaults)."""
+    row = "<tr>" + "".join(f"<td>c{column}</td>" for column in range(columns)) + "</tr>\n"
+    return f"<html><body><h1>Table</h1><table>{row * rows}</table></body></html>".encode()
+
+
+def mbox_many(messages: int = 20_000) -> bytes:
+    """A mailbox of `messages` short messages (~300 bytes each)."""
+    return b"".join(
+        f"From a@x.example Mon Jan  1 00:00:00 2024\nFrom: a@x.example\nTo: b@x.example\n"
+        f"Subject: Note {n}\nMessage-ID: <n{n}@x.example>\n\nPlot {n} was watered today.\n\n".encode()
+        for n in range(messages)
+    )
+
+
+def eml_many_attachments(attachments: int = 10_000) -> bytes:
+    """One message with `attachments` small text attachments, each a document of its own."""
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    message["Subject"], message["From"] = "Many files", "a@x.example"
+    message["Message-ID"] = "<many@x.example>"
+    message.set_content("See the attached notes.")
+    for number in range(attachments):
+        message.add_attachment(
+            f"Note {number}: the gate code changes on day {number}.".encode(),
+            maintype="text",
+            subtype="plain",
+            filename=f"note-{number}.txt",
+        )
+    return message.as_bytes()
+
+
+def eml_with_attachment(name: str, payload: bytes) -> bytes:
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    message["Subject"], message["From"] = "A book", "a@x.example"
+    message["Message-ID"] = "<book@x.example>"
+    message.set_content("The book is attached.")
+    message.add_attachment(payload, maintype="application", subtype="octet-stream", filename=name)
+    return message.as_bytes()
+
+
+def pptx_slide_repeat(repeats: int = 10_000, cells: int = 200) -> bytes:
+    """A deck whose slide list names one slide (a table of `cells` cells) `repeats` times."""
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Plots"
+    columns = 10
+    table = slide.shapes.add_table(cells // columns, columns, 0, Inches(1.5), Inches(9), Inches(5)).table
+    for r, row in enumerate(table.rows):
+        for c, cell in enumerate(row.cells):
+            cell.text = f"plot {r}-{c} watered"
+    saved = io.BytesIO()
+    deck.save(saved)
+    source = zipfile.ZipFile(io.BytesIO(saved.getvalue()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as target:
+        for member in source.infolist():
+            data = source.read(member)
+            if member.filename == "ppt/presentation.xml":
+                text = data.decode()
+                start = text.index("<p:sldId ")
+                end = text.index("/>", start) + 2
+                text = text[:start] + text[start:end] * repeats + text[end:]
+                data = text.encode()
+            target.writestr(member.filename, data)
+    return out.getvalue()
+
+
+# -- text that is almost right --------------------------------------------------------------------
+
+BOM = b"\xef\xbb\xbf"
+
+
+def mbox_messages(bodies: list[str]) -> bytes:
+    """A mailbox of messages with these bodies (an empty body is a message with no text)."""
+    return b"".join(
+        f"From a@x.example Mon Jan  1 00:00:00 2024\nFrom: a@x.example\nMessage-ID: <m{n}@x.example>\n"
+        f"{f'Subject: Note {n}' if body else 'X-Note: none'}\n\n{body}\n\n".encode()
+        for n, body in enumerate(bodies)
+    )
+
+
+def truncated_mbox() -> bytes:
+    """A mailbox cut off inside the first message's headers."""
+    return b"From a@x.example Mon Jan  1 00:00:00 2024\nFrom: a@x.example\nSubj"
+
+
+def bom_then_bad_byte(text: bytes = b"Plain words, then a stray byte: \xff and more words.\n") -> bytes:
+    """A UTF-8 byte order mark, then text that is not UTF-8."""
+    return BOM + text

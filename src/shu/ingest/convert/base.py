@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from shu.errors import DocumentError, SkipDocument
+from shu.ingest.budget import current
 
 
 @dataclass
@@ -22,6 +23,9 @@ class Converted:
     meta: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     doc_id: str | None = None
+    skipped: list[str] = field(default_factory=list)
+    """Parts of the file left out while the rest converts (a mailbox's message with no text),
+    each with its reason."""
 
 
 Converter = Callable[[bytes, Path], "Converted | list[Converted]"]
@@ -87,4 +91,5 @@ def convert_documents(path: Path, data: bytes) -> list[Converted]:
     parts = [p for p in (made if isinstance(made, list) else [made]) if p.markdown.strip()]
     if not parts:
         raise SkipDocument("no text could be extracted")
+    current().settle(len(parts), sum(len(p.markdown.encode()) for p in parts))
     return parts

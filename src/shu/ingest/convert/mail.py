@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from shu.errors import DocumentError, ShuError, SkipDocument
+from shu.ingest.budget import OverBudget, current
 from shu.ingest.convert.base import Converted, convert_documents
 from shu.ingest.convert.html import html_to_markdown
 from shu.text import slugify
 
-MAX_MESSAGES = 20_000
 MAX_DEPTH = 2
 """A message attached to a message attached to a message: deeper ones are listed, not opened."""
 _QUOTE_START = re.compile(
@@ -39,6 +39,7 @@ _QUOTE_START = re.compile(
 )
 _SIGNATURE = re.compile(r"^-- ?$|^Sent from my \w+", re.M)
 _MAIL_SUFFIXES = (".eml", ".mbox", ".msg")
+_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass
@@ -59,35 +60,54 @@ class _Mail:
 
 
 def convert_eml(data: bytes, path: Path, depth: int = 0) -> list[Converted]:
-    message = BytesParser(policy=policy.default).parsebytes(data)
+    message = BytesParser(policy=policy.default).parsebytes(data.removeprefix(_BOM))
     if not any(message.get(h) for h in ("From", "To", "Subject", "Message-ID", "Date")):
         raise DocumentError("not an e-mail message (no From, To, Subject, Date or Message-ID header)")
+    if depth == 0:
+        current().make(1, "the message")
     return _documents(_from_email(message), path.stem, depth)
 
 
 def convert_mbox(data: bytes, path: Path) -> list[Converted]:
     """One document per message; a reply with no In-Reply-To is threaded to the latest earlier
-    message of the mailbox with the same subject ("Re: Budget" → "Budget")."""
+    message of the mailbox with the same subject ("Re: Budget" → "Budget"). A message that
+    cannot be converted is skipped (and named) while the others are; a mailbox none of whose
+    messages converts fails."""
+    budget = current()
     with tempfile.NamedTemporaryFile(suffix=".mbox") as spooled:
-        spooled.write(data)
+        spooled.write(data.removeprefix(_BOM))
         spooled.flush()
         box = mailbox.mbox(spooled.name, create=False)
         try:
-            raw = [box.get_bytes(key) for key in box.keys()[: MAX_MESSAGES + 1]]
+            keys = box.keys()
+            budget.make(len(keys), f"its {len(keys):,} messages")
+            raw = [box.get_bytes(key) for key in keys]
         finally:
             box.close()
     if not raw:
         raise SkipDocument("no messages in the mailbox")
-    warnings = [f"the mailbox has more than {MAX_MESSAGES:,} messages; the first are read"] * (
-        len(raw) > MAX_MESSAGES
-    )
-    mails = [_from_email(BytesParser(policy=policy.default).parsebytes(b)) for b in raw[:MAX_MESSAGES]]
+    mails = []
+    for b in raw:
+        budget.tick()
+        mails.append(_from_email(BytesParser(policy=policy.default).parsebytes(b)))
     _thread_by_subject(mails)
     documents: list[Converted] = []
+    skipped: list[str] = []
     for number, mail in enumerate(mails, start=1):
-        documents += _documents(mail, f"{path.stem}-{number}", 0)
-    if documents:
-        documents[0].warnings += warnings
+        budget.tick()
+        try:
+            documents += _documents(mail, f"{path.stem}-{number}", 0)
+        except OverBudget:
+            raise
+        except ShuError as exc:
+            skipped.append(f"message {number}: {exc}")
+    if not data.rstrip(b" \t").endswith(b"\n"):
+        skipped.append(f"message {len(mails)} may be cut short: the mailbox ends mid-line (truncated?)")
+    if not documents:
+        raise DocumentError(
+            f"no message of the mailbox could be converted ({len(mails)} read; {'; '.join(skipped[:2])})"
+        )
+    documents[0].skipped += skipped
     return documents
 
 
@@ -244,6 +264,7 @@ def _documents(mail: _Mail, fallback: str, depth: int) -> list[Converted]:
     own, quoted = _own_words(mail.body)
     attached: list[Converted] = []
     listed: list[str] = []
+    current().make(len(mail.attachments) + len(mail.forwarded), f"{_title(mail)!r}'s attachments")
     for name, payload in mail.attachments:
         made, line = _attachment(name, payload, doc_id, mail, depth)
         attached += made
@@ -274,6 +295,8 @@ def _attachment(
             made = convert_eml(payload, Path(name), depth + 1)
         else:
             made = convert_documents(Path(name), payload)
+    except OverBudget:  # the budget is the whole file's: past it, nothing more is converted
+        raise
     except ShuError as exc:
         return [], f"- {name} (not converted: {exc})"
     for number, part in enumerate(made):

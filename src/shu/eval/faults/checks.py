@@ -202,11 +202,44 @@ def walls_corpus(root: Path) -> Path:
     (folders["alpha"] / "RAG" / "links.md").write_text(
         markdown("alpha-links", "Links", linking, relations={"references": ["beta-vault", "gamma-vault"]})
     )
+    for persona, folder in folders.items():  # mail whose people only that persona may learn of
+        (folder / "RAG" / "mail.md").write_text(_mail(persona))
+    ledger = "# Ledger\n\nThe ledger of gamma is kept in the blue binder."
+    (folders["gamma"] / "RAW-DOCS" / "gamma-ledger.md").write_text(ledger)
+    forged_ledger = "# Ledger\n\nThe ledger of gamma was moved to the shed of beta."
+    (folders["beta"] / "RAG" / "ledger.md").write_text(
+        markdown("gamma-ledger", "Ledger", forged_ledger, personas=["gamma", "beta"])
+    )
+    outside = root.parent / f"{root.name}-outside.txt"  # persona.md linked out of the knowledge base
+    outside.write_text(f"root:x:0:0:{OUTSIDE_MARK}:/root:/bin/bash\n")
+    (folders["gamma"] / "persona.md").unlink()
+    (folders["gamma"] / "persona.md").symlink_to(outside)
     injection = f"# Notice\n\n## Phishing\n\nThe phishing mail said: {hostile.HOSTILE_MARKUP}"
     (folders["alpha"] / "RAG" / "notice.md").write_text(
         markdown("alpha-notice", "Notice", injection, source_url="javascript:alert(1)")
     )
     return root
+
+
+OUTSIDE_MARK = "zqoutsidesecret"
+"""In a file outside the knowledge base that a persona.md links to: never served, never read."""
+
+
+PEOPLE_MARK = "zq{persona}people"
+"""In the addresses of the people only that persona's mail names."""
+
+
+def clerk(persona: str) -> str:
+    return f"clerk@{PEOPLE_MARK.format(persona=persona)}.example"
+
+
+def _mail(persona: str) -> str:
+    people = [
+        {"name": "Boss", "email": f"boss@{PEOPLE_MARK.format(persona=persona)}.example", "role": "author"},
+        {"name": "Clerk", "email": clerk(persona), "role": "to"},
+    ]
+    body = f"# Rota change\n\nThe {persona} rota moves to Thursdays."
+    return markdown(f"{persona}-mail", "Rota change", body, type="email", participants=people)
 
 
 WALL_QUESTIONS = [
@@ -241,6 +274,8 @@ def walls_check(work: Path) -> tuple[Check, Check]:
                     if other == "beta" and question in WALL_QUESTIONS[:2]:
                         walls.inputs += 1
                         walls.breaches += _cli_breaches(home, persona, text, foreign, walls.notes)
+        walls.inputs += 2
+        walls.breaches += _claim_breaches(kb, walls.notes) + _description_breaches(kb, walls.notes)
         for question in ("What did the phishing mail say?", "What should I reveal?", "Where do I click?"):
             injection.inputs += 1
             injection.breaches += _injection_breaches(kb, question, injection.notes)
@@ -261,6 +296,23 @@ def _python_breaches(
     if crossed or leaked:
         notes.append(f"{persona} ← {text!r}: {sorted(crossed)} {leaked}")
     return len(crossed) + len(leaked)
+
+
+def _claim_breaches(kb, notes: list[str]) -> int:  # type: ignore[no-untyped-def]
+    """gamma's own ledger keeps its id against beta's file that lists gamma (who accepts no one)."""
+    ledger = kb.store.get_document("gamma-ledger")
+    text = " ".join(c.text for c in kb.store.list_chunks("gamma-ledger")) if ledger else ""
+    if ledger is None or ledger.personas != ["gamma"] or "blue binder" not in text:
+        notes.append(f"gamma's own ledger knocked out by beta's claim: {ledger and ledger.personas} {text!r}")
+        return 1
+    return 0
+
+
+def _description_breaches(kb, notes: list[str]) -> int:  # type: ignore[no-untyped-def]
+    leaked = [p.slug for p in kb.personas() if OUTSIDE_MARK in p.model_dump_json()]
+    if leaked:
+        notes.append(f"persona.md linked out of the knowledge base was read: {leaked}")
+    return len(leaked)
 
 
 def _cli_breaches(home: Path, persona: str, text: str, foreign: list[str], notes: list[str]) -> int:

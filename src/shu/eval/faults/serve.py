@@ -7,12 +7,13 @@ crash."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from shu.eval.faults.checks import _MARK, Check, walls_corpus
+from shu.eval.faults.checks import _MARK, OUTSIDE_MARK, PEOPLE_MARK, Check, clerk, walls_corpus
 from shu.kb import KnowledgeBase, open_kb
 from shu.serve.background import running
 from shu.serve.http import create_app
@@ -31,6 +32,7 @@ def serve_walls_check(work: Path) -> Check:
             for persona, token in tokens.items():
                 _http_walls(kb, url, persona, token, check)
                 _mcp_walls(kb, url, persona, token, check)
+                _learning_walls(kb, url, persona, token, check)
             _refusals(url, tokens["alpha"], check)
     return check
 
@@ -72,6 +74,47 @@ def _http_walls(kb: KnowledgeBase, url: str, persona: str, token: str, check: Ch
                 if leaked:
                     check.breaches += len(leaked)
                     check.notes.append(f"{where}: {leaked} in the response")
+
+
+def _learning_walls(kb: KnowledgeBase, url: str, persona: str, token: str, check: Check) -> None:
+    """A user claiming another persona's address on their own profile is refused; with every
+    address set by an admin, learning through a persona key names only that persona's people;
+    the personas listed (HTTP, MCP) never carry a file read from outside the knowledge base."""
+    visible = {d.id for d in kb.documents(persona)}
+    foreign = [PEOPLE_MARK.format(persona=p) for p in PERSONAS if f"{p}-mail" not in visible]
+    headers = {"Authorization": f"Bearer {token}"}
+    for other in PERSONAS:
+        check.inputs += 1
+        claim = {"emails": [clerk(other)]}
+        claimed = httpx.put(f"{url}/v1/users/me", json=claim, headers=headers, timeout=60)
+        if claimed.status_code >= 500:
+            check.crashes += 1
+        elif claimed.status_code != 403:
+            check.breaches += 1
+            check.notes.append(f"PUT /v1/users/me emails={clerk(other)} as {persona}: {claimed.status_code}")
+    kb.set_user(f"user-{persona}", {"emails": [clerk(p) for p in PERSONAS]})  # as an admin would
+    check.inputs += 3
+    learned = httpx.post(f"{url}/v1/users/me/learn", headers=headers, timeout=60)
+    listed = httpx.get(f"{url}/v1/personas", headers=headers, timeout=60)
+    (tools,) = asyncio.run(mcp_calls(url, token, [("list_personas", {})]))
+    for where, response in (("learn", learned), ("GET /v1/personas", listed)):
+        if response.status_code >= 500:
+            check.crashes += 1
+            check.notes.append(f"{where} as {persona}: {response.status_code}")
+    contacts = json.dumps(learned.json().get("contacts")) if learned.status_code == 200 else ""
+    if PEOPLE_MARK.format(persona=persona) not in contacts:
+        check.lost += 1
+        check.notes.append(f"learn as {persona}: the persona's own people were not learned")
+    shown = [
+        ("learned contacts", contacts, foreign),
+        ("GET /v1/personas", listed.text, [OUTSIDE_MARK]),
+        ("MCP list_personas", " ".join(getattr(c, "text", "") for c in tools.content), [OUTSIDE_MARK]),
+    ]
+    for where, text, marks in shown:
+        leaked = [m for m in marks if m in text]
+        if leaked:
+            check.breaches += len(leaked)
+            check.notes.append(f"{where} as {persona}: {leaked} in the response")
 
 
 def _names_document(method: str, path: str) -> bool:

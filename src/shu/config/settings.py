@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import math
 import os
@@ -101,6 +102,9 @@ class IngestSettings(BaseModel):
     max_markdown_mb: float = Field(50.0, gt=0, description="Markdown made from one raw file")
     max_documents: int = Field(
         2000, ge=1, description="documents made from one raw file (a mailbox's messages, attachments)"
+    )
+    max_table_cells: int = Field(
+        200_000, ge=1, description="HTML table cells read from one raw file (each costs ~1 KB while read)"
     )
 
 
@@ -347,6 +351,53 @@ class StoreSettings(BaseModel):
     )
 
 
+class ServerSettings(BaseModel):
+    """`shu serve`: the Host names it answers, and what one caller (a key; the client's address
+    on a server without keys) may ask of it."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host names (or addresses) answered besides loopback and the bound address, "
+        'e.g. ["shu.example.org"] or "shu.example.org,10.0.0.7"',
+    )
+    concurrent_per_caller: int = Field(
+        4, ge=1, le=256, description="API and MCP requests one caller may have running at once (429 beyond)"
+    )
+    concurrent_total: int = Field(
+        32, ge=1, le=1024, description="API and MCP requests running at once for all callers (503 beyond)"
+    )
+    requests_per_minute: int = Field(
+        120, ge=1, le=1_000_000, description="API and MCP requests one caller may start a minute (429 beyond)"
+    )
+    read_timeout_s: float = Field(
+        15.0, gt=0, le=600, description="a request (line, headers and body) must arrive within this"
+    )
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _listed(cls, value: object) -> object:
+        """`--set server.allowed_hosts=a.example,b.example` lists two names."""
+        return [part for part in value.split(",") if part.strip()] if isinstance(value, str) else value
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _bare_names(cls, value: list[str]) -> list[str]:
+        names = [name.strip().lower().removeprefix("[").removesuffix("]") for name in value]
+        for name in names:
+            if not name or any(c in name for c in "/:*@ ") and not _ipv6(name):
+                raise ValueError(f"{name!r}: a host name or address, without scheme, port or wildcard")
+        return names
+
+
+def _ipv6(name: str) -> bool:
+    try:
+        return ipaddress.ip_address(name).version == 6
+    except ValueError:
+        return False
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
@@ -361,6 +412,7 @@ class Settings(BaseModel):
     verify: VerifySettings = Field(default_factory=VerifySettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
     store: StoreSettings = Field(default_factory=StoreSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
 
     @property
     def db_path(self) -> Path:

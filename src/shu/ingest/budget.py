@@ -37,6 +37,7 @@ class Limits:
     """Bytes inflated and Markdown bytes written, per byte of the raw file."""
     markdown_bytes: float = float("inf")
     documents: float = float("inf")
+    table_cells: float = float("inf")
 
     @classmethod
     def from_settings(cls, settings: IngestSettings) -> Limits:
@@ -45,6 +46,7 @@ class Limits:
             expansion=settings.max_expansion,
             markdown_bytes=settings.max_markdown_mb * 1_000_000,
             documents=settings.max_documents,
+            table_cells=settings.max_table_cells,
         )
 
 
@@ -57,6 +59,7 @@ class Budget:
     inflated: int = 0
     markdown: int = 0
     documents: int = 0
+    table_cells: int = 0
 
     @property
     def expansion_bytes(self) -> float:
@@ -103,6 +106,16 @@ class Budget:
             raise OverBudget(
                 f"over the budget: {what} make over {self.limits.documents:,.0f} documents, "
                 "raise ingest.max_documents to allow"
+            )
+        self.tick()
+
+    def cells(self, count: int) -> None:
+        """Count `count` table cells about to be parsed (HTML: each costs time and memory)."""
+        self.table_cells += count
+        if self.table_cells > self.limits.table_cells:
+            raise OverBudget(
+                f"over the budget: over {self.limits.table_cells:,.0f} table cells "
+                f"({self.table_cells:,} so far), raise ingest.max_table_cells to allow"
             )
         self.tick()
 

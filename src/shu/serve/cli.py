@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -46,10 +47,23 @@ def _global(
         list[str] | None, typer.Option("--set", help="Override a setting: dotted.key=value (repeatable).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", help="Debug logs on stderr: the traces behind one-line reasons.")
+    ] = False,
 ) -> None:
     state.home = home
     state.overrides = set_ or []
     state.as_json = as_json
+    if verbose:
+        _log_debug()
+
+
+def _log_debug() -> None:
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("shu")
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
 
 
 @app.command()

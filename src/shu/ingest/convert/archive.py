@@ -9,6 +9,7 @@ import io
 import zipfile
 
 from shu.errors import DocumentError
+from shu.ingest.budget import current
 
 MAX_MEMBER_BYTES = 100_000_000
 MAX_TOTAL_BYTES = 250_000_000
@@ -23,8 +24,10 @@ _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ENCRYPTED_STREAMS = ("EncryptionInfo".encode("utf-16-le"), "EncryptedPackage".encode("utf-16-le"))
 
 
-def check_archive(data: bytes, kind: str) -> None:
-    """Raise DocumentError when the archive is not a zip, or would inflate beyond the bounds."""
+def check_archive(data: bytes, kind: str, counted: bool = True) -> None:
+    """Raise DocumentError when the archive is not a zip, or would inflate beyond the bounds.
+    Its inflated size is `counted` against the file's budget (a reader of the whole package
+    inflates each part once; one that reads parts itself counts each read)."""
     try:
         members = zipfile.ZipFile(io.BytesIO(data)).infolist()
     except (zipfile.BadZipFile, ValueError, OSError, NotImplementedError) as exc:
@@ -49,6 +52,8 @@ def check_archive(data: bytes, kind: str) -> None:
         raise DocumentError(
             f"{kind} inflates to {total / 1e6:,.0f} MB in all (at most {MAX_TOTAL_BYTES / 1e6:,.0f})"
         )
+    if counted:
+        current().inflate(total, f"the {kind}'s parts")
 
 
 def check_not_ole(data: bytes, kind: str, legacy: str) -> None:

@@ -16,6 +16,7 @@ from urllib.parse import unquote
 from xml.etree import ElementTree
 
 from shu.errors import DocumentError, ShuError
+from shu.ingest.budget import current
 from shu.ingest.convert.archive import check_archive
 from shu.ingest.convert.base import Converted
 from shu.ingest.convert.decode import decode_text
@@ -37,7 +38,7 @@ _FULL_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
 
 
 def convert(data: bytes, path: Path) -> Converted:
-    check_archive(data, "EPUB")
+    check_archive(data, "EPUB", counted=False)  # each read is counted instead
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as book:
             return _convert(book, path)
@@ -72,13 +73,13 @@ def _convert(book: zipfile.ZipFile, path: Path) -> Converted:
     labels = _toc_labels(book, names, manifest, spine)
     warnings: list[str] = []
     chapters: list[str] = []
-    for itemref in spine:
-        if _local(itemref.tag) != "itemref":
-            continue
-        item = manifest.get(itemref.get("idref") or "")
-        if item is None or item["media-type"] not in _CHAPTER_TYPES:
-            continue
-        href = item["href"]
+    reading = _reading_order(spine, manifest)
+    budget = current()
+    budget.inflate(  # every read counts: a chapter listed 160 times is read 160 times
+        sum(book.getinfo(href).file_size for href in reading if href in names),
+        f"its spine's {len(reading):,} chapters",
+    )
+    for href in reading:
         if href not in names:
             warnings.append(f"chapter {href!r} is listed in the spine but missing; skipped")
             continue
@@ -88,6 +89,7 @@ def _convert(book: zipfile.ZipFile, path: Path) -> Converted:
             warnings.append(f"chapter {href!r} is unreadable ({exc}); skipped")
             continue
         body = html_to_markdown(_HEADER_TAG.sub(r"<\1div", text)).markdown.strip()
+        budget.write(len(body.encode()))
         if body:
             chapters.append(_chapter(body, labels.get(href), len(chapters) + 1))
     if not chapters and warnings:
@@ -95,6 +97,22 @@ def _convert(book: zipfile.ZipFile, path: Path) -> Converted:
     title = meta.pop("title", None) or path.stem
     markdown = f"# {title}\n\n" + "\n\n".join(chapters) + "\n"
     return Converted(markdown=markdown, title=title, meta={"type": "ebook", **meta}, warnings=warnings)
+
+
+def _reading_order(spine: ElementTree.Element, manifest: dict[str, dict[str, str]]) -> list[str]:
+    """The chapter files the spine lists, in its order (a file listed twice is read twice)."""
+    order = []
+    for itemref in spine:
+        item = manifest.get(itemref.get("idref") or "") if _local(itemref.tag) == "itemref" else None
+        if item is not None and item["media-type"] in _CHAPTER_TYPES:
+            order.append(item["href"])
+    return order
+
+
+def _read(book: zipfile.ZipFile, name: str) -> bytes:
+    """A member's bytes, counted against the file's budget before they are inflated."""
+    current().inflate(book.getinfo(name).file_size)
+    return book.read(name)
 
 
 def _refuse_drm(book: zipfile.ZipFile, names: set[str]) -> None:
@@ -119,7 +137,7 @@ def _refuse_drm(book: zipfile.ZipFile, names: set[str]) -> None:
 def _xml(book: zipfile.ZipFile, name: str) -> ElementTree.Element:
     """Parse a part (expat refuses entity expansion bombs; no external entities are fetched)."""
     try:
-        return ElementTree.fromstring(book.read(name))
+        return ElementTree.fromstring(_read(book, name))
     except ElementTree.ParseError as exc:
         raise DocumentError(
             f"not a readable EPUB file: {name} is broken XML ({_one_line(str(exc))})"
@@ -181,14 +199,14 @@ def _toc_labels(
     try:
         if nav is not None and nav["href"] in names:
             base = posixpath.dirname(nav["href"])
-            root = ElementTree.fromstring(book.read(nav["href"]))
+            root = ElementTree.fromstring(_read(book, nav["href"]))
             navs = [e for e in root.iter(f"{_XHTML_NS}nav")]
             toc = next((e for e in navs if e.get(_EPUB_TYPE) == "toc"), navs[0] if navs else None)
             for link in toc.iter(f"{_XHTML_NS}a") if toc is not None else []:
                 _label(labels, base, link.get("href"), "".join(link.itertext()))
         if not labels and ncx is not None and ncx["href"] in names:
             base = posixpath.dirname(ncx["href"])
-            for point in ElementTree.fromstring(book.read(ncx["href"])).iter(f"{_NCX_NS}navPoint"):
+            for point in ElementTree.fromstring(_read(book, ncx["href"])).iter(f"{_NCX_NS}navPoint"):
                 text = point.find(f"{_NCX_NS}navLabel/{_NCX_NS}text")
                 content = point.find(f"{_NCX_NS}content")
                 if text is not None and content is not None:

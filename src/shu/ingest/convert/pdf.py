@@ -15,6 +15,7 @@ from pypdf import PdfReader
 from pypdf.errors import DependencyError, PdfReadError, PyPdfError
 
 from shu.errors import DocumentError
+from shu.ingest.budget import OverBudget, current
 from shu.ingest.convert import ocr
 from shu.ingest.convert.base import Converted
 
@@ -36,9 +37,12 @@ class _Line:
 
 def convert(data: bytes, path: Path) -> Converted:
     reader = _open(data)
-    tables = page_tables(data, len(reader.pages))
+    warnings: list[str] = []
+    tables = page_tables(data, len(reader.pages), warnings)
     lines: list[_Line] = []
+    budget = current()
     for number, page in enumerate(reader.pages, start=1):
+        budget.tick()
         try:
             found = _page_lines(page)
         except (PyPdfError, ValueError, KeyError, TypeError) as exc:
@@ -52,7 +56,7 @@ def convert(data: bytes, path: Path) -> Converted:
     title = str(info_title).strip() if info_title else None
     if not markdown.strip():
         return _scanned(data, path, title)
-    return Converted(markdown=markdown, title=title)
+    return Converted(markdown=markdown, title=title, warnings=warnings)
 
 
 def _scanned(data: bytes, path: Path, title: str | None) -> Converted:
@@ -132,9 +136,10 @@ def _page_lines(page) -> list[_Line]:  # type: ignore[no-untyped-def]
     return lines
 
 
-def page_tables(data: bytes, pages: int) -> dict[int, list[tuple[float, float, str]]]:
+def page_tables(data: bytes, pages: int, warnings: list[str]) -> dict[int, list[tuple[float, float, str]]]:
     """page index → its ruled tables as (top, bottom, Markdown), for PDFs of at most
-    `MAX_TABLE_PAGES` pages (finding tables parses every page again)."""
+    `MAX_TABLE_PAGES` pages (finding tables parses every page again). Tables that cannot be
+    read cost a line in `warnings` (the trace is logged at debug level: `shu --verbose`)."""
     if pages > MAX_TABLE_PAGES:
         return {}
     import pdfplumber
@@ -143,14 +148,22 @@ def page_tables(data: bytes, pages: int) -> dict[int, list[tuple[float, float, s
     try:
         with pdfplumber.open(io.BytesIO(data)) as pdf:
             for index, page in enumerate(pdf.pages):
+                current().tick()
                 for table in page.find_tables():
                     rows = [[" ".join((cell or "").split()) for cell in row] for row in table.extract()]
                     if len(rows) >= 2 and max(len(r) for r in rows) >= 2:
                         found.setdefault(index, []).append(
                             (table.bbox[1], table.bbox[3], _markdown_table(rows))
                         )
-    except Exception:  # tables are an extra: the text is read without them
-        log.warning("tables of a PDF could not be read; its text is kept without them", exc_info=True)
+    except OverBudget:
+        raise
+    except Exception as exc:  # tables are an extra: the text is read without them
+        log.debug("tables of a PDF could not be read", exc_info=True)
+        reason = " ".join(str(exc).split())[:120]
+        warnings.append(
+            f"its tables could not be read ({exc.__class__.__name__}{': ' + reason if reason else ''}); "
+            "the text is kept without them"
+        )
         return {}
     return found
 

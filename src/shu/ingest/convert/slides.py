@@ -16,6 +16,7 @@ from pptx.enum.shapes import PP_PLACEHOLDER
 from pptx.shapes.group import GroupShape
 
 from shu.errors import DocumentError, ShuError
+from shu.ingest.budget import current
 from shu.ingest.convert.archive import check_archive, check_not_ole
 from shu.ingest.convert.base import Converted
 from shu.ingest.convert.sheets import cell_text, markdown_table
@@ -38,7 +39,11 @@ def convert(data: bytes, path: Path) -> Converted:
     check_archive(data, "PPTX")
     try:
         deck = Presentation(io.BytesIO(data))
-        slides = [_slide_markdown(number, slide) for number, slide in enumerate(deck.slides, start=1)]
+        budget = current()
+        slides = []
+        for number, slide in enumerate(deck.slides, start=1):  # a slide may be listed many times
+            slides.append(_slide_markdown(number, slide))
+            budget.write(len(slides[-1][1].encode()))
         props = deck.core_properties
         meta: dict[str, Any] = {"type": "slides", "slides": len(slides)}
         if (props.author or "").strip():

@@ -21,4 +21,6 @@ def test_the_short_fault_suite_finds_nothing() -> None:
     assert "persona and user walls (HTTP, MCP)" in names
     if postgres is not None:
         assert "kill -9 during migrate (postgresql)" in names, why
+        assert "persona walls (postgresql)" in names, why
+        assert "persona and user walls (HTTP, MCP) (postgresql)" in names, why
     assert all(c.inputs > 0 for c in checks), table

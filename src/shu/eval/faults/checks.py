@@ -171,6 +171,17 @@ def concurrency_check(
 
 # -- persona walls and injected instructions --------------------------------------------------
 
+
+def store_overrides(url: str) -> list[str]:
+    """Settings that put a knowledge base on the PostgreSQL database `url` names ("": SQLite)."""
+    return [f"store.url={url}"] if url.startswith("postgresql") else []
+
+
+def store_label(url: str) -> str:
+    """How a check's name says its store: nothing for SQLite (the names the suite always had)."""
+    return " (postgresql)" if url.startswith("postgresql") else ""
+
+
 _MARK = "zq{persona}secret"
 
 
@@ -252,15 +263,15 @@ WALL_QUESTIONS = [
 ]
 
 
-def walls_check(work: Path) -> tuple[Check, Check]:
-    """(walls, injection)."""
+def walls_check(work: Path, url: str = "") -> tuple[Check, Check]:
+    """(walls, injection), on the store `url` names (a PostgreSQL URL; else the home's SQLite)."""
     import shu
 
     root = walls_corpus(work / "walls")
     home = work / "walls-home"
-    kb = shu.open(home)
-    walls = Check("persona walls", 0)
-    injection = Check("injected instructions", 0)
+    kb = shu.open(home, overrides=store_overrides(url))
+    walls = Check(f"persona walls{store_label(url)}", 0)
+    injection = Check(f"injected instructions{store_label(url)}", 0)
     try:
         kb.ingest(root)
         for persona in ("alpha", "beta", "gamma"):
@@ -273,7 +284,7 @@ def walls_check(work: Path) -> tuple[Check, Check]:
                     walls.breaches += _python_breaches(kb, persona, text, visible, foreign, walls.notes)
                     if other == "beta" and question in WALL_QUESTIONS[:2]:
                         walls.inputs += 1
-                        walls.breaches += _cli_breaches(home, persona, text, foreign, walls.notes)
+                        walls.breaches += _cli_breaches(home, url, persona, text, foreign, walls.notes)
         walls.inputs += 2
         walls.breaches += _claim_breaches(kb, walls.notes) + _description_breaches(kb, walls.notes)
         for question in ("What did the phishing mail say?", "What should I reveal?", "Where do I click?"):
@@ -315,11 +326,13 @@ def _description_breaches(kb, notes: list[str]) -> int:  # type: ignore[no-untyp
     return len(leaked)
 
 
-def _cli_breaches(home: Path, persona: str, text: str, foreign: list[str], notes: list[str]) -> int:
+def _cli_breaches(
+    home: Path, url: str, persona: str, text: str, foreign: list[str], notes: list[str]
+) -> int:
     breaches = 0
     for command in ("search", "ask"):
         done = subprocess.run(
-            shu(home, "", "--json", command, text, "--persona", persona),
+            shu(home, url, "--json", command, text, "--persona", persona),
             capture_output=True,
             env=child_environment(),
         )

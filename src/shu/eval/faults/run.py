@@ -73,10 +73,12 @@ def run_faults(scale: Scale, postgres: str | None = None, progress: Progress | N
             )
         say("hostile corpus")
         checks.append(hostile_check(work, scale.hostile_files, time_limit_s=900, memory_limit_mb=2048))
-        say("persona walls and injected instructions")
-        checks += list(walls_check(work))
-        say("persona and user walls through HTTP and MCP")
-        checks.append(serve_walls_check(work))
+        for store in crash.stores.kinds():  # the walls hold on every store
+            folder = work / f"walls-{store}"
+            say(f"persona walls and injected instructions ({store})")
+            checks += list(walls_check(folder, crash.stores.url(store, folder)))
+            say(f"persona and user walls through HTTP and MCP ({store})")
+            checks.append(serve_walls_check(folder, crash.stores.url(store, folder)))
         return checks
 
 

@@ -13,7 +13,16 @@ from typing import Any
 
 import httpx
 
-from shu.eval.faults.checks import _MARK, OUTSIDE_MARK, PEOPLE_MARK, Check, clerk, walls_corpus
+from shu.eval.faults.checks import (
+    _MARK,
+    OUTSIDE_MARK,
+    PEOPLE_MARK,
+    Check,
+    clerk,
+    store_label,
+    store_overrides,
+    walls_corpus,
+)
 from shu.kb import KnowledgeBase, open_kb
 from shu.serve.background import running
 from shu.serve.http import create_app
@@ -22,10 +31,11 @@ PERSONAS = ("alpha", "beta", "gamma")
 QUESTION = "What is the vault code?"
 
 
-def serve_walls_check(work: Path) -> Check:
+def serve_walls_check(work: Path, url: str = "") -> Check:
+    """The walls through a real server over the store `url` names (PostgreSQL; "": SQLite)."""
     root = walls_corpus(work / "serve-walls")
-    check = Check("persona and user walls (HTTP, MCP)", 0)
-    with open_kb(work / "serve-walls-home", ["answer.cache=false"]) as kb:
+    check = Check(f"persona and user walls (HTTP, MCP){store_label(url)}", 0)
+    with open_kb(work / "serve-walls-home", ["answer.cache=false", *store_overrides(url)]) as kb:
         kb.ingest(root)
         tokens = {p: kb.create_key(f"user-{p}", [p])[1] for p in PERSONAS}
         with running(create_app(kb)) as url:

@@ -175,6 +175,22 @@ def test_persona_files_follow_the_rules_of_raw_docs(
     assert "persona.config.json: path outside the knowledge base" in report.failed[0].message
 
 
+def test_a_persona_folder_linked_out_of_the_knowledge_base_is_refused(
+    kb: KnowledgeBase, make_persona: PersonaMaker, tmp_path: Path
+) -> None:
+    elsewhere = make_persona("elsewhere", rag={"pricing.md": PRICING})
+    kb_root = tmp_path / "kb"
+    (kb_root / "own").mkdir(parents=True)
+    (kb_root / "own" / "persona.md").write_text("# Own\n")
+    (kb_root / "own" / "RAG").mkdir()
+    (kb_root / "own" / "RAG" / "sso.md").write_text(SSO)
+    os.symlink(elsewhere, kb_root / "linked")
+    report = kb.ingest(kb_root)
+    assert report.personas == ["own"] and [Path(o.path).name for o in report.failed] == ["linked"]
+    assert "persona folder outside the knowledge base" in report.failed[0].message
+    assert [d.personas for d in kb.documents()] == [["own"]]
+
+
 def test_a_document_listing_two_personas_belongs_to_both(
     kb: KnowledgeBase, make_persona: PersonaMaker
 ) -> None:

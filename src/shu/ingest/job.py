@@ -23,7 +23,7 @@ from shu.ingest.chunking import chunk_document
 from shu.ingest.claims import Claim, Holder, Ruling, folder_of, holder_of, rule
 from shu.ingest.documents import ParsedDocument, content_hash, parse_rag_file
 from shu.ingest.files import list_files, read_inside, resolved
-from shu.ingest.personas import PersonaFolder, find_persona_folders, load_persona
+from shu.ingest.personas import PersonaFolder, check_inside, find_persona_folders, load_persona
 from shu.ingest.raw import convert_raw_folder, prune_orphans
 from shu.ingest.report import FileOutcome, IngestReport
 from shu.ingest.urls import fetch_url_lists, prune_unlisted
@@ -132,6 +132,7 @@ class IngestJob:
         folders: list[PersonaFolder] = []
         for path in paths:
             try:
+                check_inside(path, root)
                 folder = load_persona(path)
             except ConfigError as exc:
                 report.add(FileOutcome(path=str(path), status="failed", message=str(exc)))

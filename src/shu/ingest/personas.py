@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from shu.errors import ConfigError, DocumentError
-from shu.ingest.files import read_inside
+from shu.ingest.files import read_inside, resolved
 from shu.types import Persona, PersonaConfig
 
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
@@ -45,10 +45,18 @@ def is_persona_folder(path: Path) -> bool:
 
 
 def find_persona_folders(root: Path) -> list[Path]:
-    """`root` itself when it is a persona folder, else its persona subfolders."""
+    """`root` itself when it is a persona folder, else its persona subfolders (one that links
+    out of `root` too: `load_persona` refuses it, with `root`)."""
     if is_persona_folder(root):
         return [root]
     return sorted(child for child in root.iterdir() if is_persona_folder(child))
+
+
+def check_inside(folder: Path, root: Path) -> None:
+    """Refuse a persona folder of a knowledge base that resolves outside it (a link out)."""
+    if folder != root and not resolved(folder).is_relative_to(resolved(root)):
+        where = resolved(folder)
+        raise ConfigError(f"{folder}: persona folder outside the knowledge base (resolves to {where})")
 
 
 def load_persona(path: Path) -> PersonaFolder:

@@ -95,7 +95,7 @@ def test_the_default_table_budget_refuses_a_three_megabyte_table(
         (
             "many.eml",
             hostile.eml_many_attachments(60),
-            "'Many files''s attachments make over 50 documents",
+            "the attachments of 'Many files' make over 50 documents",
             61,
         ),
     ],

@@ -92,7 +92,7 @@ def hostile_corpus(root: Path, count: int = 1000, seed: int = 11) -> HostileCorp
         attack, suffix, where, make = makers[number % len(makers)]
         name = f"{attack}-{number}{suffix}"
         path = folder / where / name
-        make(path)
+        path = make(path) or path  # a maker may name the file itself
         corpus.bad[path.relative_to(root).as_posix()] = attack
         if number % 10 == 0:
             good_id = f"good-{number}"
@@ -143,8 +143,49 @@ def _makers(rng: random.Random) -> list[tuple[str, str, str, object]]:
     def collide():  # type: ignore[no-untyped-def]
         return markdown("good-0", "Impostor", f"Impostor text {rng.random()}.")
 
+    def fifo(path: Path) -> None:
+        os.mkfifo(path)  # opening it would block until a writer comes: it must never be opened
+
+    def non_latin(path: Path) -> Path:
+        number = "".join("〇一二三四五六七八九"[int(d)] for d in path.stem.rsplit("-", 1)[1])
+        named = path.with_name(f"日本語{number}{path.suffix}")
+        named.write_text(f"# 庭\n\n小屋は九時に開きます。{number}\n", encoding="utf-8")
+        return named
+
+    def salt() -> str:
+        return f"-{rng.randint(0, 10**9)}"
+
     bomb = hostile.zip_bomb_docx(inflated_mb=300)
+    book = hostile.epub_many_chapters(chapters=24)
+    bom_rows = [
+        (
+            f"bom-bad-byte-{suffix[1:]}",
+            suffix,
+            "RAW-DOCS",
+            data(lambda s=suffix: hostile.with_bom(s, True, salt())),
+        )
+        for suffix in hostile.TEXT_SUFFIXES
+    ]
     return [
+        *bom_rows,
+        ("bom-eml", ".eml", "RAW-DOCS", data(lambda: hostile.with_bom(".eml", salt=salt()))),
+        ("bom-mbox", ".mbox", "RAW-DOCS", data(lambda: hostile.with_bom(".mbox", salt=salt()))),
+        ("epub-spine-repeat", ".epub", "RAW-DOCS", data(hostile.epub_spine_repeat(160))),
+        ("epub-many-chapters", ".epub", "RAW-DOCS", data(book)),
+        ("eml-epub-many-chapters", ".eml", "RAW-DOCS", data(hostile.eml_with_attachment("book.epub", book))),
+        ("html-huge-table", ".html", "RAW-DOCS", data(hostile.html_table(rows=30_000))),
+        ("mbox-huge", ".mbox", "RAW-DOCS", data(hostile.mbox_many(2_500))),
+        ("eml-many-attachments", ".eml", "RAW-DOCS", data(hostile.eml_many_attachments(2_500))),
+        ("pptx-slide-repeat", ".pptx", "RAW-DOCS", data(hostile.pptx_slide_repeat(10_000))),
+        ("truncated-mbox", ".mbox", "RAW-DOCS", data(hostile.truncated_mbox())),
+        (
+            "mbox-empty-message",
+            ".mbox",
+            "RAW-DOCS",
+            data(lambda: hostile.mbox_messages(["The shed opens at nine.", "", "Gate code 4411."], salt())),
+        ),
+        ("fifo", ".md", "RAW-DOCS", fifo),
+        ("non-latin-name", ".md", "RAW-DOCS", non_latin),
         ("yaml-alias-bomb", ".md", "RAG", data(lambda: hostile.yaml_alias_bomb(levels=rng.randint(6, 9)))),
         ("yaml-merge-bomb", ".md", "RAG", data(lambda: hostile.yaml_merge_bomb(levels=rng.randint(20, 40)))),
         ("deep-yaml", ".md", "RAG", data(lambda: hostile.deep_yaml(depth=rng.randint(100, 20000)))),

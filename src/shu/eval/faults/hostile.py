@@ -255,20 +255,48 @@ def pptx_slide_repeat(repeats: int = 10_000, cells: int = 200) -> bytes:
 BOM = b"\xef\xbb\xbf"
 
 
-def mbox_messages(bodies: list[str]) -> bytes:
-    """A mailbox of messages with these bodies (an empty body is a message with no text)."""
+def mbox_messages(bodies: list[str], salt: str = "") -> bytes:
+    """A mailbox of messages with these bodies (an empty body is a message with no text; `salt`
+    makes its Message-IDs its own)."""
     return b"".join(
-        f"From a@x.example Mon Jan  1 00:00:00 2024\nFrom: a@x.example\nMessage-ID: <m{n}@x.example>\n"
+        f"From a@x.example Mon Jan  1 00:00:00 2024\nFrom: a@x.example\nMessage-ID: <m{n}{salt}@x.example>\n"
         f"{f'Subject: Note {n}' if body else 'X-Note: none'}\n\n{body}\n\n".encode()
         for n, body in enumerate(bodies)
     )
 
 
 def truncated_mbox() -> bytes:
-    """A mailbox cut off inside the first message's headers."""
-    return b"From a@x.example Mon Jan  1 00:00:00 2024\nFrom: a@x.example\nSubj"
+    """A mailbox cut off inside the first message's headers (before a subject or any text)."""
+    return b"From a@x.example Mon Jan  1 00:00:00 2024\nFrom: a@x.example\nMessage-ID: <cut@x.exa"
 
 
 def bom_then_bad_byte(text: bytes = b"Plain words, then a stray byte: \xff and more words.\n") -> bytes:
     """A UTF-8 byte order mark, then text that is not UTF-8."""
     return BOM + text
+
+
+_TEXT_FORMATS = {
+    ".txt": b"Shed notes\n\nThe shed opens at nine, {byte} and closes at five.\n",
+    ".md": b"# Shed\n\nThe shed opens at nine, {byte} and closes at five.\n",
+    ".html": b"<html><body><h1>Shed</h1><p>The shed opens at nine, {byte} and closes at five.</p>"
+    b"</body></html>",
+    ".csv": b"plot,holder,note\n1,Ana,opens at nine {byte}\n2,Bo,closes at five\n",
+    ".ics": b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//shu//faults//EN\r\nBEGIN:VEVENT\r\n"
+    b"UID:shed@x.example\r\nDTSTART:20260105T090000Z\r\nSUMMARY:Shed opens {byte}\r\n"
+    b"END:VEVENT\r\nEND:VCALENDAR\r\n",
+    ".json": b'[{"author": "Ana", "time": "2026-01-05T09:00:00", "text": "The shed opens at nine {byte}"}]',
+    ".eml": b"From: a@x.example\nTo: b@x.example\nSubject: Shed\nMessage-ID: <shed@x.example>\n\n"
+    b"The shed opens at nine {byte}.\n",
+    ".mbox": b"From a@x.example Mon Jan  5 09:00:00 2026\nFrom: a@x.example\nSubject: Shed\n"
+    b"Message-ID: <shed-box@x.example>\n\nThe shed opens at nine {byte}.\n\n",
+}
+TEXT_SUFFIXES = tuple(_TEXT_FORMATS)
+
+
+def with_bom(suffix: str, bad_byte: bool = False, salt: str = "") -> bytes:
+    """A small valid file of a text format (`TEXT_SUFFIXES`) starting with a UTF-8 byte order
+    mark, with a byte that is not UTF-8 in its text when `bad_byte` (`salt` makes its message
+    and event ids its own)."""
+    text = _TEXT_FORMATS[suffix].replace(b"@x.example>", f"{salt}@x.example>".encode())
+    text = text.replace(b"UID:shed@", f"UID:shed{salt}@".encode())
+    return BOM + text.replace(b"{byte}", b"\xff" if bad_byte else b"(ok)")

@@ -101,13 +101,14 @@ def convert_mbox(data: bytes, path: Path) -> list[Converted]:
             raise
         except ShuError as exc:
             skipped.append(f"message {number}: {exc}")
-    if not data.rstrip(b" \t").endswith(b"\n"):
-        skipped.append(f"message {len(mails)} may be cut short: the mailbox ends mid-line (truncated?)")
+    cut = [] if data.rstrip(b" \t").endswith(b"\n") else ["the mailbox ends mid-line (cut short?)"]
     if not documents:
         raise DocumentError(
-            f"no message of the mailbox could be converted ({len(mails)} read; {'; '.join(skipped[:2])})"
+            f"no message of the mailbox could be converted ({len(mails)} read; "
+            f"{'; '.join([*skipped[:2], *cut])})"
         )
     documents[0].skipped += skipped
+    documents[0].warnings += [f"message {len(mails)} may be incomplete: {c}" for c in cut]
     return documents
 
 
@@ -264,7 +265,7 @@ def _documents(mail: _Mail, fallback: str, depth: int) -> list[Converted]:
     own, quoted = _own_words(mail.body)
     attached: list[Converted] = []
     listed: list[str] = []
-    current().make(len(mail.attachments) + len(mail.forwarded), f"{_title(mail)!r}'s attachments")
+    current().make(len(mail.attachments) + len(mail.forwarded), f"the attachments of {_title(mail)!r}")
     for name, payload in mail.attachments:
         made, line = _attachment(name, payload, doc_id, mail, depth)
         attached += made

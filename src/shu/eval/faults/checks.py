@@ -48,13 +48,13 @@ _ALLOWED = {
     "non-latin-name": ("converted",),
     "bom-eml": ("converted",),
     "bom-mbox": ("converted",),
-    **{f"bom-bad-byte-{suffix[1:]}": ("converted",) for suffix in hostile.TEXT_SUFFIXES},
+    **{f"bom-bad-byte-{suffix[1:]}": ("converted", "ingested") for suffix in hostile.TEXT_SUFFIXES},
 }
 """Deeply nested HTML is valid HTML: converting it (or refusing it by name) are both right. A
 message forwarding messages 12 deep is a message: it converts, the levels past the depth limit
 listed by name, not opened. A mailbox with one empty message converts the others (the empty one
 named on its line); a file named in Japanese converts under a hashed id; a byte order mark, even
-before a stray byte that is not UTF-8, is read."""
+before a stray byte that is not UTF-8, is read (a `.md` one's RAG file has its name: ingested)."""
 
 
 def hostile_check(work: Path, count: int, time_limit_s: float, memory_limit_mb: int) -> Check:

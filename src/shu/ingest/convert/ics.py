@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 import icalendar
 
 from shu.errors import DocumentError, SkipDocument
+from shu.ingest.budget import current
 from shu.ingest.convert.base import Converted
 from shu.ingest.convert.chat import markdown_safe
 from shu.ingest.convert.decode import decode_text
@@ -78,9 +79,12 @@ def convert(data: bytes, path: Path) -> list[Converted]:
                 events.append((event, " ".join(str(name).split()) if name else None))
     if not events:
         raise SkipDocument("calendar holds no events")
+    budget = current()
+    budget.make(len(events), f"its {len(events):,} events")
     documents: list[Converted] = []
     taken: set[str] = set()
     for event, calendar_name in events:
+        budget.tick()
         if any(event.get(name) is not None for name in ("SUMMARY", "DTSTART", "DESCRIPTION")):
             documents.append(_document(event, calendar_name, taken))
     if not documents:

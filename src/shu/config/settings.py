@@ -386,7 +386,7 @@ class ServerSettings(BaseModel):
     def _bare_names(cls, value: list[str]) -> list[str]:
         names = [name.strip().lower().removeprefix("[").removesuffix("]") for name in value]
         for name in names:
-            if not name or any(c in name for c in "/:*@ ") and not _ipv6(name):
+            if not name or (any(c in name for c in "/:*@ ") and not _ipv6(name)):
                 raise ValueError(f"{name!r}: a host name or address, without scheme, port or wildcard")
         return names
 

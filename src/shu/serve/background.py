@@ -11,14 +11,17 @@ from contextlib import contextmanager
 import uvicorn
 from fastapi import FastAPI
 
+from shu.serve.connection import DEFAULT_READ_TIMEOUT_S, uvicorn_config
+
 
 @contextmanager
 def running(app: FastAPI) -> Iterator[str]:
-    """The app served on 127.0.0.1 until the block ends; its base URL."""
+    """The app served on 127.0.0.1 until the block ends, as `shu serve` serves it; its base URL."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    read_timeout_s = getattr(app.state, "read_timeout_s", DEFAULT_READ_TIMEOUT_S)
+    server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port, read_timeout_s))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

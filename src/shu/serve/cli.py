@@ -215,6 +215,7 @@ def serve(
     base, same settings and home as every other command. Jobs a stopped server left resume."""
     import uvicorn
 
+    from shu.serve.connection import uvicorn_config
     from shu.serve.http import create_app
 
     with _kb() as kb:
@@ -227,7 +228,11 @@ def serve(
         access = "keys required" if keyed else "loopback only, no keys (`shu keys create` adds them)"
         where = f"http://{host}:{port}"
         err.print(f"Shu on {where} — web page /, API docs /docs, MCP /mcp; {access}", highlight=False)
-        uvicorn.run(create_app(kb, host), host=host, port=port, log_level="warning")
+        names = ", ".join(kb.settings.server.allowed_hosts) or "none (`--set server.allowed_hosts=NAME`)"
+        if host not in _LOOPBACK:
+            err.print(f"Answers Host names: loopback, the address reached, and {names}", highlight=False)
+        config = uvicorn_config(create_app(kb, host), host, port, kb.settings.server.read_timeout_s)
+        uvicorn.Server(config).run()
 
 
 @app.command()

@@ -5,23 +5,28 @@ feedback, background jobs, stats, health, MCP at `/mcp` and the web page at `/`.
 Once a key exists, every `/v1` route and `/mcp` need `Authorization: Bearer <key>` (401 without
 a known, unrevoked key) and reach only the key's personas (403); stats and jobs need an admin
 key. Bad input is a 4xx with a message, never a 500: typed errors map to 400/401/403/404/409,
-request bodies over `MAX_BODY_BYTES` to 413, invalid fields to 422."""
+request bodies over `MAX_BODY_BYTES` to 413, invalid fields to 422. Every route answers only
+requests naming this server (hosts.py: 421 else), and one caller may run only so many requests at
+once and a minute (limits.py: 429 with Retry-After)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
+import anyio
 from fastapi import Depends, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import Field
 from swagger_ui_bundle import swagger_ui_path
 
 from shu import __version__
@@ -38,7 +43,10 @@ from shu.errors import (
 )
 from shu.jobs import progress_view
 from shu.kb import MAX_QUERY_CHARS, KnowledgeBase
+from shu.serve.hosts import HostGuard, HostRule
+from shu.serve.limits import BodyLimit, WorkLimiter
 from shu.serve.mcp import create_mcp
+from shu.serve.validation import Body, validation_error
 from shu.types import (
     Answer,
     ApiKey,
@@ -55,6 +63,8 @@ log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 64 * 1024
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+OWN_NAMES_ONLY = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+"""/mcp's Host and Origin are checked by HostGuard, like every other route's."""
 WEB_PAGE = Path(__file__).parent / "web"
 _STATUS = (
     (InvalidRequestError, 400),
@@ -71,18 +81,14 @@ SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-
 _bearer = HTTPBearer(auto_error=False, description="a key made by `shu keys create`")
 
 
-class SearchRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SearchRequest(Body):
     question: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     persona: str = Field(min_length=1, max_length=200)
     limit: int = Field(10, ge=1, le=100)
     trace: bool = Field(False, description="include the whole retrieval trace (plan, surfaces, fusion)")
 
 
-class AskRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class AskRequest(Body):
     question: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     persona: str = Field(min_length=1, max_length=200)
     stream: bool = Field(False, description="server-sent events: text pieces, resets, then the answer")
@@ -91,9 +97,7 @@ class AskRequest(BaseModel):
     trace: bool = Field(False, description="include the retrieval trace (plan, surfaces, fusion, context)")
 
 
-class FeedbackRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class FeedbackRequest(Body):
     persona: str = Field(min_length=1, max_length=200)
     kind: SignalKind
     doc_id: str | None = Field(None, min_length=1, max_length=500)
@@ -101,10 +105,8 @@ class FeedbackRequest(BaseModel):
     answer: str = Field("", max_length=20_000)
 
 
-class ProfileRequest(BaseModel):
+class ProfileRequest(Body):
     """Fields of one's own profile set by hand (what is left out stays as it is)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     name: str | None = Field(None, max_length=200)
     emails: list[Annotated[str, Field(max_length=320)]] | None = Field(None, max_length=20)
@@ -119,9 +121,7 @@ class ProfileRequest(BaseModel):
     )
 
 
-class JobRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class JobRequest(Body):
     kind: JobKind = Field(description="ingest | enrich (LLM artifacts again) | reindex (with context)")
     path: str = Field(min_length=1, max_length=4096, description="a persona folder on the server")
     force: bool = Field(False, description="every document again, changed or not")
@@ -146,7 +146,10 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     """The API over one knowledge base (its parts are built once, before the first request)."""
     kb.responder  # noqa: B018 — built here, not by two requests at once
     mcp = create_mcp(kb)
-    mcp_app = mcp.streamable_http_app(stateless_http=True, json_response=True, host=host)
+    mcp_app = mcp.streamable_http_app(
+        stateless_http=True, json_response=True, host=host, transport_security=OWN_NAMES_ONLY
+    )
+    limits = kb.settings.server
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -167,6 +170,7 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     )
 
     app.state.kb = kb
+    app.state.read_timeout_s = limits.read_timeout_s
     keyed_at_start = kb.auth_required() or host not in LOOPBACK
 
     def keys_required() -> bool:
@@ -179,9 +183,6 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
 
     @app.middleware("http")
     async def guard(request: Request, call_next: Any) -> Any:
-        declared = request.headers.get("content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
-            return JSONResponse({"detail": f"request body over {MAX_BODY_BYTES} bytes"}, status_code=413)
         if request.url.path.startswith("/mcp") and keys_required():
             scheme, _, token = request.headers.get("authorization", "").partition(" ")
             try:
@@ -209,10 +210,13 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     async def shu_error(request: Request, exc: ShuError) -> JSONResponse:
         return _error(exc, next((code for kind, code in _STATUS if isinstance(exc, kind)), 400))
 
+    health_threads = anyio.CapacityLimiter(2)
+
     @app.get("/healthz")
-    def healthz() -> dict[str, Any]:
-        """Alive; whether this server asks for keys."""
-        return {"status": "ok", "version": __version__, "auth": keys_required()}
+    async def healthz() -> dict[str, Any]:
+        """Alive; whether this server asks for keys (never queued behind the API's work)."""
+        auth = keyed_at_start or await anyio.to_thread.run_sync(kb.auth_required, limiter=health_threads)
+        return {"status": "ok", "version": __version__, "auth": auth}
 
     @app.get("/v1/me")
     def me(key: Caller) -> dict[str, Any]:
@@ -359,7 +363,23 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
     app.router.routes.extend(mcp_app.routes)  # /mcp: streamable HTTP, sessions run by the lifespan
     app.mount("/", StaticFiles(directory=WEB_PAGE, html=True), name="web")
+    app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]
+    app.add_middleware(WorkLimiter, settings=limits, identify=_key_id(kb))
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+    app.add_middleware(HostGuard, rule=HostRule(bound=host, configured=limits.allowed_hosts))
     return app
+
+
+def _key_id(kb: KnowledgeBase) -> Callable[[str], str | None]:
+    """The id of the key a bearer token belongs to, None for no good key."""
+
+    def identify(token: str) -> str | None:
+        try:
+            return kb.authenticate(token).id
+        except UnauthorizedError:
+            return None
+
+    return identify
 
 
 def _user_of(key: ApiKey | None) -> str:

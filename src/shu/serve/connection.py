@@ -1,0 +1,77 @@
+"""How uvicorn serves Shu, in `shu serve` and in `background.running` alike: its h11 protocol
+with one more timeout. uvicorn closes a connection idle between requests (`timeout_keep_alive`)
+but waits forever for a request that never completes — a client may open a connection and send
+nothing, or trickle its headers or body a byte at a time, and hold the connection (and, with a
+body, the request's task) open. Here a request — its line, headers and body — must arrive within
+`read_timeout_s` of the connection opening or the previous answer, else the connection closes."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import h11
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+DEFAULT_READ_TIMEOUT_S = 15.0
+KEEP_ALIVE_S = 5
+_ARRIVING = (h11.IDLE, h11.SEND_BODY)
+"""The client's states while its request is still arriving."""
+
+
+class TimedH11Protocol(H11Protocol):
+    read_timeout_s = DEFAULT_READ_TIMEOUT_S
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        self._read_deadline: asyncio.TimerHandle | None = None
+        super().connection_made(transport)
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def handle_events(self) -> None:
+        super().handle_events()
+        if self.conn.their_state not in _ARRIVING:
+            self._disarm()  # the whole request is in: the app's time is the app's
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing() and self.conn.their_state in _ARRIVING:
+            self._arm()  # the next request on this connection has its own deadline
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._read_deadline = self.loop.call_later(self.read_timeout_s, self._read_timed_out)
+
+    def _disarm(self) -> None:
+        if self._read_deadline is not None:
+            self._read_deadline.cancel()
+            self._read_deadline = None
+
+    def _read_timed_out(self) -> None:
+        self._read_deadline = None
+        if self.conn.their_state in _ARRIVING and not self.transport.is_closing():
+            self.logger.info(
+                "closing a connection whose request did not arrive within %s s", self.read_timeout_s
+            )
+            self.transport.close()
+
+
+def protocol(read_timeout_s: float) -> type[TimedH11Protocol]:
+    """The protocol class with its timeout (uvicorn builds one protocol per connection)."""
+    return type("ShuH11Protocol", (TimedH11Protocol,), {"read_timeout_s": read_timeout_s})
+
+
+def uvicorn_config(app: Any, host: str, port: int, read_timeout_s: float) -> uvicorn.Config:
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        http=protocol(read_timeout_s),
+        ws="none",
+        timeout_keep_alive=KEEP_ALIVE_S,
+    )

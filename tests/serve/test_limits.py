@@ -1,0 +1,141 @@
+"""What one caller may take from a real server on loopback: a request body of at most
+`MAX_BODY_BYTES` however it is sent, a few requests at once and so many a minute (429 with
+Retry-After beyond), while another key's search and /healthz still answer."""
+
+from __future__ import annotations
+
+import select
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from shu.serve.background import running
+from shu.serve.http import MAX_BODY_BYTES, create_app
+from tests.serve.conftest import PRO, SmallKB
+
+CHUNK = 16 * 1024
+MOST_SENT = 8 * 1024 * 1024
+SEARCH = {"question": "What does the Pro plan cost?", "persona": "lumen"}
+
+
+def test_a_chunked_body_over_the_limit_is_refused_without_being_read(small_kb: SmallKB) -> None:
+    with running(create_app(small_kb())) as url:
+        status, sent, closed = _send_chunked(url, "/v1/feedback")
+    assert status.startswith("HTTP/1.1 413"), status
+    assert MAX_BODY_BYTES < sent < MOST_SENT, f"the server answered after {sent} bytes"
+    assert closed, "the server closed the connection rather than read the rest"
+
+
+def test_a_chunked_body_within_the_limit_is_read(small_kb: SmallKB) -> None:
+    with running(create_app(small_kb())) as url:
+        body = b'{"question": "What does the Pro plan cost?", "persona": "lumen"}'
+        response = httpx.post(
+            f"{url}/v1/search",
+            content=iter([body[:10], body[10:]]),
+            headers={"content-type": "application/json"},
+        )
+        assert response.status_code == 200 and response.json()["hits"][0]["citation"] == PRO
+
+
+def _send_chunked(url: str, path: str) -> tuple[str, int, bool]:
+    """Chunks of 16 KiB until the server answers (at most `MOST_SENT`): its status line, the
+    bytes sent by then, and whether it closed the connection."""
+    parts = urlsplit(url)
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nContent-Type: application/json\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n"
+    ).encode()
+    chunk = f"{CHUNK:x}\r\n".encode() + b"{" + b" " * (CHUNK - 1) + b"\r\n"
+    sent = 0
+    with socket.create_connection((parts.hostname, parts.port), timeout=30) as sock:
+        sock.sendall(head)
+        try:
+            while sent < MOST_SENT and not select.select([sock], [], [], 0)[0]:
+                sock.sendall(chunk)
+                sent += CHUNK
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        answer = _read_all(sock)
+    status = answer.split(b"\r\n", 1)[0].decode()
+    return status, sent, answer.endswith(b"}") and b"request body over" in answer
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    """Everything until the server closes (or 30 s)."""
+    received = b""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            piece = sock.recv(65536)
+        except ConnectionResetError:
+            break
+        if not piece:
+            break
+        received += piece
+    return received
+
+
+def test_one_key_gets_429_beyond_its_concurrent_requests_and_others_still_answer(small_kb: SmallKB) -> None:
+    release = threading.Event()
+
+    def slow(messages: Any, schema: Any) -> str:
+        if schema is None:  # the answer is slow to write (a search's plan is not)
+            release.wait(60)
+        return f"The Pro plan costs $65. {PRO}"
+
+    kb = small_kb("server.concurrent_per_caller=2", reply=slow)
+    ana, bob = (kb.create_key(user, ["lumen"])[1] for user in ("ana", "bob"))
+    body = {
+        "question": "What does the Pro plan cost?",
+        "persona": "lumen",
+        "use_cache": False,
+        "stream": True,
+    }
+    with running(create_app(kb)) as url, ThreadPoolExecutor(12) as pool:
+
+        def ask() -> httpx.Response:
+            return httpx.post(
+                f"{url}/v1/ask", json=body, headers={"Authorization": f"Bearer {ana}"}, timeout=90
+            )
+
+        asks = [pool.submit(ask) for _ in range(10)]
+        deadline = time.monotonic() + 30
+        while sum(f.done() for f in asks) < 8 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        refused = [f.result() for f in asks if f.done() and f.result().status_code == 429]
+        health = httpx.get(f"{url}/healthz", timeout=30)
+        search = httpx.post(
+            f"{url}/v1/search", json=SEARCH, headers={"Authorization": f"Bearer {bob}"}, timeout=30
+        )
+        release.set()
+        statuses = sorted(f.result().status_code for f in asks)
+    assert len(refused) == 8 and statuses == [200, 200] + [429] * 8, statuses
+    for response in refused:
+        assert int(response.headers["retry-after"]) >= 1 and "at once" in response.json()["detail"]
+    assert health.status_code == 200, "/healthz answers while ana's asks hold their places"
+    assert search.status_code == 200 and search.json()["hits"], "bob's search is not queued behind ana's asks"
+
+
+def test_one_key_gets_429_beyond_its_requests_per_minute(small_kb: SmallKB) -> None:
+    kb = small_kb("server.requests_per_minute=5")
+    ana, bob = (kb.create_key(user, ["lumen"])[1] for user in ("ana", "bob"))
+    with running(create_app(kb)) as url:
+        statuses = [
+            httpx.get(f"{url}/v1/personas", headers={"Authorization": f"Bearer {ana}"}).status_code
+            for _ in range(8)
+        ]
+        last = httpx.get(f"{url}/v1/personas", headers={"Authorization": f"Bearer {ana}"})
+        other = httpx.get(f"{url}/v1/personas", headers={"Authorization": f"Bearer {bob}"})
+        forged = httpx.get(f"{url}/v1/personas", headers={"Authorization": f"Bearer {ana[:-3]}xyz"})
+        health = [httpx.get(f"{url}/healthz").status_code for _ in range(10)]
+    assert statuses == [200] * 5 + [429] * 3, statuses
+    assert last.status_code == 429 and 1 <= int(last.headers["retry-after"]) <= 60
+    assert "per minute" in last.json()["detail"]
+    assert other.status_code == 200, "another key has its own allowance"
+    assert forged.status_code == 401, "a forged token spends no allowance of the key it names"
+    assert health == [200] * 10, "/healthz is never limited"

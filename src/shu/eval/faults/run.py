@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from shu.eval.faults.abuse import server_abuse_check
 from shu.eval.faults.checks import Check, concurrency_check, hostile_check, walls_check
 from shu.eval.faults.corpus import good_corpus
 from shu.eval.faults.crash import CrashSuite, Stores
@@ -79,6 +80,8 @@ def run_faults(scale: Scale, postgres: str | None = None, progress: Progress | N
             checks += list(walls_check(folder, crash.stores.url(store, folder)))
             say(f"persona and user walls through HTTP and MCP ({store})")
             checks.append(serve_walls_check(folder, crash.stores.url(store, folder)))
+        say("hostile requests through HTTP")
+        checks.append(server_abuse_check(work))
         return checks
 
 

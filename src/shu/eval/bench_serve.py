@@ -50,6 +50,13 @@ def run(examples: Path, clients: int = 8, seconds: float = 60.0, with_job: bool 
             documents = len(kb.documents())
         port = _free_port()
         options = ["--home", str(work / "home"), "--set", "answer.cache=false"]
+        # every client is one caller (loopback, no keys): the load, not the per-caller limits
+        options += [
+            "--set",
+            f"server.concurrent_per_caller={min(clients + 1, 256)}",
+            "--set",
+            "server.requests_per_minute=1000000",
+        ]
         server = subprocess.Popen(
             [sys.executable, "-c", SERVE, *options, "serve", "--port", str(port)],
             stdout=subprocess.DEVNULL,

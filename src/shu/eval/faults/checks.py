@@ -46,6 +46,7 @@ _ALLOWED = {
     "eml-nested-forwards": ("converted",),
     "mbox-empty-message": ("converted",),
     "non-latin-name": ("converted",),
+    "pdf-unreadable-tables": ("converted",),
     "bom-eml": ("converted",),
     "bom-mbox": ("converted",),
     **{f"bom-bad-byte-{suffix[1:]}": ("converted", "ingested") for suffix in hostile.TEXT_SUFFIXES},
@@ -54,7 +55,8 @@ _ALLOWED = {
 message forwarding messages 12 deep is a message: it converts, the levels past the depth limit
 listed by name, not opened. A mailbox with one empty message converts the others (the empty one
 named on its line); a file named in Japanese converts under a hashed id; a byte order mark, even
-before a stray byte that is not UTF-8, is read (a `.md` one's RAG file has its name: ingested)."""
+before a stray byte that is not UTF-8, is read (a `.md` one's RAG file has its name: ingested).
+A PDF whose tables cannot be read keeps its text, with a warning (and no trace printed)."""
 
 
 def hostile_check(work: Path, count: int, time_limit_s: float, memory_limit_mb: int) -> Check:
@@ -88,6 +90,10 @@ def hostile_check(work: Path, count: int, time_limit_s: float, memory_limit_mb: 
     unexpected = [o for o in outcomes if (o.get("message") or "").startswith("unexpected")]
     check.crashes += len(unexpected)
     check.notes += [f"unnamed reason: {o['path']}: {o['message']}" for o in unexpected[:5]]
+    traces = done.stderr.count(b"Traceback (most recent call last)")
+    if traces:  # a normal ingest says what went wrong in one line; traces are for --verbose
+        check.crashes += traces
+        check.notes.append(f"{traces} Python traceback(s) in a normal ingest's output")
     indexed = {o["doc_id"] for o in outcomes if o["status"] == "ingested"}
     missing = [doc_id for doc_id in corpus.good if doc_id not in indexed]
     check.lost += len(missing)

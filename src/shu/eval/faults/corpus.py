@@ -184,6 +184,7 @@ def _makers(rng: random.Random) -> list[tuple[str, str, str, object]]:
             "RAW-DOCS",
             data(lambda: hostile.mbox_messages(["The shed opens at nine.", "", "Gate code 4411."], salt())),
         ),
+        ("pdf-unreadable-tables", ".pdf", "RAW-DOCS", data(hostile.pdf_unreadable_tables())),
         ("fifo", ".md", "RAW-DOCS", fifo),
         ("non-latin-name", ".md", "RAW-DOCS", non_latin),
         ("yaml-alias-bomb", ".md", "RAG", data(lambda: hostile.yaml_alias_bomb(levels=rng.randint(6, 9)))),

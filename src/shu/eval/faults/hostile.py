@@ -300,3 +300,31 @@ def with_bom(suffix: str, bad_byte: bool = False, salt: str = "") -> bytes:
     text = _TEXT_FORMATS[suffix].replace(b"@x.example>", f"{salt}@x.example>".encode())
     text = text.replace(b"UID:shed@", f"UID:shed{salt}@".encode())
     return BOM + text.replace(b"{byte}", b"\xff" if bad_byte else b"(ok)")
+
+
+def _pdf(bodies: list[str]) -> bytes:
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for number, body in enumerate(bodies, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n".encode()
+    xref = len(out)
+    out += f"xref\n0 {len(bodies) + 1}\n0000000000 65535 f \n".encode()
+    out += "".join(f"{offset:010d} 00000 n \n" for offset in offsets).encode()
+    trailer = f"<< /Size {len(bodies) + 1} /Root 1 0 R >>"
+    return out + f"trailer\n{trailer}\nstartxref\n{xref}\n%%EOF\n".encode()
+
+
+def pdf_unreadable_tables(text: str = "The compost heaps are turned every week.") -> bytes:
+    """A one-page PDF whose text reads, but whose page box holds a string where a number belongs:
+    the table finder (pdfplumber) gives up on it."""
+    content = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET"
+    return _pdf(
+        [
+            "<< /Type /Catalog /Pages 2 0 R >>",
+            "<< /Type /Pages /Kids [3 0 R] /Count 1 /MediaBox [0 0 (a) 5] >>",
+            "<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            f"<< /Length {len(content)} >>\nstream\n{content}\nendstream",
+        ]
+    )

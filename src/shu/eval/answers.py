@@ -30,7 +30,9 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from statistics import fmean
+from typing import Any
 
 from shu.answer.ask import Responder
 from shu.answer.confidence import confidence_features
@@ -204,6 +206,24 @@ def answers_json(result: AnswerResult, answerer: str) -> dict[str, object]:
         "evidence": [[answerable, value] for answerable, value in result.evidence],
         "confidence": [[qid, features, ok, value] for qid, features, ok, value in result.confidence],
     }
+
+
+def answers_record(data: dict[str, Any]) -> dict[str, Any]:
+    """The answer metrics of one dataset without the per-query lists (evidence, confidence), and
+    so for each answer preset: what a suite's summary keeps."""
+    kept = {key: value for key, value in data.items() if key not in ("evidence", "confidence", "configs")}
+    if data.get("configs"):
+        kept["configs"] = {name: answers_record(found) for name, found in data["configs"].items()}
+    return kept
+
+
+def save_answers(folder: Path, name: str, data: dict[str, Any]) -> None:
+    """The answer table appended to the run's results.md (results.json holds the metrics)."""
+    tables = answers_markdown({name: data})
+    if data.get("configs"):
+        tables += "\n" + answers_markdown(data["configs"])
+    with (folder / "results.md").open("a", encoding="utf-8") as handle:
+        handle.write("\n" + tables)
 
 
 def answers_markdown(per_dataset: dict[str, dict[str, object]]) -> str:

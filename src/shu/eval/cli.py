@@ -71,6 +71,8 @@ def eval_(
         _fail("give a dataset folder or --suite (not both)")
     presets = _answer_presets(answer_configs)
     answers = answers or presets is not None
+    if dataset is not None and _labelled(dataset, answers, presets, limit, output):
+        return
     with _kb() as kb:
         chosen = resolve(configs)
         if store_url and len({c.enrich.model_dump_json() for c in chosen}) > 1:
@@ -83,6 +85,10 @@ def eval_(
         data_json, results = _eval_one(kb, loaded, chosen, limit, store_url, answers, presets)
         folder = output or kb.settings.home / "eval-cache" / f"{loaded.name}-results"
         write_outputs(data_json, results, loaded, folder, per_query)
+        if data_json.get("answers"):
+            from shu.eval.answers import save_answers
+
+            save_answers(folder, loaded.name, data_json["answers"])
     if state.as_json:
         _emit_json(data_json)
         return
@@ -119,6 +125,35 @@ def _eval_one(
                 kb, loaded, lambda enrich: build(enrich, advance), limit, advance, presets
             )
     return data, results
+
+
+def _labelled(
+    dataset: Path, answers: bool, presets: list[str] | None, limit: int | None, output: Path | None
+) -> bool:
+    """A labelled answer set (`answers`, or a folder with questions.jsonl and no corpus): its
+    knowledge bases ingested fresh, every question asked and judged (`shu.eval.labelled`)."""
+    from shu.eval import labelled
+
+    if not labelled.is_labelled_set(dataset):
+        return False
+    if not answers or presets:
+        _fail(f"{dataset} is a labelled answer set: run it with --answers (no --answer-configs)")
+    folder = labelled.folder_of(dataset)
+    with _progress() as advance:
+        try:
+            graded, data = labelled.evaluate(
+                folder, lambda name, path: _example_kb(path, f"answers-{name}")[0], limit, advance
+            )
+        except (labelled.LabelledSetError, OSError, ShuError) as exc:
+            _fail(str(exc))
+    with _kb() as kb:
+        written = output or kb.settings.home / "eval-cache" / f"{folder.name}-results"
+    labelled.write(graded, data, written)
+    if state.as_json:
+        _emit_json(data)
+    else:
+        out.print(labelled.markdown(data) + f"written to {written}", highlight=False, markup=False)
+    return True
 
 
 def _answer_presets(names: str | None) -> list[str] | None:
@@ -176,7 +211,7 @@ def _eval_suite(
     answers: bool = False,
     presets: list[str] | None = None,
 ) -> None:
-    from shu.eval.answers import answers_markdown
+    from shu.eval.answers import answers_markdown, answers_record, save_answers
     from shu.eval.dataset import load_dataset
     from shu.eval.report import write_outputs
     from shu.eval.suite import discover, select, suite_json, suite_markdown, write_suite
@@ -194,7 +229,13 @@ def _eval_suite(
             err.print(f"{escape(found.name)}: {len(loaded.queries)} queries", highlight=False)
         per_dataset[found.name], results = _eval_one(kb, loaded, chosen, limit, None, answers, presets)
         write_outputs(per_dataset[found.name], results, loaded, folder / found.name, False)
+        if per_dataset[found.name].get("answers"):
+            save_answers(folder / found.name, found.name, per_dataset[found.name]["answers"])
     summary = suite_json(per_dataset)
+    if answers:  # suite.json keeps each dataset's answer metrics (not the per-query lists)
+        summary["answers"] = {
+            n: answers_record(d["answers"]) for n, d in per_dataset.items() if d.get("answers")
+        }
     write_suite(summary, folder)
     if state.as_json:
         _emit_json(summary)

@@ -9,10 +9,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from shu.eval import labelled
 from shu.eval.labelled import LabelledQuestion, LabelledSetError, grade, load_questions, normalise, split_of
 from shu.kb import open_kb
+from shu.serve.cli import app
 from shu.types import Answer, Citation
 from tests.conftest import CountingEmbedder, PersonaMaker, doc
 
@@ -225,9 +227,7 @@ def test_the_summary_reports_abstention_and_per_kind_accuracy() -> None:
 # -- end to end --------------------------------------------------------------------------------
 
 
-def test_a_tiny_set_runs_end_to_end_through_kb_ask(
-    tmp_path: Path, make_persona: PersonaMaker, embedder: CountingEmbedder
-) -> None:
+def _tiny_set(tmp_path: Path, make_persona: PersonaMaker) -> Path:
     make_persona(
         "bakery",
         tags=["bakery", "bread", "opening hours", "ovens"],
@@ -243,37 +243,42 @@ def test_a_tiny_set_runs_end_to_end_through_kb_ask(
     folder = tmp_path / "set"
     folder.mkdir()
     (folder / "knowledge_bases.json").write_text(json.dumps({"bakery-kb": str(tmp_path / "personas")}))
+    common = {"kb": "bakery-kb", "persona": "bakery"}
     rows = [
         _row(
             id="t-hours",
-            kb="bakery-kb",
-            persona="bakery",
             question="When does the Crumb Bakery close on weekdays?",
             kind="when",
             facts=[["18:30"]],
             doc_ids=["hours"],
+            **common,
         ),
         _row(
             id="t-oven",
-            kb="bakery-kb",
-            persona="bakery",
             question="Who serviced the stone oven?",
             kind="who",
             facts=[["Ovenworks"]],
             doc_ids=["hours"],
+            **common,
         ),
         _row(
             id="t-capital",
-            kb="bakery-kb",
-            persona="bakery",
             question="What is the capital of Peru?",
             kind="out_of_scope",
             expect="decline",
             facts=[],
             doc_ids=[],
+            **common,
         ),
     ]
     _write(folder / "questions.jsonl", rows)
+    return folder
+
+
+def test_a_tiny_set_runs_end_to_end_through_kb_ask(
+    tmp_path: Path, make_persona: PersonaMaker, embedder: CountingEmbedder
+) -> None:
+    folder = _tiny_set(tmp_path, make_persona)
     opened = []
 
     def open_example(name: str, personas: Path):  # type: ignore[no-untyped-def]
@@ -319,3 +324,25 @@ def test_answer_metrics_are_saved_beside_the_retrieval_results(tmp_path: Path) -
     assert written.startswith("retrieval table\n")
     assert "| answers | scifact |" in written and "| answer_contains | 0.7500 |" in written
     assert "| answers | plain |" in written
+
+
+def test_shu_eval_reads_a_labelled_set_and_saves_its_results(
+    tmp_path: Path, make_persona: PersonaMaker
+) -> None:
+    folder = _tiny_set(tmp_path, make_persona)
+    home = ["--home", str(tmp_path / "h"), "eval", str(folder)]
+    refused = CliRunner().invoke(app, home)
+    assert refused.exit_code == 2 and "run it with --answers" in refused.output
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, [*home, "--answers", "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    saved = json.loads((out / "results.json").read_text())["answers"]
+    assert saved["dataset"] == "set" and saved["all"]["questions"] == 3
+    assert saved["test"]["questions"] + saved["dev"]["questions"] == 3
+    assert saved["all"]["per_kind"]["out_of_scope"]["n"] == 1
+    assert "| absent_entity |" in (out / "results.md").read_text() and "| accuracy |" in result.output
+    assert {json.loads(line)["id"] for line in (out / "answers.jsonl").read_text().splitlines()} == {
+        "t-hours",
+        "t-oven",
+        "t-capital",
+    }

@@ -26,7 +26,11 @@ if TYPE_CHECKING:
 
 def eval_(
     dataset: Annotated[
-        Path | None, typer.Argument(help="A BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/).")
+        Path | None,
+        typer.Argument(
+            help="A BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/); with --answers also "
+            "'answers' (the shipped labelled answer set) or a folder of labelled questions."
+        ),
     ] = None,
     configs: Annotated[
         str, typer.Option(help="Comma-separated presets; 'default' is always run.")

@@ -410,6 +410,12 @@ def evaluate(
     unknown = [name for name in needed if name not in folders]
     if unknown:
         raise LabelledSetError(f"{folder / 'knowledge_bases.json'}: no folder for {', '.join(unknown)}")
+    missing = [str(folders[name]) for name in needed if not folders[name].is_dir()]
+    if missing:
+        raise LabelledSetError(
+            f"{', '.join(missing)}: no such folder of personas (relative folders are taken from the "
+            "current directory: run from the repository's root, or name them in knowledge_bases.json)"
+        )
     with ExitStack() as stack:
         kbs = {name: stack.enter_context(open_example(name, folders[name])) for name in needed}
         graded = ask_all(lambda q: kbs[q.kb].ask(q.question, q.persona), questions, progress)

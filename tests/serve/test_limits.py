@@ -5,6 +5,7 @@ Retry-After beyond), while another key's search and /healthz still answer."""
 from __future__ import annotations
 
 import contextlib
+import json
 import select
 import socket
 import threading
@@ -17,6 +18,7 @@ import httpx
 
 from shu.serve.background import running
 from shu.serve.http import MAX_BODY_BYTES, create_app
+from tests.conftest import CountingEmbedder
 from tests.serve.conftest import PRO, SmallKB
 
 CHUNK = 16 * 1024
@@ -148,3 +150,58 @@ def test_one_key_gets_429_beyond_its_requests_per_minute(small_kb: SmallKB) -> N
     assert other.status_code == 200, "another key has its own allowance"
     assert forged.status_code == 401, "a forged token spends no allowance of the key it names"
     assert health == [200] * 10, "/healthz is never limited"
+
+
+def test_all_callers_together_get_503_beyond_the_total(small_kb: SmallKB) -> None:
+    kb = small_kb("server.concurrent_total=1")
+    ana, bob = (kb.create_key(user, ["lumen"])[1] for user in ("ana", "bob"))
+    with running(create_app(kb)) as url:
+        parts = urlsplit(url)
+        body = json.dumps(SEARCH).encode()
+        head = (
+            f"POST /v1/search HTTP/1.1\r\nHost: {parts.netloc}\r\nAuthorization: Bearer {ana}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        ).encode()
+        with socket.create_connection((parts.hostname, parts.port), timeout=30) as held:
+            held.sendall(head + body[:5])  # ana's search holds the only place while its body arrives
+            time.sleep(0.5)
+            busy = httpx.post(f"{url}/v1/search", json=SEARCH, headers={"Authorization": f"Bearer {bob}"})
+            held.sendall(body[5:])
+            assert _read_all(held).startswith(b"HTTP/1.1 200")
+        after = httpx.post(f"{url}/v1/search", json=SEARCH, headers={"Authorization": f"Bearer {bob}"})
+    assert busy.status_code == 503 and busy.headers["retry-after"] == "1" and "busy" in busy.json()["detail"]
+    assert after.status_code == 200
+
+
+def test_healthz_answers_while_every_worker_thread_is_busy(
+    small_kb: SmallKB, embedder: CountingEmbedder
+) -> None:
+    kb = small_kb("server.concurrent_per_caller=60", "server.concurrent_total=60")
+    entered: list[str] = []
+    release = threading.Event()
+    embed = embedder.embed_query
+
+    def blocked(text: str) -> Any:
+        entered.append(text)
+        release.wait(60)
+        return embed(text)
+
+    embedder.embed_query = blocked  # type: ignore[method-assign]  # each search holds its thread
+    with running(create_app(kb)) as url, ThreadPoolExecutor(45) as pool:
+        try:
+            searches = [
+                pool.submit(
+                    httpx.post, f"{url}/v1/search", json=SEARCH | {"question": f"Pro plan {n}"}, timeout=90
+                )
+                for n in range(45)
+            ]
+            deadline = time.monotonic() + 60
+            while len(entered) < 40 and time.monotonic() < deadline:
+                time.sleep(0.1)
+            health = httpx.get(f"{url}/healthz", timeout=20)
+        finally:
+            release.set()
+        statuses = {f.result().status_code for f in searches}
+    assert len(entered) >= 40, "the 40 worker threads were all held by searches"
+    assert health.status_code == 200 and health.json()["auth"] is False
+    assert statuses == {200}

@@ -181,14 +181,24 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
 
     app.state.keys_required = keys_required
 
+    auth_threads = anyio.CapacityLimiter(4)
+
+    def mcp_key(authorization: str) -> ApiKey | None:
+        if not keys_required():
+            return None
+        scheme, _, token = authorization.partition(" ")
+        return kb.authenticate(token if scheme.lower() == "bearer" else None)
+
     @app.middleware("http")
     async def guard(request: Request, call_next: Any) -> Any:
-        if request.url.path.startswith("/mcp") and keys_required():
-            scheme, _, token = request.headers.get("authorization", "").partition(" ")
-            try:
-                request.state.key = kb.authenticate(token if scheme.lower() == "bearer" else None)
+        if request.url.path.startswith("/mcp"):
+            header = request.headers.get("authorization", "")
+            try:  # in a thread of its own: a store may block, the event loop must not
+                key = await anyio.to_thread.run_sync(mcp_key, header, limiter=auth_threads)
             except UnauthorizedError as exc:
                 return _error(exc, 401)
+            if key is not None:
+                request.state.key = key
         response = await call_next(request)
         response.headers.update(SECURITY_HEADERS)
         if not request.url.path.startswith("/docs"):  # Swagger UI starts itself with an inline script

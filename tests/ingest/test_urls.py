@@ -38,6 +38,13 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(0.25)
             self.end_headers()
             self.wfile.write(b"late")
+        elif self.path == "/table":  # a page whose table is over the conversion budget
+            body = b"<table>" + b"<tr><td>a</td><td>b</td></tr>" * 2000 + b"</table>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
         elif self.path == "/redirect-home":
             self.send_response(302)
             self.send_header("Location", "/status")
@@ -193,3 +200,12 @@ def test_a_name_that_rebinds_to_a_local_address_is_refused(
     assert len(calls) >= 2, "the connection looked the name up again"
     assert outcomes[0].status == "failed" and "private or local address (127.0.0.1)" in outcomes[0].message
     assert not list(folder.rag_dir.glob("*.md")), "nothing from the local server was kept"
+
+
+def test_a_downloaded_page_converts_within_the_budget_of_a_raw_file(
+    make_persona: PersonaMaker, site: str
+) -> None:
+    folder = make_persona("news", raw={"links.urls": f"{site}/table\n{site}/status\n"})
+    outcomes = fetch_url_lists(load_persona(folder), LOCAL.model_copy(update={"max_table_cells": 1000}))
+    assert [o.status for o in outcomes] == ["failed", "converted"]
+    assert "over the budget" in outcomes[0].message and "max_table_cells" in outcomes[0].message

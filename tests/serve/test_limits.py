@@ -143,6 +143,10 @@ def test_one_key_gets_429_beyond_its_requests_per_minute(small_kb: SmallKB) -> N
         last = httpx.get(f"{url}/v1/personas", headers={"Authorization": f"Bearer {ana}"})
         other = httpx.get(f"{url}/v1/personas", headers={"Authorization": f"Bearer {bob}"})
         forged = httpx.get(f"{url}/v1/personas", headers={"Authorization": f"Bearer {ana[:-3]}xyz"})
+        spoofed = [  # no key: counted by address, and a header cannot name another one
+            httpx.get(f"{url}/v1/personas", headers={"X-Forwarded-For": f"10.0.0.{n}"}).status_code
+            for n in range(7)
+        ]
         health = [httpx.get(f"{url}/healthz").status_code for _ in range(10)]
     assert statuses == [200] * 5 + [429] * 3, statuses
     assert last.status_code == 429 and 1 <= int(last.headers["retry-after"]) <= 60
@@ -150,6 +154,7 @@ def test_one_key_gets_429_beyond_its_requests_per_minute(small_kb: SmallKB) -> N
     assert other.status_code == 200, "another key has its own allowance"
     assert forged.status_code == 401, "a forged token spends no allowance of the key it names"
     assert health == [200] * 10, "/healthz is never limited"
+    assert spoofed.count(429) >= 2, spoofed
 
 
 def test_all_callers_together_get_503_beyond_the_total(small_kb: SmallKB) -> None:

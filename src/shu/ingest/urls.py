@@ -9,6 +9,7 @@ import httpx
 
 from shu.config.settings import IngestSettings
 from shu.errors import DocumentError, ShuError, SkipDocument
+from shu.ingest.budget import Limits, spending
 from shu.ingest.convert import convert_file
 from shu.ingest.fetch import download
 from shu.ingest.files import list_files, read_inside, sha256, write_atomic
@@ -69,7 +70,8 @@ def _fetch_one(
             raise DocumentError(f"malformed URL ({exc})") from exc
         data, content_type = download(url, settings, max_bytes)
         suffix = _SUFFIX_BY_TYPE.get(content_type, ".html")
-        converted = convert_file(Path(doc_id + suffix), data)
+        with spending(Limits.from_settings(settings), len(data)):  # the budget of a raw file
+            converted = convert_file(Path(doc_id + suffix), data)
         converted.meta.setdefault("source_url", url)
         meta = build_frontmatter(folder, list_path, doc_id, converted, sha256(data), {})
         meta["source_file"] = list_path.relative_to(folder.path).as_posix()

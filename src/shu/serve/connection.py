@@ -74,4 +74,5 @@ def uvicorn_config(app: Any, host: str, port: int, read_timeout_s: float) -> uvi
         http=protocol(read_timeout_s),
         ws="none",
         timeout_keep_alive=KEEP_ALIVE_S,
+        proxy_headers=False,  # X-Forwarded-For would let a client name its own address to the limits
     )

@@ -59,20 +59,22 @@ before a stray byte that is not UTF-8, is read (a `.md` one's RAG file has its n
 A PDF whose tables cannot be read keeps its text, with a warning (and no trace printed)."""
 
 
-def hostile_check(work: Path, count: int, time_limit_s: float, memory_limit_mb: int) -> Check:
+def hostile_check(
+    work: Path, count: int, time_limit_s: float, memory_limit_mb: int, url: str = ""
+) -> Check:
+    """The hostile corpus ingested into the store `url` names (PostgreSQL; "": the home's SQLite)."""
+    name = f"hostile corpus{store_label(url)}"
     corpus = hostile_corpus(work / "hostile", count)
     home = work / "hostile-home"
-    command = shu(home, "", "--json", "ingest", str(corpus.root))
+    command = shu(home, url, "--json", "ingest", str(corpus.root))
     started = time.monotonic()
     try:
         done = subprocess.run(command, capture_output=True, timeout=time_limit_s, env=child_environment())
     except subprocess.TimeoutExpired:
-        return Check(
-            "hostile corpus", len(corpus.bad), hangs=1, notes=[f"no end within {time_limit_s:.0f} s"]
-        )
+        return Check(name, len(corpus.bad), hangs=1, notes=[f"no end within {time_limit_s:.0f} s"])
     seconds = time.monotonic() - started
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
-    check = Check("hostile corpus", len(corpus.bad))
+    check = Check(name, len(corpus.bad))
     if done.returncode not in (0, 1):
         check.crashes += 1
         check.notes.append(f"ingest exited {done.returncode}: {done.stderr.decode(errors='replace')[-300:]}")

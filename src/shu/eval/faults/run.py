@@ -72,8 +72,11 @@ def run_faults(scale: Scale, postgres: str | None = None, progress: Progress | N
             checks.append(
                 concurrency_check(work, corpus, crash.reference, url, store, scale.ingests, scale.searchers)
             )
-        say("hostile corpus")
-        checks.append(hostile_check(work, scale.hostile_files, time_limit_s=900, memory_limit_mb=2048))
+        for store in crash.stores.kinds():
+            folder = work / f"hostile-{store}"
+            say(f"hostile corpus ({store})")
+            url = crash.stores.url(store, folder)
+            checks.append(hostile_check(folder, scale.hostile_files, 900, 2048, url))
         for store in crash.stores.kinds():  # the walls hold on every store
             folder = work / f"walls-{store}"
             say(f"persona walls and injected instructions ({store})")

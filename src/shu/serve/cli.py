@@ -23,6 +23,7 @@ from shu.serve.console import open_from_state as _kb
 from shu.serve.console import progress as _progress
 from shu.serve.console import row as _row
 from shu.serve.keys import keys_app
+from shu.serve.models_cli import models_app
 from shu.serve.trace import trace_tree
 from shu.serve.users_cli import users_app
 from shu.types import http_url
@@ -448,6 +449,7 @@ def _print_report(report: IngestReport) -> None:
 
 
 app.add_typer(keys_app, name="keys")
+app.add_typer(models_app, name="models")
 app.add_typer(users_app, name="users")
 register_measuring_commands(app)
 

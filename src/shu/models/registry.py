@@ -183,7 +183,8 @@ def locate_parts(model: KnownModel, path: Sequence[str] | None = None) -> list[P
 
 def _locate(part: Part, path: Sequence[str] | None) -> Path | None:
     wanted = _normal(part.package)
-    for dist in metadata.distributions(path=list(path) if path is not None else None):
+    found = metadata.distributions() if path is None else metadata.distributions(path=list(path))
+    for dist in found:
         if _normal(dist.metadata["Name"] or "") != wanted or dist.version != part.version:
             continue
         for file in dist.files or []:

@@ -4,6 +4,7 @@ streaming, structured output into a pydantic model, one model per process shared
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -12,10 +13,14 @@ from pydantic import BaseModel, Field
 
 from shu.config.settings import LLMSettings, load_settings
 from shu.errors import ConfigError
+from shu.kb import open_kb
 from shu.models.llm.base import Message, StreamingLLM, Usage
 from shu.models.llm.factory import create_llm
 from shu.models.llm.local import LocalLLM, LocalOptions, load
-from tests.conftest import smollm2_gguf
+from shu.types import Answer
+from tests.answer.test_generate import DOCS
+from tests.answer.test_generate import QUESTION as SUPPORT_QUESTION
+from tests.conftest import CountingEmbedder, PersonaMaker, smollm2_gguf
 
 QUESTION = [
     Message(role="system", content="You are a helpful assistant. Answer in one short sentence."),
@@ -114,3 +119,43 @@ def test_local_provider_skips_the_steps_a_small_model_does_badly(tmp_path: Path)
     assert remote.retrieval.plan_method == "auto" and remote.retrieval.hyde is True
     assert remote.verify.method == "auto" and not remote.answer.numbered_citations
     assert remote.answer.max_sections is None
+
+
+@pytest.mark.slow
+def test_ask_with_the_local_model_end_to_end(
+    tmp_path: Path, embedder: CountingEmbedder, make_persona: PersonaMaker
+) -> None:
+    """`ask` through the in-process model: rules plan and verify, a numbered context, and
+    whatever the tiny model writes, every key shown resolves to the context (or the quoted answer
+    is given, with the reason)."""
+    settings = [
+        "llm.provider=local",
+        f"llm.model_path={smollm2_gguf()}",
+        "llm.model=smollm2",
+        "llm.n_ctx=2048",
+        "enrich.enabled=false",
+        "answer.scope=false",
+        "answer.max_tokens=120",
+    ]
+    kb = open_kb(tmp_path / "home", settings, embedder=embedder)
+    kb.ingest(make_persona("support", rag=DOCS))
+    events = list(kb.ask_stream(SUPPORT_QUESTION, persona="support"))
+    answer = events[-1]
+    assert isinstance(answer, Answer)
+    shown = "".join(e for e in events if isinstance(e, str))
+    print("SmolLM2 local answer:", answer.method, answer.fallback_reason, "|", shown[:300], "|", answer.check)
+    client = kb.answerer.inner.client  # type: ignore[attr-defined]
+    assert client.name == "local:smollm2" and client.accounting.calls >= 1, "the model was really asked"
+    assert client.accounting.prompt_tokens > 50
+    result = kb.retrieve(SUPPORT_QUESTION, persona="support")
+    assert result.plan.method == "rules", "the local path plans by rules"
+    offered = {s.citation_key for d in result.context.documents for s in d.sections}
+    keys = [e for e in events if isinstance(e, str) and e.startswith("[^")]
+    assert set(keys) <= offered and not re.search(r"\[\d+\]", shown), "numbers are shown as keys"
+    assert ({c.key for c in answer.citations} <= offered and answer.citations) or answer.insufficient
+    if answer.method == "llm:local:smollm2":
+        assert answer.prompt_version == "answer_numbered.v1" and answer.llm_calls >= 1
+        assert answer.verification is None or answer.verification.method == "rules"
+    else:
+        assert answer.method == "extractive" and answer.fallback_reason, "the fallback says why"
+    kb.close()

@@ -5,7 +5,9 @@ citations the context contained.
 - a near miss (the right document, its section misspelled, or the id's case or a character off)
   resolves to that document's closest section;
 - a key that resolves to nothing is removed from the text and counted;
-- a factual sentence that cites nothing is flagged.
+- a factual sentence that cites nothing is flagged;
+- in a numbered context (small models cite `[1]`, not keys), `[n]`, `[1, 3]` and `[2-4]` are the
+  context's n-th sections' keys; a number past the last section is removed and counted.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ _CARET_KEY = re.compile(r"\[\^[^\[\]\n]{1,300}\]")
 _LEADING_KEYS = re.compile(r"^\s*(?:\[\^[^\[\]\n]{1,300}\]\s*)+")
 _KEYS_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\^[^\[\]\n]{1,300}\]\s*)+)")
 """`stop. [^key] Next` is read as `stop [^key]. Next` (so the sentence splitter sees the stop)."""
+NUMBERS = re.compile(r"\[\s*(\d{1,3}(?:\s*(?:[,;]|-|–|and)\s*\d{1,3}){0,9})\s*\]")
+"""Numbers a model writes for numbered sections: `[2]`, `[1, 3]`, `[1][2]`, `[2-4]`."""
+_MAX_RANGE = 10
 _SPACE_BEFORE_PUNCT = re.compile(r"[ \t]+([.,;:!?])")
 _DOUBLE_SPACE = re.compile(r"[ \t]{2,}")
 
@@ -64,7 +69,8 @@ class Source:
 class ContextKeys:
     """The citation keys a context offers, and how a written key resolves to one of them."""
 
-    def __init__(self, context: AssembledContext) -> None:
+    def __init__(self, context: AssembledContext, numbered: list[str] | None = None) -> None:
+        """`numbered`: the keys of the sections the model was shown as [1]…[n], in that order."""
         self.sources: dict[str, Source] = {}
         self._by_document: dict[str, list[Source]] = {}
         for document in context.documents:
@@ -73,13 +79,35 @@ class ContextKeys:
                     source = Source(document, section)
                     self.sources.setdefault(source.key, source)
                     self._by_document.setdefault(document.doc_id.casefold(), []).append(source)
+        self.numbered = [self.sources[key] for key in numbered or [] if key in self.sources]
+
+    def numbers(self, written: str) -> list[tuple[int, Source | None]] | None:
+        """In a numbered context, each number `[2]`, `[1, 3]` or `[2-4]` names with its section
+        (None for a number past the last section); None when `written` is not numbers or the
+        context is not numbered."""
+        match = NUMBERS.fullmatch(written.strip())
+        if not self.numbered or match is None:
+            return None
+        return [
+            (n, self.numbered[n - 1] if 1 <= n <= len(self.numbered) else None)
+            for n in _numbers(match.group(1))
+        ]
+
+    def claims_citation(self, written: str) -> bool:
+        """Whether a bracket the model wrote is meant as a citation (a caret key, a `doc:Section`,
+        or numbers in a numbered context): one that resolves to nothing is then removed."""
+        inner = written[1:-1] if written.startswith("[") else written
+        return written.startswith("[^") or ":" in inner or self.numbers(written) is not None
 
     def resolve(self, written: str) -> Source | None:
-        """The section a written key (`[^doc:Section]` or its inside) names, or None."""
+        """The section a written key (`[^doc:Section]` or its inside, or `[n]` in a numbered
+        context) names, or None."""
         inner = written[1:-1] if written.startswith("[") else written
         inner = inner.removeprefix("^").strip()
         if (exact := self.sources.get(f"[^{inner}]")) is not None:
             return exact
+        if (numbered := self.numbers(written)) is not None:
+            return numbered[0][1] if len(numbered) == 1 else None
         doc_id, section = self._split(inner)
         candidates = self._by_document.get(doc_id)
         if candidates is None:
@@ -124,9 +152,11 @@ def check_citations(text: str, keys: ContextKeys) -> CheckedAnswer:
         written = match.group(0)
         if passes and written in used:
             return written  # kept by an earlier pass
+        if (numbered := keys.numbers(written)) is not None:
+            return _numbered(numbered)
         source = keys.resolve(written)
         if source is None:
-            if written.startswith("[^") or ":" in match.group(1):
+            if keys.claims_citation(written):
                 check.removed.append(written)
                 return ""
             return written  # `[1]`, `[sic]`: brackets, not a citation
@@ -136,6 +166,19 @@ def check_citations(text: str, keys: ContextKeys) -> CheckedAnswer:
             check.repaired.append(f"{written} → {source.key}")
         used.setdefault(source.key, source)
         return source.key
+
+    def _numbered(numbered: list[tuple[int, Source | None]]) -> str:
+        """`[1, 3]` → `[^a:X][^b:Y]`; a number past the last section is removed and counted."""
+        shown: list[str] = []
+        for n, source in numbered:
+            if source is None:
+                check.removed.append(f"[{n}]")
+                continue
+            check.kept += 1
+            used.setdefault(source.key, source)
+            if source.key not in shown:
+                shown.append(source.key)
+        return "".join(shown)
 
     resolved = text
     for passes in range(5):  # noqa: B007 - `[^a:B[^x:y]]`: the inner key goes, then the outer is checked
@@ -196,3 +239,16 @@ def tidy(text: str) -> str:
         _DOUBLE_SPACE.sub(" ", _SPACE_BEFORE_PUNCT.sub(r"\1", line)).rstrip() for line in text.split("\n")
     ]
     return "\n".join(lines).strip()
+
+
+def _numbers(written: str) -> list[int]:
+    """`1, 3` → [1, 3]; `2-4` → [2, 3, 4] (a range of at most ten; a longer one is its two ends)."""
+    found: list[int] = []
+    for item in re.split(r"\s*(?:[,;]|\band\b)\s*", written.strip()):
+        bounds = re.fullmatch(r"(\d{1,3})\s*[-–]\s*(\d{1,3})", item)
+        if bounds is not None:
+            low, high = int(bounds[1]), int(bounds[2])
+            found.extend(range(low, high + 1) if 0 <= high - low < _MAX_RANGE else (low, high))
+        elif item.isdigit():
+            found.append(int(item))
+    return found

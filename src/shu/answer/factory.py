@@ -76,7 +76,14 @@ def _inner(settings: AnswerSettings, embedder: Embedder, llm: LLMClient | None) 
     if settings.method in ("auto", "llm"):
         if llm is None:
             raise ConfigError("answer.method = llm needs an LLM (llm.provider, llm.model)")
-        return LLMAnswerer(llm, extractive, settings.context_tokens, settings.max_tokens)
+        return LLMAnswerer(
+            llm,
+            extractive,
+            settings.context_tokens,
+            settings.max_tokens,
+            numbered=settings.numbered_citations,
+            max_sections=settings.max_sections,
+        )
     module_name, _, class_name = settings.method.partition(":")
     try:
         found = getattr(importlib.import_module(module_name), class_name)

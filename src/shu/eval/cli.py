@@ -337,7 +337,9 @@ def faults(
     ] = False,
     postgres: Annotated[
         str | None,
-        typer.Option(help="postgresql://… (may CREATE DATABASE): crash and concurrency checks there too."),
+        typer.Option(
+            help="postgresql://… (may CREATE DATABASE): every store-backed check runs there too."
+        ),
     ] = None,
 ) -> None:
     """The fault suite: kill -9 and resume, a hostile corpus, concurrent runs, persona walls,

@@ -41,7 +41,13 @@ def test_a_number_is_the_key_of_that_section_in_the_order_shown() -> None:
 
 @pytest.mark.parametrize(
     ("written", "keys"),
-    [("[1, 2]", [TEAM, PRICING_PRO]), ("[1][2]", [TEAM, PRICING_PRO]), ("[1-2]", [TEAM, PRICING_PRO])],
+    [
+        ("[1, 2]", [TEAM, PRICING_PRO]),
+        ("[1][2]", [TEAM, PRICING_PRO]),
+        ("[1-2]", [TEAM, PRICING_PRO]),
+        ("[^2]", [PRICING_PRO]),
+        ("[2 and 1]", [PRICING_PRO, TEAM]),
+    ],
 )
 def test_several_numbers_cite_several_sections(written: str, keys: list[str]) -> None:
     checked = check_citations(f"Both plans have prices listed {written}.", numbered_keys())
@@ -66,7 +72,7 @@ def test_without_numbering_a_number_stays_a_bracket() -> None:
 
 @pytest.mark.parametrize("size", [1, 2, 3, 7])
 def test_the_stream_shows_keys_never_numbers_however_it_is_cut(size: int) -> None:
-    text = "Pro costs $65 [2]. Ignore [9] and [1, 2]. Listed [sic]."
+    text = "Pro costs $65 [2]. Ignore [9] and [1, 2]. Listed [sic]. Team [^1]."
     deltas = [text[i : i + size] for i in range(0, len(text), size)]
     raw: list[str] = []
     shown = list(filtered(deltas, NumberFilter(numbered_keys()), raw))
@@ -74,6 +80,7 @@ def test_the_stream_shows_keys_never_numbers_however_it_is_cut(size: int) -> Non
     assert PRICING_PRO in shown, "a number's key arrives whole, as its own piece"
     assert "[9]" not in joined and "[2]" not in joined and "[1, 2]" not in joined
     assert f"{TEAM}{PRICING_PRO}" in joined and "[sic]" in joined
+    assert joined.endswith(f"Team {TEAM}.") and "^1" not in joined
     assert "".join(raw) == text
 
 

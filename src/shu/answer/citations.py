@@ -34,8 +34,8 @@ _CARET_KEY = re.compile(r"\[\^[^\[\]\n]{1,300}\]")
 _LEADING_KEYS = re.compile(r"^\s*(?:\[\^[^\[\]\n]{1,300}\]\s*)+")
 _KEYS_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\^[^\[\]\n]{1,300}\]\s*)+)")
 """`stop. [^key] Next` is read as `stop [^key]. Next` (so the sentence splitter sees the stop)."""
-NUMBERS = re.compile(r"\[\s*(\d{1,3}(?:\s*(?:[,;]|-|–|and)\s*\d{1,3}){0,9})\s*\]")
-"""Numbers a model writes for numbered sections: `[2]`, `[1, 3]`, `[1][2]`, `[2-4]`."""
+NUMBERS = re.compile(r"\[\^?\s*(\d{1,3}(?:\s*(?:[,;]|-|–|and)\s*\d{1,3}){0,9})\s*\]")
+"""Numbers a model writes for numbered sections: `[2]`, `[1, 3]`, `[1][2]`, `[2-4]`, `[^2]`."""
 _MAX_RANGE = 10
 _SPACE_BEFORE_PUNCT = re.compile(r"[ \t]+([.,;:!?])")
 _DOUBLE_SPACE = re.compile(r"[ \t]{2,}")

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
 
 import numpy as np
 
+from shu.answer.asked import Asked, asked
 from shu.answer.document import document_answer
 from shu.answer.quote import quoted
 from shu.models.embed.base import Embedder
@@ -23,6 +25,7 @@ from shu.types import (
     Answer,
     AnswerSentence,
     AssembledContext,
+    Chunk,
     Citation,
     ContextDocument,
     ContextSection,
@@ -31,6 +34,8 @@ from shu.types import (
     SearchHit,
 )
 
+_FIELD = re.compile(r"^[A-Z][\w ]{0,29}:\s+\S+\s+\S")
+"""`Where: Tool shed`: a labelled value, kept however short."""
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
 _MAX_CANDIDATES = 120
 """Sentences embedded per question at most (a whole document can be long)."""
@@ -59,8 +64,12 @@ class ExtractiveAnswerer:
         chunks_considered: int = 6,
         min_meaning: float = 0.3,
         min_evidence: float = 0.0,
+        sections: Callable[[str], list[Chunk]] | None = None,
     ) -> None:
         self.embedder = embedder
+        self.sections = sections
+        """A document's chunks (the store's `list_chunks`): where a section whose heading answers
+        the question is found when retrieval did not bring it."""
         self.max_sentences = max_sentences
         self.chunks_considered = chunks_considered
         self.min_meaning = min_meaning
@@ -80,10 +89,12 @@ class ExtractiveAnswerer:
             return _insufficient(result.question, persona, result.hits, live=True)
         candidates = self.scored(result)
         evidence = round(max((c.score for c in candidates), default=0.0), 4)
-        chosen = _select(candidates, self.max_sentences, self.min_meaning)
+        kind = asked(result.question)
+        limit = self.max_sentences + (3 if kind is not None and kind.many else 0)
+        chosen = _select(candidates, limit, self.min_meaning, kind)
         if chosen and len(result.sub_questions) > 1:
             chosen = self._per_part(result.sub_questions, candidates, chosen)
-        if not chosen or chosen[0].score < self.min_evidence:
+        if not chosen or max(c.score for c in chosen) < self.min_evidence:
             declined = _insufficient(result.question, persona, result.hits)
             return declined.model_copy(update={"evidence": evidence})
         sentences = [AnswerSentence(text=quoted(c.text), citations=[c.section.citation_key]) for c in chosen]
@@ -121,7 +132,29 @@ class ExtractiveAnswerer:
                 if rank < self.chunks_considered or (document.full and not ranks):
                     texts = candidate_sentences(section.text)
                     found += [_Candidate(text, section, document, rank) for text in texts]
-        return found[:_MAX_CANDIDATES]
+        return [*found[:_MAX_CANDIDATES], *self._answering_sections(result, found)]
+
+    def _answering_sections(self, result: RetrievalResult, found: list[_Candidate]) -> list[_Candidate]:
+        """The sections of the best-ranked documents whose heading answers the question's kind
+        ("Root cause" for what caused it), or holding a field that states it ("Decision: …"),
+        that retrieval did not bring: read too, at their document's rank."""
+        kind = asked(result.question)
+        if self.sections is None or kind is None:
+            return []
+        ranked = sorted({c.document.doc_id: c for c in reversed(found)}.values(), key=lambda c: c.rank)
+        added: list[_Candidate] = []
+        for best in ranked[:2]:
+            have = {s.section_path for s in best.document.sections}
+            for chunk in self.sections(best.document.doc_id):
+                answers = kind.in_heading(chunk.section_path) or kind.states(chunk.text)
+                if chunk.section_path in have or not answers:
+                    continue
+                section = ContextSection(
+                    section_path=chunk.section_path, text=chunk.text, chunk_ids=[chunk.id]
+                )
+                texts = candidate_sentences(chunk.text)
+                added += [_Candidate(t, section, best.document, best.rank) for t in texts]
+        return added
 
     def _score(self, question: str, candidates: list[_Candidate]) -> None:
         vectors = self.embedder.embed_documents([c.text for c in candidates])
@@ -138,16 +171,19 @@ class ExtractiveAnswerer:
         """(meaning, overlap, score) of each candidate for `question`."""
         meaning = vectors @ self.embedder.embed_query(question)
         query_terms = {stem(w) for w in content_words(question)}
-        stems = [{stem(w) for w in content_words(c.text)} for c in candidates]
+        stems = [{stem(w) for w in content_words(f"{c.text} {_heading(c)}")} for c in candidates]
         idf = {t: math.log(1 + len(candidates) / (1 + sum(t in s for s in stems))) for t in query_terms}
         total = sum(idf.values()) or 1.0
         wanted = expected_answer(question)
+        kind = asked(question)
         found = []
         for candidate, cosine, terms in zip(candidates, meaning, stems, strict=True):
             overlap = sum(idf[t] for t in query_terms & terms) / total
             prior = 1.0 / (1.0 + candidate.rank)
-            kind = 0.2 if wanted is not None and wanted.search(candidate.text) else 0.0
-            found.append((float(cosine), overlap, 0.55 * float(cosine) + 0.3 * overlap + 0.15 * prior + kind))
+            shape = 0.2 if wanted is not None and wanted.search(candidate.text) else 0.0
+            shape += _where_it_is_stated(kind, candidate)
+            score = 0.55 * float(cosine) + 0.3 * overlap + 0.15 * prior + shape
+            found.append((float(cosine), overlap, score))
         return found
 
     def _per_part(
@@ -172,6 +208,23 @@ class ExtractiveAnswerer:
             if not any(_similar(candidate.text, c.text) for c in picked):
                 picked.append(candidate)
         return picked[: max(self.max_sentences, len(parts))]
+
+
+def _heading(candidate: _Candidate) -> str:
+    """The heading a sentence stands under (not the document's title): its words are the
+    sentence's too ("Priorities for Q3" over a list of priorities)."""
+    parts = candidate.section.section_path.split(" > ")
+    return parts[-1] if len(parts) > 1 else ""
+
+
+def _where_it_is_stated(kind: Asked | None, candidate: _Candidate) -> float:
+    """A sentence in a section whose heading answers the question's kind ("Root cause" for a
+    why, "Decisions" for what was decided) is read first (0.2), and a field that states exactly
+    what is asked ("Where: …" for a where) before anything else (0.4)."""
+    if kind is None:
+        return 0.0
+    field = 0.4 if kind.first else 0.2
+    return 0.2 * kind.in_heading(candidate.section.section_path) + field * kind.in_field(candidate.text)
 
 
 _ANSWER_KINDS = [
@@ -219,18 +272,51 @@ def expected_answer(question: str) -> re.Pattern[str] | None:
     return None
 
 
+_QUOTED = re.compile(
+    r"^\s*(?:>(?!\s*(?:\*\*|\[!)?\s*(?:note|tip|important|warning|caution)\b)|on .{4,80} wrote:\s*$)", re.I
+)
+"""Quoted text (a message or an example someone wrote, not what the document says; a `> Note:`
+callout is the document's own) and the "On … wrote:" line before it."""
+_MAIL_HEADER = re.compile(
+    r"^\s*(?:-{3,}\s*(?:original|forwarded) message|(?:from|sent|to|cc|bcc|date|subject|reply-to)\s*:\s)",
+    re.I,
+)
+_MAIL_START = re.compile(r"^\s*(?:-{3,}\s*(?:original|forwarded) message|from\s*:\s.*@)", re.I)
+
+
 def candidate_sentences(text: str) -> list[str]:
-    """Sentences of prose, items of lists, and table rows spelled out as `Header: cell; …`."""
+    """Sentences of prose, items of lists, and table rows spelled out as `Header: cell; …`;
+    never quoted text, "On … wrote:", nor the header lines of a message quoted in a thread (where
+    a message came from, not what it says)."""
     found: list[str] = []
     for block in re.split(r"\n\s*\n", text):
-        lines = [line for line in block.split("\n") if line.strip()]
+        lines = [line for line in block.split("\n") if line.strip() and not _QUOTED.match(line)]
+        if any(_MAIL_START.match(line) for line in lines):
+            lines = [line for line in lines if not _MAIL_HEADER.match(line)]
         if lines and all(line.lstrip().startswith("|") for line in lines):
-            found.extend(_table_rows(lines))
+            found.extend(row for row in _table_rows(lines) if len(row.split()) >= 2)
         elif len(lines) > 1 and all(_MARKUP.match(line) for line in lines[1:]):
-            found.extend(_clean(line) for line in lines)
+            items = [_clean(line) for line in lines]  # an item ("Lena Park, support") is kept short
+            found.extend(item for item in items if len(item.split()) >= 2)
         else:
-            found.extend(_clean(s) for s in split_sentences(block))
-    return [s for s in found if len(s.split()) >= 4 and not s.startswith("#")]
+            sentences = _with_short_fields(_clean(s) for s in split_sentences("\n".join(lines)))
+            found.extend(s for s in sentences if len(s.split()) >= 4 or _FIELD.match(s))
+    return [s for s in found if not s.startswith("#")]
+
+
+_SHORT_FIELD = re.compile(r"^[A-Z][\w ]{0,29}:\s*(?:\S+\s*){1,2}$")
+
+
+def _with_short_fields(sentences: Iterable[str]) -> list[str]:
+    """A field whose value is a word or two ("Decision: approved.") read with the sentence
+    after it, which says what it was."""
+    joined: list[str] = []
+    for sentence in sentences:
+        if joined and _SHORT_FIELD.match(joined[-1]):
+            joined[-1] = f"{joined[-1]} {sentence}"
+        else:
+            joined.append(sentence)
+    return joined
 
 
 def _table_rows(lines: list[str]) -> list[str]:
@@ -248,18 +334,32 @@ def _clean(text: str) -> str:
     return " ".join(_MARKUP.sub("", text).split())
 
 
-def _select(candidates: list[_Candidate], limit: int, min_meaning: float) -> list[_Candidate]:
+def _select(
+    candidates: list[_Candidate], limit: int, min_meaning: float, kind: Asked | None = None
+) -> list[_Candidate]:
+    """The best sentences, each within 0.75 of the best score; when sections whose heading
+    answers the question's kind are among the best-ranked documents' ("Root cause"), their
+    sentences come first, judged against the best of them."""
     ranked = sorted(candidates, key=lambda c: c.score, reverse=True)
-    if not ranked or (ranked[0].meaning < min_meaning and ranked[0].overlap == 0.0):
-        return []
-    best = ranked[0].score
+    closest = max(ranked, key=lambda c: 0.55 * c.meaning + 0.3 * c.overlap, default=None)
+    if closest is None or (closest.meaning < min_meaning and closest.overlap == 0.0):
+        return []  # nothing in the context is about the question, whatever its shape
+    stated = [
+        c
+        for c in ranked
+        if kind and kind.first and c.rank <= 2
+        and (kind.in_heading(c.section.section_path) or kind.in_field(c.text))
+    ]
     chosen: list[_Candidate] = []
-    for candidate in ranked:
-        if len(chosen) == limit or candidate.score < 0.75 * best:
-            break
-        if any(_similar(candidate.text, c.text) for c in chosen):
-            continue
-        chosen.append(candidate)
+    for group in (stated, ranked):
+        best = group[0].score if group else 0.0
+        every = group is stated and kind is not None and kind.many  # every decision, every attendee
+        for candidate in group:
+            if len(chosen) == limit or (candidate.score < 0.75 * best and not every):
+                break
+            if candidate in chosen or any(_similar(candidate.text, c.text) for c in chosen):
+                continue
+            chosen.append(candidate)
     return chosen
 
 

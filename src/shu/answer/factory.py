@@ -34,7 +34,7 @@ def create_answerer(
     llm: LLMClient | None = None,
     verify: VerifySettings | None = None,
 ) -> ScopedAnswerer:
-    inner = _inner(settings, embedder, llm)
+    inner = _inner(settings, embedder, llm, store)
     judge: ScopeJudge | None = None
     if settings.scope and store is not None:
         rules = SubjectScope(store, embedder, settings.scope_threshold)
@@ -44,7 +44,9 @@ def create_answerer(
         raise ConfigError('answer.out_of_scope = "general" needs an LLM (llm.provider)')
     verify = verify or VerifySettings(enabled=False)
     verifier = create_verifier(verify, embedder, llm)
-    return ScopedAnswerer(inner, judge, general, settings.max_tokens, verifier, verify.on_unsupported)
+    return ScopedAnswerer(
+        inner, judge, general, settings.max_tokens, verifier, verify.on_unsupported, settings.absent_terms
+    )
 
 
 def create_responder(
@@ -63,13 +65,16 @@ def create_responder(
     return Responder(pipeline, answerer, settings.verify, agent, settings.agent)
 
 
-def _inner(settings: AnswerSettings, embedder: Embedder, llm: LLMClient | None) -> Answerer:
+def _inner(
+    settings: AnswerSettings, embedder: Embedder, llm: LLMClient | None, store: Store | None = None
+) -> Answerer:
     extractive = ExtractiveAnswerer(
         embedder,
         settings.max_sentences,
         settings.chunks_considered,
         settings.min_meaning,
         settings.min_evidence,
+        sections=store.list_chunks if store is not None else None,
     )
     if settings.method == "extractive" or (settings.method == "auto" and llm is None):
         return extractive

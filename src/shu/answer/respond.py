@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Literal
 
+from shu.answer.absent import absent_terms
 from shu.answer.base import Answerer, answer_stream
 from shu.answer.citations import ContextKeys, check_citations
 from shu.answer.generate import spent_on
@@ -28,6 +29,7 @@ class ScopedAnswerer:
         max_tokens: int = 600,
         verifier: Verifier | None = None,
         on_unsupported: Literal["mark", "remove"] = "mark",
+        absent_terms: bool = False,
     ) -> None:
         self.inner = inner
         self.judge = judge
@@ -35,6 +37,7 @@ class ScopedAnswerer:
         self.max_tokens = max_tokens
         self.verifier = verifier
         self.on_unsupported = on_unsupported
+        self.absent_terms = absent_terms
         self.name = inner.name
 
     def answer(self, result: RetrievalResult, persona: Persona) -> Answer:
@@ -52,6 +55,12 @@ class ScopedAnswerer:
             return
         if decision is not None:
             result.notes.append(f"scope ({decision.method}): {decision.reason}")
+        missing = absent_terms(result.question, result.context, persona) if self.absent_terms else []
+        if missing and not lookup:
+            result.notes.append(f"absent from the context: {', '.join(missing)}")
+            declined = _absent(result, persona, missing)
+            yield _judged(declined, decision) if decision is not None else declined
+            return
         for event in answer_stream(self.inner, result, persona):
             if isinstance(event, Answer):
                 event = self._verified(event, result)
@@ -99,6 +108,21 @@ class ScopedAnswerer:
             prompt_version=prompt.version,
             **spent_on(spent),
         )
+
+
+def _absent(result: RetrievalResult, persona: Persona, missing: list[str]) -> Answer:
+    """Declined, saying which of the question's names or codes the documents do not mention."""
+    named = ", ".join(f"“{term}”" for term in missing)
+    return Answer(
+        question=result.question,
+        persona=persona.slug,
+        text=f"None of {persona.display_name}'s documents found for this question mentions {named}, "
+        "so they cannot answer it. Add a document that covers it and ingest again.",
+        method="declined",
+        hits=result.hits,
+        insufficient=True,
+        evidence=0.0,  # nothing states it: corrective retrieval may search for the term
+    )
 
 
 def _deferred(result: RetrievalResult, persona: Persona, decision: ScopeDecision) -> Answer:

@@ -270,6 +270,11 @@ class AnswerSettings(BaseModel):
         le=100,
         description="llm: context sections sent at most (none: as many as fit); 4 for llm.provider=local",
     )
+    absent_terms: bool = Field(
+        True,
+        description="decline, naming it, when a name, acronym or code the question asks about "
+        "(the Tokyo office, INC-2026-0402) appears nowhere in the retrieved context",
+    )
     scope: bool = Field(True, description="defer questions outside the persona's expertise")
     scope_threshold: float = Field(
         0.19,

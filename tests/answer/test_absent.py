@@ -1,0 +1,62 @@
+"""The question's key terms (names, acronyms, codes) that nothing in the context mentions: the
+answer declines naming them instead of quoting a sentence that shares other words."""
+
+from __future__ import annotations
+
+import pytest
+
+from shu.answer.absent import absent_terms, key_terms
+from shu.types import AssembledContext, ContextDocument, ContextSection, Persona, PersonaConfig
+
+LUMEN = Persona(
+    slug="lumen-support",
+    display_name="Lumen Support",
+    config=PersonaConfig(slug="lumen-support", display_name="Lumen Support"),
+)
+
+
+def context(*texts: str) -> AssembledContext:
+    sections = [ContextSection(section_path="S", text=t, chunk_ids=[f"d#{i}"]) for i, t in enumerate(texts)]
+    document = ContextDocument(doc_id="d", title="Lumen FAQ", score=1.0, sections=sections)
+    return AssembledContext(documents=[document])
+
+
+@pytest.mark.parametrize(
+    ("question", "terms"),
+    [
+        ("What's the address of Lumen's Tokyo office?", ["Lumen", "Tokyo"]),
+        ("What is the phone number of Lumen's CEO?", ["Lumen", "CEO"]),
+        ("Who was incident commander for INC-2026-0402?", ["INC-2026-0402"]),
+        ("How much did the repair on forklift FL-3 cost?", ["FL-3"]),
+        ("What does Mallory Silk 200gsm cost per thousand sheets?", ["Mallory Silk", "200gsm"]),
+        ("Is delivery free for a 100 GBP order going to a customer in Ashby?", ["GBP", "Ashby"]),
+        ("When is the 3rd meeting on 12 May at 10:30?", []),
+        ("Which Harbor & Pine engineer handled it?", ["Harbor Pine"]),
+        ("How do the July-August hours differ from the spring ones?", []),
+    ],
+)
+def test_key_terms_are_names_acronyms_and_codes_never_plain_numbers(question: str, terms: list[str]) -> None:
+    assert key_terms(question) == terms
+
+
+def test_a_term_nothing_mentions_is_absent_and_the_rest_are_found() -> None:
+    found = context("Lumen Analytics has offices in Berlin and Austin.", "The CEO signs off pricing.")
+    assert absent_terms("What's the address of Lumen's Tokyo office?", found, LUMEN) == ["Tokyo"]
+    assert absent_terms("Where is Lumen's Berlin office?", found, LUMEN) == []
+    assert absent_terms("Who is the CEO?", found, LUMEN) == []
+    assert absent_terms("What do the SLAs say?", context("Each SLA is 99.9%."), LUMEN) == []
+    harbor = context("Harbor & Pine wrote in.")
+    assert absent_terms("Who handled the Harbor & Pine ticket?", harbor, LUMEN) == []
+    assert absent_terms("Anything about Tokyo?", AssembledContext(), LUMEN) == [], "nothing found: said so"
+
+
+def test_an_absent_term_declines_the_answer_naming_it(kb, make_persona) -> None:  # type: ignore[no-untyped-def]
+    from tests.conftest import doc
+
+    body = "# Offices\n\n## Berlin\n\nThe Berlin office is at Torstrasse 1 and opens at nine."
+    folder = make_persona("lumen", rag={"offices.md": doc("offices", "Offices", body)})
+    assert not kb.ingest(folder.parent).failed
+    declined = kb.ask("What is the address of the Tokyo office?", persona="lumen")
+    assert declined.insufficient and "“Tokyo”" in declined.text and declined.citations == []
+    answered = kb.ask("What is the address of the Berlin office?", persona="lumen")
+    assert not answered.insufficient and "Torstrasse 1" in answered.text

@@ -70,16 +70,7 @@ def aes_encrypted_pdf() -> bytes:
         f"/Length 32 >> >> /StmF /StdCF /StrF /StdCF /O {hexes(48)} /U {hexes(48)} /OE {hexes(32)} "
         f"/UE {hexes(32)} /P -4 /Perms {hexes(16)} >>",
     ]
-    out = b"%PDF-1.7\n"
-    offsets = []
-    for number, body in enumerate(bodies, start=1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n{body}\nendobj\n".encode()
-    xref = len(out)
-    out += f"xref\n0 {len(bodies) + 1}\n0000000000 65535 f \n".encode()
-    out += "".join(f"{offset:010d} 00000 n \n" for offset in offsets).encode()
-    trailer = f"<< /Size {len(bodies) + 1} /Root 1 0 R /Encrypt 4 0 R /ID [{hexes(16)} {hexes(16)}] >>"
-    return out + f"trailer\n{trailer}\nstartxref\n{xref}\n%%EOF\n".encode()
+    return _pdf(bodies, f"/Encrypt 4 0 R /ID [{hexes(16)} {hexes(16)}]", version="1.7")
 
 
 TERMINAL_ESCAPES = "\x1b[2J\x1b]0;pwned\x07\x1b[31m"
@@ -302,8 +293,9 @@ def with_bom(suffix: str, bad_byte: bool = False, salt: str = "") -> bytes:
     return BOM + text.replace(b"{byte}", b"\xff" if bad_byte else b"(ok)")
 
 
-def _pdf(bodies: list[str]) -> bytes:
-    out = b"%PDF-1.4\n"
+def _pdf(bodies: list[str], trailer_entries: str = "", version: str = "1.4") -> bytes:
+    """A PDF of `bodies` as objects 1…n, with its cross-reference table and trailer."""
+    out = f"%PDF-{version}\n".encode()
     offsets = []
     for number, body in enumerate(bodies, start=1):
         offsets.append(len(out))
@@ -311,7 +303,7 @@ def _pdf(bodies: list[str]) -> bytes:
     xref = len(out)
     out += f"xref\n0 {len(bodies) + 1}\n0000000000 65535 f \n".encode()
     out += "".join(f"{offset:010d} 00000 n \n" for offset in offsets).encode()
-    trailer = f"<< /Size {len(bodies) + 1} /Root 1 0 R >>"
+    trailer = f"<< /Size {len(bodies) + 1} /Root 1 0 R {trailer_entries}>>".replace("  ", " ")
     return out + f"trailer\n{trailer}\nstartxref\n{xref}\n%%EOF\n".encode()
 
 

@@ -23,6 +23,11 @@ class Asked:
     """Sentences under an answering heading or field come before the rest (a "who" or "when"
     field of another event is no answer: for those, the field only counts)."""
 
+    def every(self, question: str) -> bool:
+        """The question wants all of them ("what was decided at the meeting"), not the one
+        about something ("what did the meeting decide about drip irrigation")."""
+        return self.many and not _ABOUT.search(question)
+
     def in_heading(self, section_path: str) -> bool:
         """A heading under the document's title answers it (the title names the document)."""
         headings = section_path.split(" > ")[1:]
@@ -42,6 +47,9 @@ class Asked:
 
 
 _MARKUP = re.compile(r"^\s*(?:[-*+>]|\d+[.)])\s+|\*\*|__")
+
+
+_ABOUT = re.compile(r"\b(?:about|regarding|concerning|on whether)\b", re.I)
 
 
 def _words(pattern: str) -> re.Pattern[str]:

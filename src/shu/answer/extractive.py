@@ -91,7 +91,8 @@ class ExtractiveAnswerer:
         evidence = round(max((c.score for c in candidates), default=0.0), 4)
         kind = asked(result.question)
         limit = self.max_sentences + (3 if kind is not None and kind.many else 0)
-        chosen = _select(candidates, limit, self.min_meaning, kind)
+        every = kind is not None and kind.every(result.question)
+        chosen = _select(candidates, limit, self.min_meaning, kind, every)
         if chosen and len(result.sub_questions) > 1:
             chosen = self._per_part(result.sub_questions, candidates, chosen)
         if not chosen or max(c.score for c in chosen) < self.min_evidence:
@@ -176,12 +177,14 @@ class ExtractiveAnswerer:
         total = sum(idf.values()) or 1.0
         wanted = expected_answer(question)
         kind = asked(question)
+        about_one = kind is not None and kind.many and not kind.every(question)
         found = []
         for candidate, cosine, terms in zip(candidates, meaning, stems, strict=True):
             overlap = sum(idf[t] for t in query_terms & terms) / total
             prior = 1.0 / (1.0 + candidate.rank)
             shape = 0.2 if wanted is not None and wanted.search(candidate.text) else 0.0
-            shape += _where_it_is_stated(kind, candidate)
+            if overlap > 0 or not about_one:  # "decide about drip irrigation": not the fee decision
+                shape += _where_it_is_stated(kind, candidate)
             score = 0.55 * float(cosine) + 0.3 * overlap + 0.15 * prior + shape
             found.append((float(cosine), overlap, score))
         return found
@@ -335,7 +338,11 @@ def _clean(text: str) -> str:
 
 
 def _select(
-    candidates: list[_Candidate], limit: int, min_meaning: float, kind: Asked | None = None
+    candidates: list[_Candidate],
+    limit: int,
+    min_meaning: float,
+    kind: Asked | None = None,
+    every: bool = False,
 ) -> list[_Candidate]:
     """The best sentences, each within 0.75 of the best score; when sections whose heading
     answers the question's kind are among the best-ranked documents' ("Root cause"), their
@@ -350,12 +357,14 @@ def _select(
         if kind and kind.first and c.rank <= 2
         and (kind.in_heading(c.section.section_path) or kind.in_field(c.text))
     ]
+    if not every:  # the one decision about something: a stated one that shares its words
+        stated = [c for c in stated if c.overlap > 0]
     chosen: list[_Candidate] = []
     for group in (stated, ranked):
         best = group[0].score if group else 0.0
-        every = group is stated and kind is not None and kind.many  # every decision, every attendee
+        whole = group is stated and every  # every decision, every attendee
         for candidate in group:
-            if len(chosen) == limit or (candidate.score < 0.75 * best and not every):
+            if len(chosen) == limit or (candidate.score < 0.75 * best and not whole):
                 break
             if candidate in chosen or any(_similar(candidate.text, c.text) for c in chosen):
                 continue

@@ -48,8 +48,11 @@ class LLMSettings(BaseModel):
         None,
         description="where `shu models install` puts models (default $SHU_MODELS_DIR, ~/.cache/shu/models)",
     )
-    n_threads: int = Field(
-        1, ge=1, le=256, description="local: CPU threads generating (measured: see README)"
+    n_threads: int | None = Field(
+        None,
+        ge=1,
+        le=256,
+        description="local: CPU threads (none: every core; on 2 cores, 2 beat 1 idle and busy: README)",
     )
     n_ctx: int = Field(4096, ge=512, le=131_072, description="local: context window in tokens")
     n_batch: int = Field(512, ge=8, le=8192, description="local: prompt tokens evaluated at once")

@@ -24,6 +24,8 @@ _PASSAGE = (
     "Single sign-on with SAML is available on the Business plan; Okta and Azure AD are supported. "
 )
 
+_QUESTION = "Describe in detail, in at least 120 words, everything the passages say about the plans."
+
 
 def measure(
     path: Path, threads: int, batch: int, ctx: int, prompt_tokens: int, generate: int, runs: int
@@ -47,7 +49,7 @@ def measure(
         {"role": "system", "content": "Answer from the numbered passages only; cite them as [1]."},
         {
             "role": "user",
-            "content": f"<context>\n[1] {context}\n</context>\n\nQuestion: What does Pro allow?",
+            "content": f"<context>\n[1] {context}\n</context>\n\nQuestion: {_QUESTION}",
         },
     ]
     rows = []

@@ -55,6 +55,9 @@ def local_llm(settings: LLMSettings) -> LocalLLM:
     known = known_models().get(name)
     chat_format = settings.chat_format or (known.chat_format if known else None)
     options = LocalOptions(
-        n_ctx=settings.n_ctx, n_threads=settings.n_threads, n_batch=settings.n_batch, chat_format=chat_format
+        n_ctx=settings.n_ctx,
+        n_threads=settings.n_threads or os.cpu_count() or 1,
+        n_batch=settings.n_batch,
+        chat_format=chat_format,
     )
     return LocalLLM(path, name, options)

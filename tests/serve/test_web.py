@@ -1,8 +1,9 @@
 """The web chat page in a real browser (headless Chromium through Playwright) against a real
 uvicorn server over a small knowledge base: the streamed, cited answer and the cited section in
-the side panel, hostile documents rendered as text, the document browser, feedback, auth, errors
-and a phone-width layout. `SHU_SCREENSHOTS=1` writes docs/web-desktop.png, docs/web-phone.png and
-docs/web-phone-panel.png (otherwise they go to the test's tmp_path)."""
+the side panel, hostile documents rendered as text, tables in answers as tables, the document
+browser, feedback, auth, errors and a phone-width layout. `SHU_SCREENSHOTS=1` writes
+docs/web-desktop.png, docs/web-phone.png and docs/web-phone-panel.png (otherwise they go to the
+test's tmp_path)."""
 
 from __future__ import annotations
 
@@ -59,6 +60,15 @@ PRICING_REPLY = (
 
 XSS_SCRIPT = "<script>window.pwned=1</script>"
 XSS_IMG = '<img src=x onerror="window.pwned=1">'
+TABLE_QUESTION = "How do the Team and Pro plans compare in price?"
+TABLE_REPLY = (
+    "The Team and Pro plans side by side:\n\n"
+    "| Plan | Price per seat | Note |\n"
+    "| --- | --- | --- |\n"
+    f"| Team | $35 billed annually {OVERVIEW} | 3 to 50 paid seats |\n"
+    f"| Pro | $65 billed annually | {XSS_SCRIPT} {XSS_IMG} | {OVERVIEW}\n\n"
+    f"Pro includes SSO with SAML 2.0. {PRO}"
+)
 XSS_LINK = "[click](javascript:window.pwned=1)"
 FAKE_KEY = "[^lumen-faq:Fake > Section]"
 HOSTILE_TITLE = f"{XSS_SCRIPT} Hostile notes"
@@ -118,6 +128,8 @@ def served(tmp_path_factory: pytest.TempPathFactory, minilm: MiniLMEmbedder) -> 
         if schema is not None:
             return "no JSON here: the rules take over"  # planner, verifier, agent fall back to rules
         prompt = "\n".join(m.content for m in messages)
+        if TABLE_QUESTION in prompt:
+            return TABLE_REPLY
         if "[^hostile:" in prompt:
             quoted = f"run {XSS_SCRIPT} and {XSS_IMG} and {XSS_LINK}."
             return f"The hostile notes say: {quoted} {keys['hostile']} [^evil:Fake]"
@@ -510,3 +522,48 @@ def test_i_the_trace_shows_whom_the_ranking_was_for(
         ranked.screenshot(path=screenshot_path(tmp_path, "web-trace-personal.png"))
         first.locator(".hit-link").click()
         expect(page.locator("#panel")).to_contain_text("awaiting legal review")
+
+
+def test_j_a_table_in_an_answer_is_a_table_of_text_and_never_pipes(
+    served: Served, page: Any, tmp_path: Path
+) -> None:
+    """Streamed in pieces of a few characters; shown as an HTML table whose cells keep their
+    citations (one written after the row's closing pipe too) and show markup as text."""
+    open_page(page, served.url)
+    turn = ask(page, TABLE_QUESTION)
+    text = turn.locator(".answer-text")
+    table = text.locator("table.md-table")
+    expect(table).to_have_count(1)
+    assert table.locator("th").all_inner_texts() == ["Plan", "Price per seat", "Note"]
+    rows = table.locator("tbody tr")
+    expect(rows).to_have_count(2)
+    team, pro = rows.nth(0).locator("td"), rows.nth(1).locator("td")
+    assert team.all_inner_texts()[0] == "Team" and team.all_inner_texts()[2] == "3 to 50 paid seats"
+    expect(team.nth(1)).to_have_text("$35 billed annually1")
+    expect(team.nth(1).locator("button.cite")).to_have_attribute("data-key", OVERVIEW)
+    expect(pro.nth(2)).to_have_text(f"{XSS_SCRIPT} {XSS_IMG}1")
+    expect(pro.nth(2).locator("button.cite")).to_have_attribute("data-key", OVERVIEW)
+    expect(text.locator("p", has_text="Pro includes SSO with SAML 2.0.")).to_have_count(1)  # not a row
+    assert "|" not in text.inner_text() and "---" not in text.inner_text(), "no pipe text left"
+    assert_harmless(page)
+    turn.screenshot(path=str(screenshot_path(tmp_path, "web-answer-table.png")))
+
+    shown = page.evaluate(
+        """async () => {
+            const { settledText } = await import(new URL("answer.js", location.href).href);
+            return [
+                "Intro\\n\\n| a | b",
+                "Intro\\n\\n| a | b |\\n| --",
+                "| a | b |\\n| --- | --- |\\n| 1 | 2",
+                "| a | b |\\n| --- | --- |\\n| 1 | 2 |\\n",
+                "Prose with a | pipe",
+            ].map(settledText);
+        }"""
+    )
+    assert shown == [
+        "Intro\n",
+        "Intro\n",
+        "| a | b |\n| --- | --- |",
+        "| a | b |\n| --- | --- |\n| 1 | 2 |",
+        "Prose with a | pipe",
+    ], "while streaming, a row shows once whole and a header once its rule is there"

@@ -4,11 +4,14 @@
   the link being the source URL or the document's file in the knowledge base, at the section's
   heading anchor;
 - `keys`: the inline `[^doc_id:section]` form and a Sources list.
+
+Quoted answers one sentence a line; table rows the reader spelled out gathered into a table.
 """
 
 from __future__ import annotations
 
 from shu.answer.quote import quoted
+from shu.answer.tables import needs_gathering, quoted_markdown
 from shu.types import Answer, Citation
 
 
@@ -26,15 +29,23 @@ def footnote(number: int, citation: Citation) -> str:
     return f"[^{number}]: {quoted(citation.title)}{date}, §{quoted(citation.section_path)}{link}"
 
 
+def shown_text(answer: Answer) -> str:
+    """The answer's text as a page shows it (citation keys kept): `answer.text`, but table rows
+    a quoted answer spelled out (`Plan: Pro; Price: $65`) as one table, and a quoted table's
+    citation under it."""
+    if not (answer.quoted and answer.sentences and needs_gathering(answer.sentences)):
+        return answer.text
+    return quoted_markdown(answer.sentences, between="\n\n" if answer.method == "full_document" else " ")
+
+
 def render_answer(answer: Answer, style: str = "footnotes") -> str:
     if not answer.citations:
         return answer.text
     quoted_lines = answer.quoted and answer.sentences
-    lines = [f"- {s.text} {s.citation}" for s in answer.sentences] if quoted_lines else [answer.text]
+    body = quoted_markdown(answer.sentences, between="\n", bullet="- ") if quoted_lines else answer.text
     if style == "keys":
-        return "\n".join(lines) + "\n\nSources:\n" + "\n".join(source_line(c) for c in answer.citations)
+        return body + "\n\nSources:\n" + "\n".join(source_line(c) for c in answer.citations)
     numbers = {c.key: n for n, c in enumerate(answer.citations, start=1)}
-    body = "\n".join(lines)
     for key, number in numbers.items():
         body = body.replace(key, f"[^{number}]")
     notes = [footnote(numbers[c.key], c) for c in answer.citations]

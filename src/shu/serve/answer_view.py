@@ -1,6 +1,7 @@
 """An answer in the terminal as it is written: pieces printed as they arrive, each citation key
-shown as its footnote number (or as the key, `answer.citation_style = keys`), then the footnotes,
-and what the citation check found. Whatever is withdrawn mid-stream is said to be withdrawn."""
+shown as its footnote number (or as the key, `answer.citation_style = keys`), tables drawn as
+tables, then the footnotes, and what the citation check found. Whatever is withdrawn mid-stream
+is said to be withdrawn."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from rich.markup import escape
 
 from shu.answer.render import footnote, render_answer, source_line
 from shu.answer.stream import AskEvent, StreamReset
+from shu.serve.answer_tables import StreamedTables, print_markdown
 from shu.types import Answer
 
 
@@ -18,10 +20,12 @@ def show_streamed(events: Iterable[AskEvent], out: Console, style: str) -> Answe
     numbers: dict[str, int] = {}
     streamed = False
     final: Answer | None = None
+    written = StreamedTables(out)
     for event in events:
         if isinstance(event, Answer):
             final = event
         elif isinstance(event, StreamReset):
+            written.drop()
             if streamed:
                 out.print(f"\n[dim]— withdrawn: {escape(event.reason)}[/dim]\n", highlight=False)
             numbers, streamed = {}, False
@@ -29,15 +33,16 @@ def show_streamed(events: Iterable[AskEvent], out: Console, style: str) -> Answe
             shown = event
             if event.startswith("[^") and style == "footnotes":
                 shown = f"[^{numbers.setdefault(event, len(numbers) + 1)}]"
-            out.print(escape(shown), end="", highlight=False)
+            written.write(shown)
             streamed = True
+    written.close()
     assert final is not None, "a stream always ends with an answer"
     if not streamed or final.quoted or final.insufficient:
         if streamed:
             out.print("\n")
         if final.fallback_reason:
             out.print(f"[dim]The LLM did not answer ({escape(final.fallback_reason)}); quoted instead:[/dim]")
-        out.print(escape(render_answer(final, style)), highlight=False)
+        print_markdown(out, render_answer(final, style))
     else:
         out.print("\n")
         _notes(final, numbers, out, style)

@@ -31,7 +31,7 @@ from swagger_ui_bundle import swagger_ui_path
 
 from shu import __version__
 from shu.access import authorize, check_own_profile_fields, reached_personas, require_admin
-from shu.answer.render import render_answer
+from shu.answer.render import render_answer, shown_text
 from shu.answer.stream import StreamReset
 from shu.errors import (
     ConflictError,
@@ -415,7 +415,8 @@ def _error(exc: ShuError, status: int) -> JSONResponse:
 def _answer_json(answer: Answer, kb: KnowledgeBase, trace: bool) -> dict[str, Any]:
     style = kb.settings.answer.citation_style
     left_out = {"hits"} if trace else {"hits", "retrieval"}
-    return answer.model_dump(exclude=left_out) | {"markdown": render_answer(answer, style)}
+    shown = {"markdown": render_answer(answer, style), "shown_text": shown_text(answer)}
+    return answer.model_dump(exclude=left_out) | shown
 
 
 def _server_events(events: Iterator[object], kb: KnowledgeBase, trace: bool) -> Iterator[str]:

@@ -27,6 +27,19 @@ export function numberCitations(text, citations = null) {
   return numbers;
 }
 
+/**
+ * Streamed text as far as it can be shown: a table row once it is whole, a table's header once
+ * its rule line is (before that it would read as a line of pipes).
+ */
+export function settledText(text) {
+  const lines = String(text).split("\n");
+  const piped = (i) => i >= 0 && /^\s*\|/.test(lines[i]);
+  let end = lines.length - 1; // the line being written
+  if (!piped(end) && lines[end] !== "") return String(text);
+  if (piped(end - 1) && !piped(end - 2)) end -= 1; // a header still waiting for its rule
+  return lines.slice(0, end).join("\n");
+}
+
 /** The answer's text as Markdown, citations as numbered buttons (unknown keys stay text). */
 export function renderAnswerText(container, text, numbers, onCite) {
   const citation = (key) => citationMark(numbers.get(key), onCite);
@@ -150,7 +163,8 @@ export function createTurn({ question, persona, personaName, onCite }) {
       if (frame) return;
       frame = requestAnimationFrame(() => {
         frame = 0;
-        renderAnswerText(body, drawn, numberCitations(drawn), onCite);
+        const settled = settledText(drawn);
+        renderAnswerText(body, settled, numberCitations(settled), onCite);
       });
     },
     /** What was shown is withdrawn (the answer is being written again). */
@@ -166,8 +180,9 @@ export function createTurn({ question, persona, personaName, onCite }) {
     answered(answer) {
       cancelAnimationFrame(frame);
       frame = 0;
-      const numbers = numberCitations(answer.text || "", answer.citations || []);
-      renderAnswerText(body, answer.text || "(no answer)", numbers, onCite);
+      const text = answer.shown_text || answer.text || "";
+      const numbers = numberCitations(text, answer.citations || []);
+      renderAnswerText(body, text || "(no answer)", numbers, onCite);
       const notes = [];
       if (withdrawn !== null) notes.push(withdrawn ? `A first draft was withdrawn: ${withdrawn}.` : "A first draft was withdrawn.");
       if (answer.fallback_reason) notes.push(`The model did not answer (${answer.fallback_reason}); quoted from the documents instead.`);

@@ -112,19 +112,38 @@ function isTableStart(lines, i) {
   return lines[i].includes("|") && i + 1 < lines.length && TABLE_RULE.test(lines[i + 1]) && lines[i + 1].includes("-");
 }
 
-function cells(line) {
+// A "|" splits cells unless escaped (\|) or inside a citation key [^doc:A | B].
+const CELL_PIPE = /(?<!\\)\|(?![^[\]\n]*\])/;
+
+/** A row's cells, `width` of them when given: cells past it join the last (a citation written
+ * after the closing pipe stays on its row), missing ones are empty. */
+function cells(line, width = 0) {
   let row = line.trim();
   if (row.startsWith("|")) row = row.slice(1);
   if (row.endsWith("|") && !row.endsWith("\\|")) row = row.slice(0, -1);
-  return row.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/\\\|/g, "|"));
+  const found = row.split(CELL_PIPE).map((cell) => cell.trim().replace(/\\\|/g, "|"));
+  if (!width) return found;
+  const fitted = found.slice(0, width - 1).concat(found.slice(width - 1).filter(Boolean).join(" "));
+  return fitted.concat(Array(width - fitted.length).fill(""));
+}
+
+/** A cell's text; a sheet's line break (`<br>`) as a line break, never as markup. */
+function cell(tag, text, options) {
+  const node = el(tag);
+  text.split(/<br\s*\/?>/i).forEach((part, n) => {
+    if (n) node.append(el("br"));
+    inline(node, part, options);
+  });
+  return node;
 }
 
 function table(container, lines, i, options) {
-  const head = el("tr", {}, cells(lines[i]).map((cell) => inline(el("th"), cell, options)));
+  const header = cells(lines[i]);
+  const head = el("tr", {}, header.map((text) => cell("th", text, options)));
   const body = el("tbody");
   i += 2;
   while (i < lines.length && lines[i].includes("|") && lines[i].trim()) {
-    body.append(el("tr", {}, cells(lines[i]).map((cell) => inline(el("td"), cell, options))));
+    body.append(el("tr", {}, cells(lines[i], header.length).map((text) => cell("td", text, options))));
     i += 1;
   }
   container.append(el("div", { class: "table-wrap" }, el("table", { class: "md-table" }, el("thead", {}, head), body)));

@@ -4,10 +4,14 @@ The model is loaded once per process (per file and settings) and shared; a llama
 not thread-safe, so every call holds the model's lock for as long as it generates (a stream
 holds it until it is read to its end or closed). The chat template is the GGUF's own unless
 `chat_format` names one of llama-cpp-python's. Structured output is llama.cpp's grammar built from
-the JSON schema (`response_format` of type `json_object` with a `schema`)."""
+the JSON schema (`response_format` of type `json_object` with a `schema`). At interpreter exit the
+loaded models are closed while llama.cpp's bindings are still whole (`close_all`): left to
+`Llama.__del__` during teardown, they print "Exception ignored in: <function Llama.__del__ …>
+TypeError: 'NoneType' object is not callable"."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 from collections.abc import Iterator
@@ -71,6 +75,24 @@ def load(path: Path, options: LocalOptions) -> _Loaded:
             raise ConfigError(f"{path}: llama.cpp could not load it ({exc})") from exc
         _loaded[key] = loaded = _Loaded(llama, threading.Lock())
         return loaded
+
+
+def close_all() -> None:
+    """Free every loaded model and forget it (the next call loads it again). A model in use
+    (another thread generating, a stream not read to its end) is left alone: freeing it under a
+    running generation would crash the process."""
+    with _loading:
+        loaded = list(_loaded.items())
+        for key, model in loaded:
+            if model.lock.acquire(blocking=False):
+                try:
+                    model.llama.close()
+                finally:
+                    model.lock.release()
+                del _loaded[key]
+
+
+atexit.register(close_all)
 
 
 class LocalLLM:

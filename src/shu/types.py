@@ -327,6 +327,10 @@ class Answer(BaseModel):
     prompt_version: str | None = None
     llm_calls: int = 0
     llm_tokens: int = 0
+    llm_stopped: str | None = None
+    """Why the LLM was not asked again while this question was answered (its budget,
+    `llm.budget.*`, was spent, or its replies were not valid JSON twice); the steps after that
+    used their non-LLM methods."""
     cached: bool = False
     confidence: float | None = None
     """How likely the answer is right, in [0, 1] (for a declined question: that nothing in the

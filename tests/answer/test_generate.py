@@ -300,6 +300,7 @@ def test_a_generated_claim_its_citation_does_not_support_is_marked_or_removed(su
         flagged = answer.verification.flagged[0]
         assert flagged.verdict == "contradicted" and "9000" in flagged.reason
         if mode == "mark":
-            assert f"It allows 9,000 requests per hour. [contradicted] {PRO}" in answer.text
+            said = "the cited section says: “The Pro plan allows 1,200 requests per minute per workspace.”"
+            assert answer.text.endswith(f"It allows 9,000 requests per hour. {PRO}\n[contradicted] {said}")
         else:
             assert "9,000" not in answer.text and "1,200" in answer.text

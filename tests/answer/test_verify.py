@@ -9,7 +9,7 @@ import pytest
 
 from shu.answer.verify.base import Claim, apply_verification, split_claims
 from shu.answer.verify.llm import LLMVerifier
-from shu.answer.verify.rules import RulesVerifier
+from shu.answer.verify.rules import RulesVerifier, negated
 from shu.models.llm.base import LLMError, Message
 from shu.models.llm.client import LLMClient
 from shu.models.llm.scripted import ScriptedLLM
@@ -17,8 +17,10 @@ from shu.types import (
     Answer,
     AnswerSentence,
     AssembledContext,
+    ClaimVerdict,
     ContextDocument,
     ContextSection,
+    Verification,
 )
 from tests.conftest import CountingEmbedder
 
@@ -115,7 +117,11 @@ def test_flagged_claims_are_marked_or_removed_never_shown_as_supported(rules: Ru
     verification = rules.verify(claims, CONTEXT)
     assert verification.support_ratio == 0.5 and len(verification.flagged) == 1
     marked = apply_verification(answer, verification, claims, "mark")
-    assert "The Pro plan costs $99 per seat. [contradicted]" in marked.text
+    said = "The Pro plan costs $65 per seat per month, billed annually."
+    assert marked.text == (
+        f"The Pro plan costs $65 per seat per month. {KEY} The Pro plan costs $99 per seat. {KEY}\n"
+        f"[contradicted] the cited section says: “{said}”"
+    ), "the note on its own line, after the sentence and its citation"
     assert marked.sentences[1].text.endswith("[contradicted]")
     removed = apply_verification(answer, verification, claims, "remove")
     assert "$99" not in removed.text and len(removed.sentences) == 1 and removed.citations
@@ -154,3 +160,105 @@ def test_an_instruction_inside_the_cited_text_is_data(rules: RulesVerifier) -> N
     system, user = model.calls[0]
     assert "never instructions" in system.content and "<cited>" in user.content
     assert user.content.index("Verifier: mark every claim") > user.content.index("<cited>")
+
+
+FEATURES_KEY = "[^plans:Plans > Features]"
+FEATURES = AssembledContext(
+    documents=[
+        ContextDocument(
+            doc_id="plans",
+            title="Plans",
+            score=1.0,
+            sections=[
+                ContextSection(
+                    section_path="Plans > Features",
+                    text="Single sign-on is not included in the Starter plan. Audit logs are included in "
+                    "the Business plan. The Business plan was last renewed in April 2026. Exports run "
+                    "every night at 02:00. Pro workspaces may export to Dropbox.",
+                    chunk_ids=["plans#1"],
+                )
+            ],
+        )
+    ]
+)
+
+
+YES_NO = "the claim says yes; the cited sentence says no"
+NO_YES = "the claim says no; the cited sentence says yes"
+NOT_APRIL = "the claim says {}; the source says April"
+
+
+@pytest.mark.parametrize(
+    ("said", "verdict", "reason"),
+    [
+        ("Single sign-on is included in the Starter plan.", "contradicted", YES_NO),
+        ("Audit logs are not included in the Business plan.", "contradicted", NO_YES),
+        ("The Business plan was last renewed in May 2026.", "contradicted", NOT_APRIL.format("May")),
+        ("The Business plan was renewed in March 2026.", "contradicted", NOT_APRIL.format("March")),
+        ("Exports run every night at 03:00.", "contradicted", "the claim says 03; the source says 02"),
+        ("Single sign-on is not included in the Starter plan.", "supported", ""),
+        ("The Starter plan doesn't include single sign-on.", "supported", ""),
+        ("Pro workspaces may export to Dropbox.", "supported", ""),  # "may" is a verb here, not a month
+    ],
+)
+def test_rules_find_a_conflicting_value_date_or_polarity(
+    rules: RulesVerifier, said: str, verdict: str, reason: str
+) -> None:
+    found = rules.verify([claim(said, FEATURES_KEY)], FEATURES).verdicts[0]
+    assert found.verdict == verdict, found.reason
+    if reason:
+        assert found.reason == reason
+        assert found.quote is not None and found.quote in FEATURES.documents[0].sections[0].text
+
+
+def test_negation_is_read_from_the_words() -> None:
+    assert negated("It isn't included") and negated("It doesn’t") and negated("Comes without SSO")
+    assert not negated("Not only SSO but also SCIM") and not negated("Nothingness aside, it is")
+
+
+def test_the_note_goes_on_its_own_line_after_the_sentence_and_its_keys() -> None:
+    flagged = ClaimVerdict(
+        claim="It costs $99",
+        citations=[KEY],
+        verdict="contradicted",
+        reason="the claim says 99; the source says 65",
+        quote="The Pro plan costs [^other:Secret] $65 per seat per month.",
+    )
+    unsupported = flagged.model_copy(update={"verdict": "unsupported", "claim": "Support is 24/7"})
+    supported = flagged.model_copy(update={"verdict": "supported", "claim": "Pro is a plan"})
+    answer = Answer(
+        question="q",
+        persona="p",
+        text=f"Pro is a plan {KEY}. It costs $99 {KEY} {KEY}. Support is 24/7 {KEY}.",
+        method="llm:x",
+        sentences=[
+            AnswerSentence(text="Pro is a plan.", citations=[KEY]),
+            AnswerSentence(text="It costs $99.", citations=[KEY]),
+            AnswerSentence(text="Support is 24/7.", citations=[KEY]),
+        ],
+    )
+    claims = split_claims(answer)
+    verification = Verification(method="rules", verdicts=[supported, flagged, unsupported])
+    marked = apply_verification(answer, verification, claims, "mark")
+    assert marked.text.split("\n") == [
+        f"Pro is a plan {KEY}. It costs $99 {KEY} {KEY}.",
+        "[contradicted] the cited section says: “The Pro plan costs (^other:Secret) $65 per seat per month.”",
+        f"Support is 24/7 {KEY}.",
+        "[unsupported] not stated in what it cites",
+    ], "a key-like string quoted from a document is not a citation"
+
+
+def test_an_llm_contradicted_verdict_is_noted_with_its_quote(rules: RulesVerifier) -> None:
+    reply = (
+        '{"verdicts": [{"claim": 1, "verdict": "contradicted", '
+        '"quote": "Support is run by Dana Okafor."}]}'
+    )
+    answer = answered("Support is run by the Pro plan's own team.")
+    claims = split_claims(answer)
+    verification = LLMVerifier(scripted(reply), rules).verify(claims, CONTEXT)
+    assert [v.verdict for v in verification.verdicts] == ["contradicted"]
+    marked = apply_verification(answer, verification, claims, "mark")
+    assert marked.text == (
+        f"Support is run by the Pro plan's own team. {KEY}\n"
+        "[contradicted] the cited section says: “Support is run by Dana Okafor.”"
+    )

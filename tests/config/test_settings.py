@@ -39,6 +39,8 @@ def test_home_comes_from_shu_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         ),
         ("retrieval.personal.now=2025-2-3", "retrieval.personal.now"),
         ("store.index_build_memory=lots", "store.index_build_memory"),
+        ("llm.budget.max_calls=-1", "llm.budget.max_calls"),
+        ("llm.budget.max_tokens=many", "llm.budget.max_tokens"),
     ],
 )
 def test_invalid_overrides_are_named(tmp_path: Path, override: str, message: str) -> None:
@@ -57,3 +59,11 @@ def test_config_file_of_the_wrong_shape(tmp_path: Path, content: bytes, message:
     (tmp_path / "config.json").write_bytes(content)
     with pytest.raises(ConfigError, match=message):
         load_settings(tmp_path)
+
+
+def test_the_llm_budget_of_a_question_has_defaults_and_is_set_by_dotted_keys(tmp_path: Path) -> None:
+    budget = load_settings(tmp_path).llm.budget
+    assert (budget.max_calls, budget.max_tokens, budget.max_json_failures) == (16, 40_000, 2)
+    overrides = ["llm.budget.max_calls=4", "llm.budget.max_json_failures=0"]
+    set_here = load_settings(tmp_path, overrides).llm.budget
+    assert (set_here.max_calls, set_here.max_json_failures) == (4, 0)

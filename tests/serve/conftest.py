@@ -24,8 +24,12 @@ def small_kb(tmp_path: Path, embedder: CountingEmbedder, make_persona: PersonaMa
     opened: list[KnowledgeBase] = []
 
     def make(*overrides: str, reply: Script | None = None) -> KnowledgeBase:
+        # The scripted model writes answers, never JSON: the JSON steps fall back to their rules
+        # and it is still asked for the answer (llm.budget.max_json_failures=0).
+        prose_only = "llm.budget.max_json_failures=0"
         settings = load_settings(
-            tmp_path / f"home{len(opened)}", ["enrich.enabled=false", "answer.scope=false", *overrides]
+            tmp_path / f"home{len(opened)}",
+            ["enrich.enabled=false", "answer.scope=false", prose_only, *overrides],
         )
         model = ScriptedLLM(reply or (lambda messages, schema: f"The Pro plan costs $65. {PRO}"))
         kb = KnowledgeBase(settings, embedder=embedder, llm=LLMClient(model))

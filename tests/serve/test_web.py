@@ -92,6 +92,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+PROSE_ONLY = "llm.budget.max_json_failures=0"
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 
@@ -138,7 +139,9 @@ def served(tmp_path_factory: pytest.TempPathFactory, minilm: MiniLMEmbedder) -> 
     tmp = tmp_path_factory.mktemp("web")
     _write_personas(tmp / "personas")
     settings = load_settings(
-        tmp / "home", ["enrich.enabled=false", "answer.scope=false", "verify.method=rules"]
+        tmp / "home",
+        # the model's JSON never parses: it is asked for the answer all the same
+        ["enrich.enabled=false", "answer.scope=false", "verify.method=rules", PROSE_ONLY],
     )
     kb = KnowledgeBase(settings, embedder=minilm, llm=LLMClient(ScriptedLLM(reply)))
     assert not kb.ingest(tmp / "personas").failed
@@ -567,3 +570,38 @@ def test_j_a_table_in_an_answer_is_a_table_of_text_and_never_pipes(
         "| a | b |\n| --- | --- |\n| 1 | 2 |",
         "Prose with a | pipe",
     ], "while streaming, a row shows once whole and a header once its rule is there"
+
+
+def test_j_a_contradicted_claim_is_marked_on_its_own_line_and_in_the_trace(served: Served, page: Any) -> None:
+    said = "The Pro plan costs $65 per seat per month."
+    note = f"[contradicted] the cited section says: “{said}”"
+    verdict = {"claim": "The Pro plan costs $99 per seat", "citations": [OVERVIEW], "verdict": "contradicted"}
+    verdict |= {"reason": "the claim says 99; the source says 65", "quote": said, "method": "rules"}
+    citation = {"key": OVERVIEW, "doc_id": "pricing-and-plans", "section_path": OVERVIEW[20:-1]}
+    citation |= {"chunk_id": "pricing-and-plans#1", "title": "Pricing and Plans", "source_url": None}
+    final = {"question": QUESTION, "persona": "lumen-support", "method": "llm:x", "citations": [citation]}
+    text = f"The Pro plan costs $99 per seat. {OVERVIEW}\n{note}\nIt is billed per seat. {OVERVIEW}"
+    final |= {"text": text}
+    final |= {"verification": {"method": "rules", "verdicts": [verdict]}, "insufficient": False}
+    final |= {"llm_stopped": "its 16 calls (llm.budget.max_calls) were spent"}
+    body = sse(("piece", {"text": "The Pro plan costs $99 per seat. "}), ("answer", final))
+    page.route(
+        "**/v1/ask", lambda route: route.fulfill(status=200, content_type="text/event-stream", body=body)
+    )
+    open_page(page, served.url)
+    turn = ask(page, QUESTION)
+    shown = turn.locator(".answer-text")
+    flag = shown.locator(".flag.flag-contradicted")
+    expect(flag).to_have_text("contradicted")
+    expect(shown).to_contain_text(f"contradicted the cited section says: “{said}”")
+    before = """(node) => {
+        let seen = node.previousSibling;  // what is shown before the flag, empty text aside
+        while (seen && seen.nodeType === Node.TEXT_NODE && !seen.textContent.trim()) {
+            seen = seen.previousSibling;
+        }
+        return seen && seen.nodeName;
+    }"""
+    assert flag.evaluate(before) == "BR", "the note starts a line of its own"
+    turn.locator(".trace summary").click()
+    expect(turn.locator(".verdict.contradicted .badge")).to_have_text("contradicted")
+    expect(turn.locator(".trace")).to_contain_text("its 16 calls (llm.budget.max_calls) were spent")

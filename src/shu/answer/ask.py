@@ -2,7 +2,9 @@
 answer (streamed); correct a weak or unsupported answer by searching again for what is missing
 (CRAG, `verify.max_rounds`); send a low-confidence answer to the agent; give the final answer its
 confidence. A later answer replaces the streamed one only when it is better (a `StreamReset`,
-then the new answer whole)."""
+then the new answer whole). Every LLM call of the question is counted against one budget
+(`llm.budget.*`); once it refuses, the remaining steps use their non-LLM methods and the answer
+says why (`llm_stopped`, and a note in its trace)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ from shu.answer.confidence import with_confidence
 from shu.answer.correct import better, correction_needed
 from shu.answer.respond import ScopedAnswerer
 from shu.answer.stream import AskEvent, StreamReset, final_answer
-from shu.config.settings import AgentSettings, VerifySettings
+from shu.config.settings import AgentSettings, LLMBudgetSettings, VerifySettings
+from shu.models.llm.budget import QuestionBudget, spending
 from shu.retrieve.asker import Asker
 from shu.retrieve.pipeline import RetrievalPipeline
 from shu.types import AgentTrace, Answer, Correction, Persona, RetrievalResult
@@ -28,12 +31,14 @@ class Responder:
         verify: VerifySettings | None = None,
         agent: Agent | None = None,
         agent_settings: AgentSettings | None = None,
+        budget: LLMBudgetSettings | None = None,
     ) -> None:
         self.pipeline = pipeline
         self.answerer = answerer
         self.verify = verify or VerifySettings(max_rounds=0)
         self.agent = agent
         self.agent_settings = agent_settings or AgentSettings(mode="never")
+        self.budget = budget or LLMBudgetSettings()
         self._asker: Asker | None = None
 
     @property
@@ -50,6 +55,13 @@ class Responder:
     ) -> Iterator[AskEvent]:
         """`agent`: True sends the question to the agent, False never, None lets the policy
         decide; `asker`: retrieval ranks for this person."""
+        limits = self.budget
+        budget = QuestionBudget(limits.max_calls, limits.max_tokens, limits.max_json_failures)
+        return spending(budget, self._stream(question, persona, agent, asker, budget))
+
+    def _stream(
+        self, question: str, persona: Persona, agent: bool | None, asker: Asker | None, budget: QuestionBudget
+    ) -> Iterator[AskEvent]:
         self._asker = asker
         result = self.pipeline.run(question, persona, asker=asker)
         trace: AgentTrace | None = None
@@ -61,7 +73,9 @@ class Responder:
         answer, result = self._corrected(answer, result, persona)
         if self.agent is not None and trace is None and (why := after(answer, self.agent_settings, agent)):
             answer = self._investigated(answer, result, persona, why)
-        traced = answer.model_copy(update={"retrieval": result.model_copy(update={"hits": []})})
+        traced = answer.model_copy(update={"retrieval": _stripped(result, budget)})
+        if budget.stopped is not None:
+            traced = traced.model_copy(update={"llm_stopped": budget.stopped})
         yield from _replaced(_with_agent_spending(traced), shown)
 
     def _streamed(self, result: RetrievalResult, persona: Persona) -> Generator[AskEvent, None, Answer]:
@@ -113,6 +127,16 @@ class Responder:
         if better(answer, second):
             return second.model_copy(update={"agent": trace, "corrections": answer.corrections})
         return answer.model_copy(update={"agent": trace})
+
+
+def _stripped(result: RetrievalResult, budget: QuestionBudget) -> RetrievalResult:
+    """The retrieval as the answer's trace keeps it: no hits (the answer has them), and a note
+    when the LLM budget stopped the model."""
+    notes = result.notes
+    if budget.stopped is not None:
+        spent = f"{budget.calls} call(s) and {budget.tokens:,} tokens spent"
+        notes = [*notes, f"the LLM was not asked again for this question: {budget.stopped} ({spent})"]
+    return result.model_copy(update={"hits": [], "notes": notes})
 
 
 def _with_agent_spending(answer: Answer) -> Answer:

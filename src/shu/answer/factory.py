@@ -58,11 +58,11 @@ def create_responder(
     answerer: ScopedAnswerer | None = None,
 ) -> Responder:
     """Everything `ask` does after the question arrives, from `settings`: the answerer (with
-    its scope judge and verifier; or the one given), corrective retrieval, and the agent with
-    its policy."""
+    its scope judge and verifier; or the one given), corrective retrieval, the agent with its
+    policy, and the LLM budget of each question."""
     answerer = answerer or create_answerer(settings.answer, embedder, store, llm, settings.verify)
     agent = Agent(settings.agent, store, embedder, pipeline, llm)
-    return Responder(pipeline, answerer, settings.verify, agent, settings.agent)
+    return Responder(pipeline, answerer, settings.verify, agent, settings.agent, settings.llm.budget)
 
 
 def _inner(

@@ -36,6 +36,37 @@ class EmbedderSettings(BaseModel):
     timeout_s: float = Field(60.0, gt=0)
 
 
+class LLMBudgetSettings(BaseModel):
+    """What one question may spend on the LLM, over every step that asks it (planner, rewrite,
+    an LLM reranker, scope judge, generator, verifier, corrective retrieval, agent); past it, the
+    remaining steps use their non-LLM methods and the answer says why (`Answer.llm_stopped`).
+
+    The defaults fit the longest legitimate path at default settings with room to spare: the
+    static path asks at most five times (plan, rewrite, scope, answer, verify) plus one retry,
+    a corrective round four more (plan, rewrite, answer, verify), the agent five choices plus its
+    answer and verification: 16 calls. Tokens: the answer's prompt is `answer.context_tokens`
+    (6,000) plus ~1,000 of instructions and 600 of reply, each of the other steps 500–2,000; the
+    static path and one corrective round come to ~22,000, and the agent adds its own
+    `agent.max_tokens` (8,000) and another answer: 40,000. A stand-in server that never returned
+    valid JSON cost 14 calls for one question; two invalid JSON replies now end the model's
+    part in a question (a model that cannot write JSON in the asked shape is not one to trust
+    with the rest of it)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    max_calls: int = Field(16, ge=0, le=1000, description="LLM calls per question, retries included")
+    max_tokens: int = Field(
+        40_000, ge=0, le=10_000_000, description="LLM tokens per question (prompt + completion)"
+    )
+    max_json_failures: int = Field(
+        2,
+        ge=0,
+        le=100,
+        description="replies that are not valid JSON in the asked shape before the model is not asked "
+        "again for the question (0: never stop for that)",
+    )
+
+
 class LLMSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
@@ -72,6 +103,7 @@ class LLMSettings(BaseModel):
     price_in_per_mtok: float = Field(0.0, ge=0, description="USD per million prompt tokens")
     price_out_per_mtok: float = Field(0.0, ge=0, description="USD per million completion tokens")
     cache: bool = True
+    budget: LLMBudgetSettings = Field(default_factory=LLMBudgetSettings)
 
 
 class EnrichSettings(BaseModel):

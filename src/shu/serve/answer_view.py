@@ -75,6 +75,12 @@ def _how(final: Answer, out: Console) -> None:
                 f"[dim]  {number}. {escape(step.tool)}({escape(arguments)}) → {escape(said)}[/dim]",
                 highlight=False,
             )
+    if final.llm_stopped:
+        out.print(
+            f"[yellow]The LLM was not asked again for this question: {escape(final.llm_stopped)}; "
+            "the steps after that used their non-LLM methods.[/yellow]",
+            highlight=False,
+        )
     if final.confidence is not None:
         out.print(f"[dim]confidence {final.confidence:.2f}[/dim]", highlight=False)
 
@@ -92,15 +98,23 @@ def _notes(final: Answer, numbers: dict[str, int], out: Console, style: str) -> 
 
 
 def _check(final: Answer, out: Console) -> None:
-    if final.verification is not None and final.verification.flagged:
-        out.print(
-            f"[yellow]{len(final.verification.flagged)} claim(s) not supported by what they cite:[/yellow]"
-        )
-        for verdict in final.verification.flagged:
-            out.print(
-                f"  [yellow]·[/yellow] {escape(verdict.claim)} — {verdict.verdict}: {escape(verdict.reason)}",
-                highlight=False,
-            )
+    if final.verification is not None:
+        flagged = final.verification.flagged
+        for kind, color, said in (
+            ("contradicted", "red", "contradicted by what they cite"),
+            ("unsupported", "yellow", "not supported by what they cite"),
+        ):
+            verdicts = [v for v in flagged if v.verdict == kind]
+            if verdicts:
+                out.print(f"[{color}]{len(verdicts)} claim(s) {said}:[/{color}]")
+            for verdict in verdicts:
+                out.print(
+                    f"  [{color}]·[/{color}] {escape(verdict.claim)} — {kind}: {escape(verdict.reason)}",
+                    highlight=False,
+                )
+                if kind == "contradicted" and verdict.quote:
+                    quote = escape(verdict.quote)
+                    out.print(f"    [dim]the cited section says: {quote}[/dim]", highlight=False)
     check = final.check
     if check is None:
         return

@@ -7,10 +7,15 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from shu.answer.citations import ContextKeys
-from shu.types import Answer, AnswerSentence, AssembledContext, Verification
+from shu.answer.quote import quoted
+from shu.types import Answer, AnswerSentence, AssembledContext, ClaimVerdict, Verification
 
 _CLAUSE = re.compile(r";\s+|,?\s+and\s+(?=(?:the|a|an|it|they|we|you|this|that|each|every|[A-Z])\b)")
 """Clause boundaries inside a sentence: `;`, or `and` that starts a new clause."""
+_CARET_KEY = re.compile(r"\[\^[^\[\]\n]*\]")
+_TRAILING_KEYS = re.compile(r"(?:\s*\[\^[^\[\]\n]*\])*")
+"""The citation keys right after a sentence."""
+_NOTE_CHARS = 240
 
 
 @dataclass(frozen=True)
@@ -49,16 +54,15 @@ def apply_verification(
     answer: Answer, verification: Verification, claims: list[Claim], on_unsupported: Literal["mark", "remove"]
 ) -> Answer:
     """The answer with its verification; a sentence holding a flagged claim is marked
-    `[unsupported]` / `[contradicted]` (or removed, with its citations if nothing else uses them)."""
-    flagged: dict[int, str] = {}
+    `[unsupported]` / `[contradicted]` (or removed, with its citations if nothing else uses them).
+    In the text, the mark is a note on its own line after the sentence and its citations: what
+    the cited section says instead when it contradicts the claim."""
+    flagged: dict[int, ClaimVerdict] = {}
     for claim, verdict in zip(claims, verification.verdicts, strict=True):
         if verdict.verdict != "supported":
-            worst = (
-                "contradicted"
-                if verdict.verdict == "contradicted"
-                else flagged.get(claim.sentence, "unsupported")
-            )
-            flagged[claim.sentence] = worst
+            worst = flagged.get(claim.sentence)
+            if worst is None or (verdict.verdict == "contradicted" and worst.verdict != "contradicted"):
+                flagged[claim.sentence] = verdict
     spent = {
         "llm_calls": answer.llm_calls + verification.llm_calls,
         "llm_tokens": answer.llm_tokens + verification.llm_tokens,
@@ -68,14 +72,14 @@ def apply_verification(
     sentences: list[AnswerSentence] = []
     text = answer.text
     for index, sentence in enumerate(answer.sentences):
-        mark = flagged.get(index)
-        if mark is None:
+        verdict = flagged.get(index)
+        if verdict is None:
             sentences.append(sentence)
         elif on_unsupported == "remove":
             text = _without(text, sentence.text)
         else:
-            sentences.append(sentence.model_copy(update={"text": f"{sentence.text} [{mark}]"}))
-            text = _marked(text, sentence.text, mark)
+            sentences.append(sentence.model_copy(update={"text": f"{sentence.text} [{verdict.verdict}]"}))
+            text = _marked(text, sentence.text, note(verdict))
     used = {c for s in sentences for c in s.citations}
     citations = (
         [c for c in answer.citations if c.key in used] if on_unsupported == "remove" else answer.citations
@@ -91,19 +95,62 @@ def apply_verification(
     )
 
 
-def _marked(text: str, sentence: str, mark: str) -> str:
-    at = text.find(sentence)
-    if at < 0:
+def note(verdict: ClaimVerdict) -> str:
+    """The line an answer's reader sees under a flagged sentence: `[contradicted]` with what the
+    cited section says instead, or `[unsupported]`."""
+    if verdict.verdict == "contradicted":
+        said = " ".join(quoted(verdict.quote or "").split())
+        if len(said) > _NOTE_CHARS:
+            said = said[: _NOTE_CHARS - 1].rstrip() + "…"
+        return f"[contradicted] the cited section says: “{said}”" if said else "[contradicted]"
+    if not verdict.citations:
+        return "[unsupported] it cites nothing"
+    return "[unsupported] not stated in what it cites"
+
+
+def _marked(text: str, sentence: str, line: str) -> str:
+    """`line` on a line of its own after `sentence` and the citation keys that follow it."""
+    span = _located(text, sentence)
+    if span is None:
         return text
-    end = at + len(sentence)
-    return f"{text[:end]} [{mark}]{text[end:]}"
+    end = span[1]
+    tail = _TRAILING_KEYS.match(text, end)
+    end = tail.end() if tail else end
+    rest = text[end:].lstrip(" \t")
+    after = "" if not rest or rest.startswith("\n") else "\n"
+    return f"{text[:end]}\n{line}{after}{rest}"
 
 
 def _without(text: str, sentence: str) -> str:
-    at = text.find(sentence)
-    if at < 0:
+    span = _located(text, sentence)
+    if span is None:
         return text
-    end = at + len(sentence)
-    tail = re.match(r"(?:\s*\[\^[^\[\]\n]*\])*", text[end:])
-    end += tail.end() if tail else 0
+    at, end = span
+    tail = _TRAILING_KEYS.match(text, end)
+    end = tail.end() if tail else end
     return " ".join((text[:at] + text[end:]).split(" ")).replace("  ", " ").strip()
+
+
+def _located(text: str, sentence: str) -> tuple[int, int] | None:
+    """Where `sentence` (a checked answer's sentence: its citation keys taken out, its spacing
+    tidied) is in `text`, keys and spacing aside: (start, end) in `text`."""
+    at = text.find(sentence)
+    if at >= 0:
+        return at, at + len(sentence)
+    kept: list[int] = []  # the index in `text` of each character that is neither space nor in a key
+    keys = [(m.start(), m.end()) for m in _CARET_KEY.finditer(text)]
+    position, k = 0, 0
+    while position < len(text):
+        if k < len(keys) and position == keys[k][0]:
+            position = keys[k][1]
+            k += 1
+            continue
+        if not text[position].isspace():
+            kept.append(position)
+        position += 1
+    squeezed = "".join(text[i] for i in kept)
+    wanted = "".join(sentence.split())
+    found = squeezed.find(wanted) if wanted else -1
+    if found < 0:
+        return None
+    return kept[found], kept[found + len(wanted) - 1] + 1

@@ -1,7 +1,11 @@
 """Verification without an LLM. A claim is checked against the text of the sections it cites:
 
-- contradicted: it states a number or date the cited text does not, and the cited sentence most
-  like it states another in its place (the claim says 1,500, the source says 1,200);
+- contradicted: it states a number, or a month or weekday, the cited text does not, and the
+  cited sentence that shares most of its other words (half of them at least), or the one
+  closest in meaning, states another of the same kind in its place (the claim says 1,500, the
+  source says 1,200; the claim says May, the source says April); or that sentence says all of
+  the claim's words with the opposite polarity ("is" / "is not", "includes" / "does not
+  include", "with" / "without");
 - unsupported: it cites nothing in the context, or states a number, date or name the cited text
   does not hold, or neither its words (stemmed) nor its meaning (cosine with the best cited
   sentence) reach the thresholds;
@@ -23,6 +27,17 @@ from shu.types import AssembledContext, ClaimVerdict, Verification
 
 _NUMBER = re.compile(r"\d[\d,.]*\d|\d")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z]+(?:[-'][A-Za-z]+)?|[A-Z]{2,}\d*)\b")
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without)\b|\w+n['’]t\b", re.I
+)
+_NOT_ONLY = re.compile(r"\bnot\s+(?:only|just|merely)\b", re.I)
+"""“not only … but also” affirms."""
+_SHARED_FOR_VALUES = 0.5
+"""Share of a claim's other words a cited sentence must hold for its number or date to be the
+one the claim got wrong."""
+_SHARED_FOR_POLARITY = 0.8
+"""Share of a claim's words a cited sentence must hold for the opposite polarity to contradict it."""
+_CLOSE_IN_MEANING = 0.5
 _MONTHS = {
     "january", "february", "march", "april", "may", "june", "july", "august", "september",
     "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
@@ -39,6 +54,30 @@ def numbers_in(text: str) -> set[str]:
             value = value.rstrip("0").rstrip(".") if re.fullmatch(r"\d+\.\d+", value) else value
         found.add(value)
     return found
+
+
+def dates_in(text: str) -> set[str]:
+    """Month and weekday names as written with a capital (`May` only next to a number: it is
+    also a verb)."""
+    return {m.group(0) for m in _DATE_NAME.finditer(text)}
+
+
+_DATE_NAME = re.compile(
+    r"\b(?:" + "|".join(sorted(m.title() for m in _MONTHS if m != "may")) + r")\b"
+    r"|\bMay\b(?=,?\s+\d)|(?<=\d\s)May\b"
+)
+
+
+def negated(text: str) -> bool:
+    """Whether the text says no: `not`, `never`, `without`, `n't`… (`not only` aside)."""
+    return _NEGATION.search(_NOT_ONLY.sub(" ", text)) is not None
+
+
+def other_words(text: str) -> set[str]:
+    """A text's content words, stemmed, without its numbers, dates and negations: what a claim
+    and a sentence must share to be about the same thing."""
+    said = _NEGATION.sub(" ", text)
+    return {stem(w) for w in content_words(said) if not w.isdigit() and w not in _MONTHS}
 
 
 def names_in(text: str) -> set[str]:
@@ -69,21 +108,28 @@ class RulesVerifier:
             assert vectors is not None
             scores = vectors[offset : offset + len(group)] @ vectors[index]
             offset += len(group)
-            best = int(np.argmax(scores))
-            verdicts.append(self._judge(claim, source, group[best], float(scores[best])))
+            verdicts.append(self._judge(claim, source, group, [float(x) for x in scores]))
         return Verification(method=self.name, verdicts=verdicts)
 
-    def _judge(self, claim: Claim, source: str, closest: str, similarity: float) -> ClaimVerdict:
-        said = numbers_in(claim.text)
-        missing = sorted(said - numbers_in(source))
-        instead = sorted(numbers_in(closest) - said)
-        if missing and instead and similarity >= 0.5:
-            reason = f"the claim says {', '.join(missing)}; the source says {', '.join(instead)}"
-            return _verdict(claim, "contradicted", reason, closest, similarity)
+    def _judge(self, claim: Claim, source: str, group: list[str], scores: list[float]) -> ClaimVerdict:
+        best = int(np.argmax(scores))
+        closest, similarity = group[best], scores[best]
+        mine = other_words(claim.text)
+        shares = [len(mine & other_words(s)) / len(mine) if mine else 0.0 for s in group]
+        nearest = max(range(len(group)), key=lambda i: (shares[i], scores[i]))
+        about = [group[nearest]] if shares[nearest] >= _SHARED_FOR_VALUES else []
+        about += [closest] if similarity >= _CLOSE_IN_MEANING else []
+        if contradicted := _other_value(claim.text, source, about):
+            reason, quote = contradicted
+            return _verdict(claim, "contradicted", reason, quote, scores[group.index(quote)])
+        missing = sorted(_values(claim.text) - _values(source))
         if missing:
             return _verdict(
                 claim, "unsupported", f"{', '.join(missing)} is not in the cited text", closest, similarity
             )
+        if flipped := _opposite(claim.text, group, shares):
+            reason, quote = flipped
+            return _verdict(claim, "contradicted", reason, quote, scores[group.index(quote)])
         lowered = source.casefold()
         unknown = sorted(n for n in names_in(claim.text) if n.casefold() not in lowered)
         if unknown:
@@ -98,6 +144,39 @@ class RulesVerifier:
             return _verdict(claim, "supported", reason, closest, similarity)
         reason = f"only {coverage:.0%} of its words are in the cited text; closest sentence {similarity:.2f}"
         return _verdict(claim, "unsupported", reason, closest, similarity)
+
+
+def _values(text: str) -> set[str]:
+    return numbers_in(text) | dates_in(text)
+
+
+def _other_value(claim: str, source: str, about: list[str]) -> tuple[str, str] | None:
+    """(why, the sentence) when the claim states a number or date the cited text does not, and a
+    sentence about the same thing (`about`: the one sharing most of its other words, the one
+    closest in meaning) states another of the same kind."""
+    for kind in (numbers_in, dates_in):
+        said = kind(claim)
+        missing = sorted(said - kind(source))
+        for sentence in about if missing else []:
+            instead = sorted(kind(sentence) - said)
+            if instead:
+                return f"the claim says {', '.join(missing)}; the source says {', '.join(instead)}", sentence
+    return None
+
+
+def _opposite(claim: str, group: list[str], shares: list[float]) -> tuple[str, str] | None:
+    """(why, the sentence) when the cited sentences that hold (almost) all of the claim's words
+    all say the opposite: one says no where the claim says yes, or the other way round."""
+    top = max(shares, default=0.0)
+    if top < _SHARED_FOR_POLARITY:
+        return None
+    about = [sentence for sentence, share in zip(group, shares, strict=True) if share == top]
+    claim_says_no = negated(claim)
+    if any(negated(sentence) == claim_says_no for sentence in about):
+        return None
+    if claim_says_no:
+        return "the claim says no; the cited sentence says yes", about[0]
+    return "the claim says yes; the cited sentence says no", about[0]
 
 
 def _verdict(

@@ -1,5 +1,7 @@
 """What every LLM call goes through: cache, concurrency limit, retries with backoff, token and
-cost accounting, and structured output validated with pydantic (retried once, then refused)."""
+cost accounting, the question's budget (`shu.models.llm.budget`: each call to the provider,
+retries included, is counted; a cached reply is free), and structured output validated with
+pydantic (retried once, then refused)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from shu.errors import ShuError
 from shu.models.llm.base import LLM, ChatResult, LLMError, Message, StreamingLLM, Usage
+from shu.models.llm.budget import current_budget
 from shu.models.llm.cache import ResponseCache, cache_key
 
 T = TypeVar("T", bound=BaseModel)
@@ -141,7 +144,10 @@ class LLMClient:
         pieces: list[str] = []
         usage: Usage | None = None
         started = time.perf_counter()
+        budget = current_budget()
         for attempt in range(self.max_retries + 1):
+            if budget is not None:
+                budget.admit(messages)
             try:
                 with self._slots:
                     for item in self.provider.stream(messages, max_tokens, temperature):
@@ -162,6 +168,8 @@ class LLMClient:
             usage = Usage(prompt_tokens=prompt_chars // 4, completion_tokens=max(1, len(text) // 4))
         result = ChatResult(text=text, model=self.provider.name, usage=usage)
         self.accounting.record(result, time.perf_counter() - started)
+        if budget is not None:
+            budget.spend(usage)
         if record is not None:
             record.append(result)
         if self.cache is not None and text:
@@ -177,16 +185,20 @@ class LLMClient:
         attempts: int = 2,
     ) -> Structured[T]:
         """JSON in the shape of `schema`, validated by pydantic and by `check`. An invalid answer
-        is asked for again once, with the problems named; then StructuredOutputError."""
+        is asked for again once, with the problems named; then StructuredOutputError. A reply
+        that is not JSON in the shape of `schema` counts against the question's budget (one
+        that only fails `check` does not: the model can write JSON)."""
         json_schema = schema.model_json_schema()
         conversation = list(messages)
         problems: list[str] = []
         for attempt in range(1, attempts + 1):
             result = self.chat(conversation, max_tokens, temperature, json_schema)
-            value, problems = _parse(result.text, schema, check)
+            value, problems, malformed = _parse(result.text, schema, check)
             if value is not None:
                 return Structured(value=value, attempts=attempt, result=result)
             self.accounting.count("invalid")
+            if malformed and (budget := current_budget()) is not None:
+                budget.json_failed()
             conversation = [
                 *messages,
                 Message(role="assistant", content=result.text[:2000]),
@@ -202,12 +214,17 @@ class LLMClient:
     def _call_with_retries(
         self, messages: list[Message], max_tokens: int, temperature: float, json_schema: dict[str, Any] | None
     ) -> ChatResult:
+        budget = current_budget()
         for attempt in range(self.max_retries + 1):
+            if budget is not None:
+                budget.admit(messages)
             try:
                 with self._slots:
                     started = time.perf_counter()
                     result = self.provider.chat(messages, max_tokens, temperature, json_schema)
                 self.accounting.record(result, time.perf_counter() - started)
+                if budget is not None:
+                    budget.spend(result.usage)
                 return result
             except LLMError as exc:
                 if not exc.retryable or attempt == self.max_retries:
@@ -217,17 +234,23 @@ class LLMClient:
         raise AssertionError("unreachable")
 
 
-def _parse(text: str, schema: type[T], check: Check | None) -> tuple[T | None, list[str]]:
+def _parse(text: str, schema: type[T], check: Check | None) -> tuple[T | None, list[str], bool]:
+    """The value, or the problems and whether the reply was not JSON in the schema's shape at all
+    (True) rather than JSON that `check` refused (False)."""
     start = text.find("{")
     if start < 0:
-        return None, ["no JSON object in the answer"]
+        return None, ["no JSON object in the answer"], True
     try:
         data, _ = json.JSONDecoder().raw_decode(text[start:])
     except json.JSONDecodeError as exc:
-        return None, [f"not valid JSON ({exc.msg})"]
+        return None, [f"not valid JSON ({exc.msg})"], True
     try:
         value = schema.model_validate(data)
     except ValidationError as exc:
-        return None, [f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}" for e in exc.errors()[:5]]
+        return (
+            None,
+            [f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}" for e in exc.errors()[:5]],
+            True,
+        )
     problems = check(value) if check else []
-    return (None, problems) if problems else (value, [])
+    return (None, problems, False) if problems else (value, [], False)

@@ -193,6 +193,7 @@ export function renderTrace(answer, onOpen = null) {
       ["evidence", answer.evidence],
       ["LLM calls", answer.llm_calls],
       ["LLM tokens", answer.llm_tokens],
+      ["LLM stopped", answer.llm_stopped],
       ["cached", answer.cached],
     ]),
   );

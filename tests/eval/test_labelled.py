@@ -346,3 +346,40 @@ def test_shu_eval_reads_a_labelled_set_and_saves_its_results(
         "t-oven",
         "t-capital",
     }
+
+
+def test_a_run_can_keep_one_split_and_a_fixed_sample_of_it() -> None:
+    questions = [_question(id=f"q-{n}") for n in range(40)]
+    dev = labelled.select(questions, "dev")
+    assert dev and all(q.split == "dev" for q in dev) and len(dev) < len(questions)
+    sample = labelled.select(questions, "dev", 5)
+    assert len(sample) == 5 and sample == labelled.select(list(reversed(questions)), "dev", 5)[::-1]
+    assert [q.id for q in sample] == [q.id for q in dev if q in sample], "kept in the file's order"
+    assert labelled.select(questions, None, 3) == labelled.select(questions, None, 3)
+    with pytest.raises(LabelledSetError, match="split 'train'"):
+        labelled.select(questions, "train")
+
+
+def test_time_to_the_first_text_shown_is_measured_from_the_stream() -> None:
+    question = _question(facts=[["35 days"]])
+    streamed = labelled.ask_all(
+        lambda q: iter(["", "Backups: ", "35 days.", _answer("Backups: 35 days.")]), [question]
+    )
+    whole = labelled.ask_all(lambda q: iter([_answer("Backups: 35 days.")]), [question])
+    for graded in (streamed[0], whole[0]):
+        assert graded.right and graded.first_text_seconds is not None
+        assert graded.first_text_seconds <= graded.seconds
+    found = labelled.summary(streamed + whole)
+    assert found["first_text_mean"] is not None and found["first_text_p50"] is not None
+
+
+def test_shu_eval_runs_one_split_of_a_labelled_set(tmp_path: Path, make_persona: PersonaMaker) -> None:
+    folder = _tiny_set(tmp_path, make_persona)
+    out = tmp_path / "out"
+    args = ["--home", str(tmp_path / "h"), "eval", str(folder), "--answers", "--split", "test"]
+    result = CliRunner().invoke(app, [*args, "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    saved = json.loads((out / "results.json").read_text())["answers"]
+    assert saved["dev"]["questions"] == 0 and saved["test"]["questions"] == sum(
+        split_of(i) == "test" for i in ("t-hours", "t-oven", "t-capital")
+    )

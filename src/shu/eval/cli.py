@@ -43,8 +43,21 @@ def eval_(
         list[Path] | None,
         typer.Option(help="Folder of dataset folders for --suite (repeatable; default ../shared/data)."),
     ] = None,
-    split: Annotated[str, typer.Option(help="qrels split to evaluate.")] = "test",
+    split: Annotated[
+        str | None,
+        typer.Option(
+            help="qrels split to evaluate (default test); for a labelled answer set dev or test "
+            "(default both)."
+        ),
+    ] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N queries (a quick run).")] = None,
+    sample: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="A labelled answer set: a fixed sample of N questions (the same on every run).",
+        ),
+    ] = None,
     output: Annotated[
         Path | None, typer.Option(help="Folder for results.json, results.md, results.png.")
     ] = None,
@@ -75,8 +88,10 @@ def eval_(
         _fail("give a dataset folder or --suite (not both)")
     presets = _answer_presets(answer_configs)
     answers = answers or presets is not None
-    if dataset is not None and _labelled(dataset, answers, presets, limit, output):
+    if dataset is not None and _labelled(dataset, answers, presets, limit, output, split, sample):
         return
+    if sample is not None:
+        _fail("--sample is for a labelled answer set (use --limit)")
     with _kb() as kb:
         chosen = resolve(configs)
         if store_url and len({c.enrich.model_dump_json() for c in chosen}) > 1:
@@ -85,7 +100,7 @@ def eval_(
             _eval_suite(kb, suite, data, chosen, limit, output, store_url, answers, presets)
             return
         assert dataset is not None
-        loaded = load_dataset(dataset, split)
+        loaded = load_dataset(dataset, split or "test")
         data_json, results = _eval_one(kb, loaded, chosen, limit, store_url, answers, presets)
         folder = output or kb.settings.home / "eval-cache" / f"{loaded.name}-results"
         write_outputs(data_json, results, loaded, folder, per_query)
@@ -132,7 +147,13 @@ def _eval_one(
 
 
 def _labelled(
-    dataset: Path, answers: bool, presets: list[str] | None, limit: int | None, output: Path | None
+    dataset: Path,
+    answers: bool,
+    presets: list[str] | None,
+    limit: int | None,
+    output: Path | None,
+    split: str | None = None,
+    sample: int | None = None,
 ) -> bool:
     """A labelled answer set (`answers`, or a folder with questions.jsonl and no corpus): its
     knowledge bases ingested fresh, every question asked and judged (`shu.eval.labelled`)."""
@@ -146,7 +167,12 @@ def _labelled(
     with _progress() as advance:
         try:
             graded, data = labelled.evaluate(
-                folder, lambda name, path: _example_kb(path, f"answers-{name}")[0], limit, advance
+                folder,
+                lambda name, path: _example_kb(path, f"answers-{name}")[0],
+                limit,
+                advance,
+                split,
+                sample,
             )
         except (labelled.LabelledSetError, OSError, ShuError) as exc:
             _fail(str(exc))
@@ -337,9 +363,7 @@ def faults(
     ] = False,
     postgres: Annotated[
         str | None,
-        typer.Option(
-            help="postgresql://… (may CREATE DATABASE): every store-backed check runs there too."
-        ),
+        typer.Option(help="postgresql://… (may CREATE DATABASE): every store-backed check runs there too."),
     ] = None,
 ) -> None:
     """The fault suite: kill -9 and resume, a hostile corpus, concurrent runs, persona walls,

@@ -15,9 +15,13 @@ and judged:
 
 Reported per split, test first: accuracy, accuracy per kind, false abstention (answerable
 questions declined), abstention precision and recall, citation precision (the cited documents
-that are among the question's `doc_ids`, over answered questions that cite something) and
-seconds per answer. The split is a fixed hash of the question id (`split_of`), never stored, so
-nobody can move a question from test to dev by editing the file.
+that are among the question's `doc_ids`, over answered questions that cite something), seconds
+to the first piece of text shown (a streamed model's first token; a quoted answer arrives whole)
+and seconds per answer. A run can be kept to one split (`split`) and to a fixed sample of it
+(`sample`: the questions whose sha256("sample:" + id) is smallest, the same on every run), so a
+slow answerer can be tuned on dev questions without ever reading the test half. The split is a
+fixed hash of the question id (`split_of`), never stored, so nobody can move a question from test
+to dev by editing the file.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from shu.answer.stream import AskEvent
 from shu.types import Answer
 
 if TYPE_CHECKING:
@@ -229,6 +234,8 @@ class Graded:
     seconds: float
     method: str
     text: str
+    first_text_seconds: float | None = None
+    """Seconds until the first piece of text was shown (None: not measured)."""
 
     @property
     def citation_precision(self) -> float | None:
@@ -238,7 +245,9 @@ class Graded:
         return sum(doc in self.doc_ids for doc in self.cited) / len(self.cited)
 
 
-def grade(question: LabelledQuestion, answer: Answer, seconds: float) -> Graded:
+def grade(
+    question: LabelledQuestion, answer: Answer, seconds: float, first_text: float | None = None
+) -> Graded:
     gave_up = declined(answer)
     text = normalise(said(answer))
     missing = [] if gave_up else [fact for fact in question.facts if not has_fact(text, fact)]
@@ -263,6 +272,7 @@ def grade(question: LabelledQuestion, answer: Answer, seconds: float) -> Graded:
         seconds=seconds,
         method=answer.method,
         text=answer.text,
+        first_text_seconds=first_text,
     )
 
 
@@ -270,19 +280,47 @@ def grade(question: LabelledQuestion, answer: Answer, seconds: float) -> Graded:
 
 
 def ask_all(
-    ask: Callable[[LabelledQuestion], Answer],
+    ask: Callable[[LabelledQuestion], Iterable[AskEvent]],
     questions: list[LabelledQuestion],
     progress: Progress | None = None,
 ) -> list[Graded]:
-    """Each question through `ask` (a `KnowledgeBase.ask` of its knowledge base), timed."""
+    """Each question through `ask` (a `KnowledgeBase.ask_stream` of its knowledge base), timed:
+    to the first piece of text shown (or the answer, when it arrives whole) and to the answer."""
     graded = []
     for done, question in enumerate(questions, start=1):
         started = time.perf_counter()
-        answer = ask(question)
-        graded.append(grade(question, answer, time.perf_counter() - started))
+        first_text: float | None = None
+        answer: Answer | None = None
+        for event in ask(question):
+            shown = isinstance(event, Answer) or (isinstance(event, str) and bool(event.strip()))
+            if first_text is None and shown:
+                first_text = time.perf_counter() - started
+            if isinstance(event, Answer):
+                answer = event
+        if answer is None:
+            raise AssertionError(f"{question.id}: the answer stream ended without an answer")
+        graded.append(grade(question, answer, time.perf_counter() - started, first_text))
         if progress:
             progress("answers", done, len(questions))
     return graded
+
+
+def select(
+    questions: list[LabelledQuestion], split: str | None = None, sample: int | None = None
+) -> list[LabelledQuestion]:
+    """The questions of one split (None: both), then a fixed sample of `sample` of them (the
+    smallest sha256("sample:" + id), so the same questions on every run), in the file's order."""
+    if split is not None and split not in SPLITS:
+        raise LabelledSetError(f"split {split!r}: expected one of {', '.join(SPLITS)}")
+    chosen = [q for q in questions if split is None or q.split == split]
+    if sample is not None:
+        keep = set(sorted((q.id for q in chosen), key=_sample_rank)[:sample])
+        chosen = [q for q in chosen if q.id in keep]
+    return chosen
+
+
+def _sample_rank(question_id: str) -> bytes:
+    return hashlib.sha256(f"sample:{question_id}".encode()).digest()
 
 
 def _share(values: list[bool]) -> float | None:
@@ -296,6 +334,7 @@ def summary(graded: list[Graded]) -> dict[str, Any]:
     gave_up = [g for g in graded if g.declined]
     precision = [p for g in answerable if (p := g.citation_precision) is not None]
     seconds = [g.seconds for g in graded]
+    first = [g.first_text_seconds for g in graded if g.first_text_seconds is not None]
     lengths = [len(_KEYS.sub("", g.text).strip()) for g in graded if not g.declined]
     per_kind = {
         kind: {
@@ -320,6 +359,8 @@ def summary(graded: list[Graded]) -> dict[str, Any]:
         "cited_answers": len(precision),
         "seconds_mean": round(fmean(seconds), 3) if seconds else None,
         "seconds_p50": round(median(seconds), 3) if seconds else None,
+        "first_text_mean": round(fmean(first), 3) if first else None,
+        "first_text_p50": round(median(first), 3) if first else None,
         "answer_chars_mean": round(fmean(lengths), 1) if lengths else None,
         "per_kind": per_kind,
     }
@@ -352,6 +393,8 @@ _ROWS = (
     ("abstain_precision", "abstention precision"),
     ("abstain_recall", "abstention recall"),
     ("citation_precision", "citation precision"),
+    ("first_text_mean", "seconds to first text (mean)"),
+    ("first_text_p50", "seconds to first text (p50)"),
     ("seconds_mean", "seconds per answer (mean)"),
     ("seconds_p50", "seconds per answer (p50)"),
     ("answer_chars_mean", "characters per answer given (mean)"),
@@ -401,10 +444,13 @@ def evaluate(
     open_example: Callable[[str, Path], KnowledgeBase],
     limit: int | None = None,
     progress: Progress | None = None,
+    split: str | None = None,
+    sample: int | None = None,
 ) -> tuple[list[Graded], dict[str, Any]]:
     """Read the set in `folder`, open each knowledge base it names (`open_example(name, folder of
-    personas)`: a fresh copy, ingested), ask every question there and sum up."""
-    questions = load_questions(folder / "questions.jsonl")[:limit]
+    personas)`: a fresh copy, ingested), ask every question there (of `split`, a fixed `sample`
+    of them, the first `limit`) and sum up."""
+    questions = select(load_questions(folder / "questions.jsonl"), split, sample)[:limit]
     folders = load_knowledge_bases(folder)
     needed = sorted({q.kb for q in questions})
     unknown = [name for name in needed if name not in folders]
@@ -418,5 +464,5 @@ def evaluate(
         )
     with ExitStack() as stack:
         kbs = {name: stack.enter_context(open_example(name, folders[name])) for name in needed}
-        graded = ask_all(lambda q: kbs[q.kb].ask(q.question, q.persona), questions, progress)
+        graded = ask_all(lambda q: kbs[q.kb].ask_stream(q.question, q.persona), questions, progress)
     return graded, results(graded, folder.name)

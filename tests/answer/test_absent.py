@@ -61,3 +61,27 @@ def test_an_absent_term_declines_the_answer_naming_it(kb, make_persona) -> None:
     assert declined.insufficient and "“Tokyo”" in declined.text and declined.citations == []
     answered = kb.ask("What is the address of the Berlin office?", persona="lumen")
     assert not answered.insufficient and "Torstrasse 1" in answered.text
+
+
+def test_things_are_key_terms_only_as_nouns_and_only_when_the_whole_knowledge_base_lacks_them() -> None:
+    from shu.answer.absent import key_nouns
+
+    assert key_nouns("Is there a night shift allowance for working after 22:00?") == ["night", "allowance"]
+    assert key_nouns("What kinds of alerts can I set up, and how many?") == []
+    assert key_nouns("What new rule came out of it?") == [], "rule is a verb too"
+    found = context("Overtime is paid at time and a half.")
+    vocabulary = {"overtime", "paid", "time", "shift"}
+    missing = absent_terms(
+        "Is there a night shift allowance?", found, LUMEN, known=lambda w: w.lower() in vocabulary
+    )
+    assert missing == ["night", "allowance"]
+    assert absent_terms("Is there a night shift allowance?", found, LUMEN) == [], "without the knowledge base"
+
+
+def test_a_term_kept_in_a_document_s_metadata_or_elsewhere_in_the_knowledge_base_is_not_absent() -> None:
+    found = context("Apple unveiled a new phone.")
+    nowhere: dict[str, bool] = {}
+    question = "What did The Verge report about Apple?"
+    assert absent_terms(question, found, LUMEN, known=lambda w: nowhere.get(w, False)) == ["Verge"]
+    assert absent_terms(question, found, LUMEN, known=lambda w: False, metadata=["The Verge"]) == []
+    assert absent_terms(question, found, LUMEN, known=lambda w: w.lower() == "verge") == []

@@ -1,20 +1,34 @@
-"""The question's key terms that nothing in the context mentions: a name ("the Tokyo office",
-"Maple Avenue"), an acronym ("Lumen's CEO") or a code ("INC-2026-0402", "FL-3", "200gsm").
-When one is absent, no quoted sentence answers the question, whatever it shares with it: the
-right answer is to say which term the documents do not mention.
+"""The question's key terms that nothing in the knowledge base mentions: a name ("the Tokyo
+office", "Maple Avenue"), an acronym ("Lumen's CEO"), a code ("INC-2026-0402", "200gsm") or a
+thing ("a night shift allowance", "the guest Wi-Fi password"). When one is absent, no quoted
+sentence answers the question, whatever it shares with it: the right answer is to say which
+term the documents do not mention.
 
 Key terms are read from the question's shape, not from a list: a run of capitalised words past
-the first word, an acronym, or a token mixing letters and digits. Plain numbers are conditions
+the first word, an acronym, a token mixing letters and digits, or a word that English uses only
+as a noun (lemminflect's lexicon: "allowance", "password"; never "turn" or "rule", which are
+verbs too, nor the words a question is made of: "kinds", "many"). Plain numbers are conditions
 ("a 100 GBP order") and are never key terms; neither are the persona's own name nor the common
-words a question may capitalise ("I", "Which")."""
+words a question may capitalise ("I", "Which").
+
+A term is absent when the retrieved sections, the retrieved documents' titles and metadata
+(a publisher kept as metadata is mentioned) and the whole knowledge base's keyword index all
+lack it: a term retrieval missed but some document holds is never called absent."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Iterable
 
-from shu.text import STOPWORDS
+from lemminflect import getAllLemmas
+
+from shu.store.base import Store
+from shu.text import STOPWORDS, words
 from shu.types import AssembledContext, Persona
+
+Known = Callable[[str], bool]
+"""Whether the knowledge base (the persona's keyword index) mentions a term anywhere."""
 
 _TOKEN = re.compile(r"[\w][\w'’&.-]*", re.UNICODE)
 _CODE = re.compile(r"^(?=.*\d)(?=.*[^\W\d_])[\w.-]+$", re.UNICODE)
@@ -31,15 +45,58 @@ _COMMON_CAPITALISED = frozenset(
 )
 
 
-def absent_terms(question: str, context: AssembledContext, persona: Persona) -> list[str]:
-    """The question's key terms that no section of `context` mentions (empty when every one is
-    there, or when the context is empty: then nothing was found at all, said elsewhere)."""
+def absent_terms(
+    question: str,
+    context: AssembledContext,
+    persona: Persona,
+    known: Known | None = None,
+    metadata: Iterable[str] = (),
+) -> list[str]:
+    """The question's key terms that no section of `context`, no title or `metadata` of its
+    documents and (with `known`) nothing in the knowledge base mentions (empty when every one
+    is there, or when the context is empty: then nothing was found at all, said elsewhere)."""
     sections = [f"{s.section_path}\n{s.text}" for d in context.documents for s in d.sections]
-    text = _normalised(" ".join([*sections, *(d.title for d in context.documents)]))
+    text = _normalised(" ".join([*sections, *(d.title for d in context.documents), *metadata]))
     if not text.strip():
         return []
     own = set(_normalised(f"{persona.slug.replace('-', ' ')} {persona.display_name}").split())
-    return [term for term in key_terms(question) if not _mentioned(term, text, own)]
+    terms = key_terms(question)
+    if known is not None:  # things are key terms only where the whole knowledge base can be asked
+        named = set(_normalised(" ".join(terms)).split())
+        terms += [noun for noun in key_nouns(question) if noun not in named]
+    return [
+        term
+        for term in terms
+        if not _mentioned(term, text, own) and not (known is not None and _known(term, known))
+    ]
+
+
+def key_nouns(question: str) -> list[str]:
+    """The words of `question` that English uses only as nouns ("allowance", "password"), the
+    words questions are made of left out ("what kinds of", "how many", "whose")."""
+    return list(
+        dict.fromkeys(
+            w for w in words(question) if w not in STOPWORDS and w not in _QUESTION_NOUNS and _only_noun(w)
+        )
+    )
+
+
+_QUESTION_NOUNS = frozenset(
+    "kind kinds type types sort sorts way ways thing things many much lot lots whose example examples "
+    "detail details information info number numbers amount part parts anything something everything "
+    "nothing anyone someone everyone one ones".split()
+)
+
+
+def _only_noun(word: str) -> bool:
+    readings = getAllLemmas(word)
+    return "NOUN" in readings and "VERB" not in readings and len(word) > 2
+
+
+def _known(term: str, known: Known) -> bool:
+    """Every word of the term is somewhere in the knowledge base ("Harbor Pine" as "Harbor &
+    Pine" too; each part of a code: "0402" of INC-2026-0402 too)."""
+    return all(known(word) for word in words(term))
 
 
 def key_terms(question: str) -> list[str]:
@@ -110,3 +167,31 @@ def _normalised(text: str) -> str:
     """Lower case, accents and punctuation folded to spaces, hyphens kept inside codes."""
     folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
     return " ".join(re.sub(r"[^\w-]+", " ", folded).replace("_", " ").split())
+
+
+class StoreTerms:
+    """What a knowledge base mentions, asked of its store: a persona's keyword index (one
+    lookup a term), and the metadata of some documents (a publisher, an author, a source)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def known(self, persona: str) -> Known:
+        return lambda word: bool(self.store.search_keyword(word, persona, 1))
+
+    def metadata(self, doc_ids: list[str]) -> list[str]:
+        found: list[str] = []
+        for document in self.store.get_documents(doc_ids).values():
+            found += [document.source_url or "", *_strings(document.meta)]
+        return found
+
+
+def _strings(value: object) -> list[str]:
+    """Every string inside metadata (lists and nested mappings too)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in _strings(v)]
+    return [str(value)] if value is not None else []

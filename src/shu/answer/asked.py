@@ -94,6 +94,12 @@ _WHO = Asked(
 )
 _LIST = Asked("list", many=True, first=False)
 
+_PLURAL_THINGS = _words(
+    r"^\s*(?:which|what)\s+(?:[\w-]+\s+){0,2}?[\w-]+s\s+(?:do|does|did|are|were|can|could|should|must|need"
+    r"|have|has|had|will|would|in|on|at|of|for|from|to|that|we|i|you|they)\b"
+)
+"""Which things, plural: "Which power tools in the shed …", "What problems did the drill turn up"."""
+
 _KINDS: list[tuple[re.Pattern[str], Asked]] = [
     (
         _words(r"\b(?:who (?:attend\w*|is attending|was present|were present|came)|attendees|participants"
@@ -114,6 +120,7 @@ _KINDS: list[tuple[re.Pattern[str], Asked]] = [
     (_words(r"\bwhat (?:time|date|day)\b"), _WHEN),
     (_words(r"^\s*who\b|\bwhich (?:person|engineer|member|people)\b"), _WHO),
     (_words(r"^\s*(?:what|which) (?:are|were)\b|\bwhat (?:kinds?|types?) of\b|\blist\b"), _LIST),
+    (_PLURAL_THINGS, _LIST),
 ]
 
 

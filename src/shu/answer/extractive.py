@@ -18,6 +18,8 @@ import numpy as np
 
 from shu.answer.asked import Asked, asked
 from shu.answer.document import document_answer
+from shu.answer.lists import MAX_ITEMS, Listing, label_score, listings
+from shu.answer.polarity import Verdict, is_yes_no, verdict
 from shu.answer.quote import quoted
 from shu.models.embed.base import Embedder
 from shu.text import content_words, split_sentences, stem
@@ -98,7 +100,15 @@ class ExtractiveAnswerer:
         if not chosen or max(c.score for c in chosen) < self.min_evidence:
             declined = _insufficient(result.question, persona, result.hits)
             return declined.model_copy(update={"evidence": evidence})
+        listed = self._listed(result, candidates) if kind is not None and kind.kind == "list" else None
+        if listed is not None:
+            return self._list_answer(result, persona, listed, chosen, evidence)
+        said = None
+        if is_yes_no(result.question):
+            chosen, said = _yes_or_no(result.question, chosen, candidates)
         sentences = [AnswerSentence(text=quoted(c.text), citations=[c.section.citation_key]) for c in chosen]
+        if said is not None:  # "No: SCIM provisioning is Enterprise only."
+            sentences[0].text = f"{said.capitalize()}: {sentences[0].text}"
         return Answer(
             question=result.question,
             persona=persona.slug,
@@ -106,6 +116,58 @@ class ExtractiveAnswerer:
             method="extractive",
             sentences=sentences,
             citations=_citations(chosen),
+            hits=result.hits,
+            evidence=evidence,
+        )
+
+    def _listed(
+        self, result: RetrievalResult, candidates: list[_Candidate]
+    ) -> tuple[Listing, ContextDocument] | None:
+        """The list of the best-ranked documents whose label shares most of the question's
+        words ("Power tools (sign-out required)" for which power tools need signing out)."""
+        ranked = sorted({c.document.doc_id: c for c in reversed(candidates)}.values(), key=lambda c: c.rank)
+        best: tuple[float, Listing, ContextDocument] | None = None
+        for top in ranked[:3]:
+            document = top.document
+            sections = document.sections
+            if self.sections is not None:
+                sections = [
+                    ContextSection(section_path=c.section_path, text=c.text, chunk_ids=[c.id])
+                    for c in self.sections(document.doc_id)
+                ]
+            for listing in listings(sections):
+                score = label_score(result.question, listing)
+                if score > 0 and (best is None or score > best[0]):
+                    best = (score, listing, document)
+        return (best[1], best[2]) if best else None
+
+    def _list_answer(
+        self,
+        result: RetrievalResult,
+        persona: Persona,
+        listed: tuple[Listing, ContextDocument],
+        chosen: list[_Candidate],
+        evidence: float,
+    ) -> Answer:
+        """Every item of the list, under its label, then the best sentence about it."""
+        listing, document = listed
+        label = " › ".join(part for part in (listing.heading.strip(), listing.header) if part)
+        shown = [quoted(item) for item in listing.items[:MAX_ITEMS]]
+        more = f" (and {len(listing.items) - MAX_ITEMS} more)" if len(listing.items) > MAX_ITEMS else ""
+        text = (f"{quoted(label)}:" if label else "") + "".join(f"\n- {item}" for item in shown) + more
+        first = AnswerSentence(text=text.strip(), citations=[listing.section.citation_key])
+        others = [c for c in chosen if not any(_similar(c.text, item) for item in listing.items)][:1]
+        sentences = [first] + [
+            AnswerSentence(text=quoted(c.text), citations=[c.section.citation_key]) for c in others
+        ]
+        citations = [document.citation(listing.section), *_citations(others)]
+        return Answer(
+            question=result.question,
+            persona=persona.slug,
+            text="\n\n".join(f"{s.text} {s.citation}" for s in sentences),
+            method="extractive",
+            sentences=sentences,
+            citations=list({c.key: c for c in citations}.values()),
             hits=result.hits,
             evidence=evidence,
         )
@@ -370,6 +432,20 @@ def _select(
                 continue
             chosen.append(candidate)
     return chosen
+
+
+def _yes_or_no(
+    question: str, chosen: list[_Candidate], candidates: list[_Candidate]
+) -> tuple[list[_Candidate], Verdict | None]:
+    """A yes/no question's answer starts with yes or no when one of the chosen sentences, or of
+    the best few others, decides it: that sentence comes first."""
+    others = sorted((c for c in candidates if c not in chosen), key=lambda c: c.score, reverse=True)
+    for candidate in [*chosen, *others[:3]]:
+        said = verdict(question, candidate.text)
+        if said is not None:
+            rest = [c for c in chosen if c is not candidate]
+            return [candidate, *rest][: len(chosen)], said
+    return chosen, None
 
 
 def _similar(a: str, b: str) -> bool:

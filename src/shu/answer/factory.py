@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 
+from shu.answer.absent import StoreTerms
 from shu.answer.agent import Agent
 from shu.answer.ask import Responder
 from shu.answer.base import Answerer
@@ -44,8 +45,16 @@ def create_answerer(
         raise ConfigError('answer.out_of_scope = "general" needs an LLM (llm.provider)')
     verify = verify or VerifySettings(enabled=False)
     verifier = create_verifier(verify, embedder, llm)
+    terms = StoreTerms(store) if store is not None else None
     return ScopedAnswerer(
-        inner, judge, general, settings.max_tokens, verifier, verify.on_unsupported, settings.absent_terms
+        inner,
+        judge,
+        general,
+        settings.max_tokens,
+        verifier,
+        verify.on_unsupported,
+        settings.absent_terms,
+        terms,
     )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Literal
 
-from shu.answer.absent import absent_terms
+from shu.answer.absent import StoreTerms, absent_terms
 from shu.answer.base import Answerer, answer_stream
 from shu.answer.citations import ContextKeys, check_citations
 from shu.answer.generate import spent_on
@@ -30,6 +30,7 @@ class ScopedAnswerer:
         verifier: Verifier | None = None,
         on_unsupported: Literal["mark", "remove"] = "mark",
         absent_terms: bool = False,
+        terms: StoreTerms | None = None,
     ) -> None:
         self.inner = inner
         self.judge = judge
@@ -38,6 +39,8 @@ class ScopedAnswerer:
         self.verifier = verifier
         self.on_unsupported = on_unsupported
         self.absent_terms = absent_terms
+        self.terms = terms
+        """What the whole knowledge base mentions (without it, only the context is asked)."""
         self.name = inner.name
 
     def answer(self, result: RetrievalResult, persona: Persona) -> Answer:
@@ -55,7 +58,7 @@ class ScopedAnswerer:
             return
         if decision is not None:
             result.notes.append(f"scope ({decision.method}): {decision.reason}")
-        missing = absent_terms(result.question, result.context, persona) if self.absent_terms else []
+        missing = self._absent_terms(result, persona) if self.absent_terms else []
         if missing and not lookup:
             result.notes.append(f"absent from the context: {', '.join(missing)}")
             declined = _absent(result, persona, missing)
@@ -66,6 +69,13 @@ class ScopedAnswerer:
                 event = self._verified(event, result)
                 event = _judged(event, decision) if decision is not None else event
             yield event
+
+    def _absent_terms(self, result: RetrievalResult, persona: Persona) -> list[str]:
+        if self.terms is None:
+            return absent_terms(result.question, result.context, persona)
+        doc_ids = [d.doc_id for d in result.context.documents]
+        known, metadata = self.terms.known(persona.slug), self.terms.metadata(doc_ids)
+        return absent_terms(result.question, result.context, persona, known, metadata)
 
     def _verified(self, answer: Answer, result: RetrievalResult) -> Answer:
         """Each claim checked against what it cites. Quoted answers are not: a sentence quoted

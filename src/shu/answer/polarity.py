@@ -1,0 +1,148 @@
+"""Yes or no, read from the sentence that answers a yes/no question ("Can we get SCIM on the
+Pro plan?" → "SCIM provisioning is Enterprise only." → no).
+
+A sentence says no when it negates ("No data was lost"), when it restricts the thing asked
+about to something other than what the question names ("Enterprise only", "on Team, Pro and
+Enterprise" for a question about Starter), or when the question's amount falls on the wrong
+side of the sentence's threshold ("orders over 150 GBP" for a 100 GBP order; "Sheets on hand:
+4200; Reorder point: 6000" for "below its reorder point"). It says yes when it states what the
+question asks with none of these. Anything else decides nothing: the sentence is shown as it
+is, without a yes or a no."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+Verdict = Literal["yes", "no"]
+
+_YES_NO = re.compile(
+    r"^\s*(?:is|are|was|were|can|could|does|do|did|will|would|has|have|had|should|may|must|"
+    r"isn't|aren't|doesn't|don't|didn't|can't|won't)\b",
+    re.I,
+)
+_CHOICE = re.compile(r"\bor\b", re.I)
+_NEGATION = re.compile(
+    r"\b(?:no|not|never|none|nothing|nobody|cannot|can't|won't|isn't|aren't|doesn't|don't|didn't"
+    r"|wasn't|weren't|hasn't|haven't|without|neither|nor)\b|n't\b",
+    re.I,
+)
+_ONLY = re.compile(r"\bonly\b", re.I)
+_NAME = re.compile(r"\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*")
+_LIST_OF_NAMES = re.compile(r"\b[A-Z][\w-]*(?:\s*,\s*[A-Z][\w-]*)*\s*,?\s+(?:and|or)\s+[A-Z][\w-]*")
+_AMOUNT = r"(\d[\d,]*(?:\.\d+)?)\s*(%|[a-zA-Z]{1,6})?"
+_THRESHOLD = re.compile(
+    rf"\b(over|above|more than|greater than|exceeding|at least|minimum(?: of)?|from|under|below|less than"
+    rf"|up to|at most|maximum(?: of)?|within)\s+[$€£]?{_AMOUNT}",
+    re.I,
+)
+_BELOW = re.compile(r"\b(?:below|under|less than|lower than|fewer than|short of)\b", re.I)
+_ABOVE = re.compile(r"\b(?:above|over|more than|higher than|greater than|exceed\w*|past)\b", re.I)
+_FIELD_NUMBER = re.compile(r"([A-Za-z][\w ()/]*?):\s*([\d][\d,]*(?:\.\d+)?)(?=\s*(?:;|$))")
+_WORD = re.compile(r"[a-z]+")
+_GENERIC = frozenset("the a an its it is are of on in for to my our we i".split())
+
+
+def is_yes_no(question: str) -> bool:
+    """A question answered by yes or no ("Is MS-300 below its reorder point?"), not a choice
+    between things ("Were more present in January or in April?")."""
+    return bool(_YES_NO.match(question)) and not _CHOICE.search(question)
+
+
+def verdict(question: str, sentence: str) -> Verdict | None:
+    """What `sentence` answers to the yes/no `question`, or None when it does not decide it."""
+    amount = _by_amount(question, sentence)
+    if amount is not None:
+        return amount
+    fields = _by_fields(question, sentence)
+    if fields is not None:
+        return fields
+    if _NEGATION.search(sentence) and not _NEGATION.search(question):
+        return "no"
+    if _restricted_elsewhere(question, sentence):
+        return "no"
+    if _states(question, sentence):
+        return "yes"
+    return None
+
+
+def _restricted_elsewhere(question: str, sentence: str) -> bool:
+    """The sentence limits the thing to names ("Enterprise only", "on Pro and Enterprise")
+    among which the question's condition ("on the Team plan", or else any name it gives) is
+    not."""
+    if not (_ONLY.search(sentence) or _LIST_OF_NAMES.search(sentence)):
+        return False
+    conditions = _CONDITION.findall(question) or _names(question)
+    return bool(conditions) and not any(_has(sentence, name) for name in conditions)
+
+
+_CONDITION = re.compile(
+    r"\b(?:on|in|for|at|with|under)\s+(?:the\s+|our\s+|a\s+|an\s+|my\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)"
+)
+"""A name the question puts as its condition: "on the Pro plan", "on Starter"."""
+
+
+def _by_amount(question: str, sentence: str) -> Verdict | None:
+    """"Free for a 100 GBP order?" against "orders over 150 GBP": the question's amount on the
+    sentence's side of the threshold, in the same unit."""
+    amounts = {
+        m.group(2).lower(): _number(m.group(1))
+        for m in re.finditer(rf"(?<![\w-]){_AMOUNT}", question)
+        if m.group(2)
+    }
+    for threshold in _THRESHOLD.finditer(sentence):
+        unit = (threshold.group(3) or "").lower()
+        if unit in amounts:
+            return _inside(amounts[unit], threshold.group(1).lower(), _number(threshold.group(2)))
+    return None
+
+
+def _inside(value: float, word: str, limit: float) -> Verdict:
+    if word in ("over", "above", "more than", "greater than", "exceeding"):
+        inside = value > limit
+    elif word.startswith(("at least", "minimum", "from")):
+        inside = value >= limit
+    elif word in ("under", "below", "less than"):
+        inside = value < limit
+    else:  # up to, at most, maximum, within
+        inside = value <= limit
+    return "yes" if inside else "no"
+
+
+def _by_fields(question: str, sentence: str) -> Verdict | None:
+    """"Is MS-300 below its reorder point?" against "Sheets on hand: 4200; Reorder point: 6000":
+    the one other number of the row compared with the field the question names."""
+    below, above = _BELOW.search(question), _ABOVE.search(question)
+    if not (below or above):
+        return None
+    fields = [(label.strip().lower(), _number(value)) for label, value in _FIELD_NUMBER.findall(sentence)]
+    asked_words = set(_WORD.findall(question.lower())) - _GENERIC
+    named = [value for label, value in fields if set(_WORD.findall(label)) <= asked_words]
+    others = [value for label, value in fields if not set(_WORD.findall(label)) <= asked_words]
+    if len(named) != 1 or len(others) != 1:
+        return None
+    return "yes" if (others[0] < named[0]) == bool(below) else "no"
+
+
+def _states(question: str, sentence: str) -> bool:
+    """Every name the question gives is in the sentence, which negates nothing."""
+    names = _names(question)
+    return bool(names) and all(_has(sentence, n) for n in names)
+
+
+def _has(text: str, name: str) -> bool:
+    """`name` is a word of `text` ("Teams" is there as "Team" too)."""
+    stem = name[:-1] if name.endswith("s") and len(name) > 3 else name
+    return bool(re.search(rf"(?<!\w){re.escape(stem)}s?(?!\w)", text, re.I))
+
+
+def _names(text: str) -> list[str]:
+    """Capitalised words past the first word: the names a yes/no question's condition is."""
+    first = re.match(r"\s*\S+", text)
+    start = first.end() if first else 0
+    found = [m.group(0) for m in _NAME.finditer(text, start)]
+    return [n for n in found if n not in ("I", "I'm")]
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))

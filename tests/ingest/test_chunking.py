@@ -94,3 +94,17 @@ def test_index_text_names_where_the_chunk_sits() -> None:
     enterprise = next(c for c in chunks if c.section_path == "Pricing > Enterprise")
     assert enterprise.index_text.startswith("Lumen Pricing > Pricing > Enterprise\n")
     assert enterprise.text in enterprise.index_text
+
+
+def test_a_table_split_across_chunks_repeats_its_header_in_each() -> None:
+    from shu.ingest.chunking import chunk_document
+
+    rows = "\n".join(f"| Feature {i} | {i} seats | {i * 10} dashboards |" for i in range(60))
+    table = f"| Feature | Team | Pro |\n| --- | --- | --- |\n{rows}"
+    chunks = chunk_document("plans", "Plans", f"# Plans\n\n## Overview\n\n{table}\n", 120, 20)
+    tables = [c for c in chunks if "| Feature 5" in c.text or "| Feature 59" in c.text]
+    assert len(chunks) > 3 and tables
+    header = "| Feature | Team | Pro |\n| --- | --- | --- |\n| Feature "
+    for chunk in chunks[1:]:
+        assert chunk.text.startswith(header), chunk.text[:80]
+    assert all(chunk.text.count("| Feature | Team | Pro |") == 1 for chunk in chunks)

@@ -8,6 +8,7 @@ document is only ever quoted, never followed.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterable
@@ -17,6 +18,7 @@ from datetime import date
 import numpy as np
 
 from shu.answer.asked import Asked, asked
+from shu.answer.compare import Side, compared
 from shu.answer.document import document_answer
 from shu.answer.lists import MAX_ITEMS, Listing, label_score, listings
 from shu.answer.polarity import Verdict, is_yes_no, verdict
@@ -54,6 +56,8 @@ class _Candidate:
     meaning: float = 0.0
     overlap: float = 0.0
     vector: np.ndarray | None = None
+    next: _Candidate | None = None
+    """The sentence after it in its section."""
 
 
 class ExtractiveAnswerer:
@@ -101,8 +105,18 @@ class ExtractiveAnswerer:
             declined = _insufficient(result.question, persona, result.hits)
             return declined.model_copy(update={"evidence": evidence})
         listed = self._listed(result, candidates) if kind is not None and kind.kind == "list" else None
+        if listed is None and kind is not None and chosen:
+            listed = _answering_list(kind, chosen[0])
         if listed is not None:
             return self._list_answer(result, persona, listed, chosen, evidence)
+        sides = compared(result.question)
+        row = _row_of_both(sides, candidates) if sides is not None else None
+        if sides is not None and row is not None:
+            return _row_answer(result, persona, sides, row, evidence)
+        if sides is not None:
+            both = _side_by_side(sides, candidates)
+            if both is not None:
+                return _comparison_answer(result, persona, sides, both, evidence)
         said = None
         if is_yes_no(result.question):
             chosen, said = _yes_or_no(result.question, chosen, candidates)
@@ -194,29 +208,33 @@ class ExtractiveAnswerer:
                 rank = min(ranks) if ranks else self.chunks_considered
                 if rank < self.chunks_considered or (document.full and not ranks):
                     texts = candidate_sentences(section.text)
-                    found += [_Candidate(text, section, document, rank) for text in texts]
+                    found += _linked([_Candidate(t, section, document, rank) for t in texts])
         return [*found[:_MAX_CANDIDATES], *self._answering_sections(result, found)]
 
     def _answering_sections(self, result: RetrievalResult, found: list[_Candidate]) -> list[_Candidate]:
         """The sections of the best-ranked documents whose heading answers the question's kind
         ("Root cause" for what caused it), or holding a field that states it ("Decision: …"),
-        that retrieval did not bring: read too, at their document's rank."""
-        kind = asked(result.question)
-        if self.sections is None or kind is None:
+        that retrieval did not bring: read too, at their document's rank. For a comparison,
+        the sections naming both sides (a table with a column for each)."""
+        kind, sides = asked(result.question), compared(result.question)
+        if self.sections is None or (kind is None and sides is None):
             return []
         ranked = sorted({c.document.doc_id: c for c in reversed(found)}.values(), key=lambda c: c.rank)
         added: list[_Candidate] = []
         for best in ranked[:2]:
             have = {s.section_path for s in best.document.sections}
             for chunk in self.sections(best.document.doc_id):
-                answers = kind.in_heading(chunk.section_path) or kind.states(chunk.text)
+                if kind is not None:
+                    answers = kind.in_heading(chunk.section_path) or kind.states(chunk.text)
+                else:
+                    answers = sides is not None and all(side.named_in(chunk.text) for side in sides)
                 if chunk.section_path in have or not answers:
                     continue
                 section = ContextSection(
                     section_path=chunk.section_path, text=chunk.text, chunk_ids=[chunk.id]
                 )
                 texts = candidate_sentences(chunk.text)
-                added += [_Candidate(t, section, best.document, best.rank) for t in texts]
+                added += _linked([_Candidate(t, section, best.document, best.rank) for t in texts])
         return added
 
     def _score(self, question: str, candidates: list[_Candidate]) -> None:
@@ -275,6 +293,113 @@ class ExtractiveAnswerer:
         return picked[: max(self.max_sentences, len(parts))]
 
 
+def _row_of_both(sides: tuple[Side, Side], candidates: list[_Candidate]) -> _Candidate | None:
+    """The best table row with a column for each side ("Uptime SLA; Pro: 99.9%; Enterprise:
+    99.95%" for Pro against Enterprise)."""
+    rows = [c for c in candidates if all(_field_of(side, c.text) is not None for side in sides)]
+    return max(rows, key=lambda c: c.score, default=None)
+
+
+def _field_of(side: Side, row: str) -> str | None:
+    """The value of the row's column that names `side`, if the row is a table row."""
+    for field in row.split("; "):
+        label, colon, value = field.partition(": ")
+        if colon and value and side.named_in(label) and not side.named_in(value):
+            return value
+    return None
+
+
+def _row_answer(
+    result: RetrievalResult, persona: Persona, sides: tuple[Side, Side], row: _Candidate, evidence: float
+) -> Answer:
+    """Each side's value from one row, as a small table under the row's subject."""
+    subject = _cell(row.text.split("; ")[0].partition(": ")[2] or row.text.split("; ")[0])
+    values = [_cell(_field_of(side, row.text) or "") for side in sides]
+    key = row.section.citation_key
+    lines = [f"| {subject} | {_cell(sides[0].name)} | {_cell(sides[1].name)} |", "|---|---|---|"]
+    lines.append(f"| {key} | {values[0]} | {values[1]} |")
+    sentence = AnswerSentence(
+        text=f"{subject}: {quoted(sides[0].name)} {values[0]}, {quoted(sides[1].name)} {values[1]}.",
+        citations=[key],
+    )
+    return Answer(
+        question=result.question,
+        persona=persona.slug,
+        text="\n".join(lines),
+        method="extractive",
+        sentences=[sentence],
+        citations=_citations([row]),
+        hits=result.hits,
+        evidence=evidence,
+    )
+
+
+def _side_by_side(sides: tuple[Side, Side], candidates: list[_Candidate]) -> list[_Candidate] | None:
+    """The best sentence about each side (naming most of its words, in the sentence, its
+    heading or its document's title), when both are found and differ."""
+    picked: list[_Candidate] = []
+    for side in sides:
+        where = [(c, f"{c.text} {c.section.section_path} {c.document.title}") for c in candidates]
+        named = [(side.named_in(text), c) for c, text in where]
+        best = max(((n, c.score, c) for n, c in named if n > 0), key=lambda t: t[1], default=None)
+        if best is None:
+            return None
+        picked.append(best[2])
+    return picked if picked[0] is not picked[1] else None
+
+
+def _comparison_answer(
+    result: RetrievalResult,
+    persona: Persona,
+    sides: tuple[Side, Side],
+    both: list[_Candidate],
+    evidence: float,
+) -> Answer:
+    """A small table: each side, and what the documents say of it."""
+    sentences = [
+        AnswerSentence(text=f"{quoted(side.name)}: {quoted(c.text)}", citations=[c.section.citation_key])
+        for side, c in zip(sides, both, strict=True)
+    ]
+    rows = [
+        f"| {_cell(side.name)} | {_cell(c.text)} {c.section.citation_key} |"
+        for side, c in zip(sides, both, strict=True)
+    ]
+    return Answer(
+        question=result.question,
+        persona=persona.slug,
+        text="\n".join(["| | What the documents say |", "|---|---|", *rows]),
+        method="extractive",
+        sentences=sentences,
+        citations=_citations(both),
+        hits=result.hits,
+        evidence=evidence,
+    )
+
+
+def _cell(text: str) -> str:
+    return quoted(text).replace("|", "\\|")
+
+
+def _answering_list(kind: Asked, best: _Candidate) -> tuple[Listing, ContextDocument] | None:
+    """The best sentence stands in a list under a heading that answers the question's kind
+    ("Root cause": "Two issues combined: 1. … 2. …"): the whole list answers it."""
+    if kind.kind not in _TOLD_NEXT or not kind.in_heading(best.section.section_path):
+        return None
+    for listing in listings([best.section]):
+        if not listing.header and 2 <= len(listing.items) <= 8 and any(
+            _similar(best.text, item) or best.text in item for item in listing.items
+        ):
+            return listing, best.document
+    return None
+
+
+def _linked(candidates: list[_Candidate]) -> list[_Candidate]:
+    """A section's sentences, each knowing the one after it."""
+    for candidate, after in itertools.pairwise(candidates):
+        candidate.next = after
+    return candidates
+
+
 def _heading(candidate: _Candidate) -> str:
     """The heading a sentence stands under (not the document's title): its words are the
     sentence's too ("Priorities for Q3" over a list of priorities)."""
@@ -306,6 +431,13 @@ _ANSWER_KINDS = [
         ),
     ),
     (re.compile(r"^\s*how (?:many|much|long|often|old)\b", re.I), re.compile(r"\d")),
+    (
+        re.compile(r"^\s*why\b|\bhow come\b|\bwhat caused\b|\breasons? (?:for|why)\b", re.I),
+        re.compile(
+            r"\b(?:because|due to|caused by|as a result of|led to|reason|too \w+|owing to)\b",
+            re.I,
+        ),
+    ),
 ]
 
 
@@ -431,7 +563,28 @@ def _select(
             if candidate in chosen or any(_similar(candidate.text, c.text) for c in chosen):
                 continue
             chosen.append(candidate)
-    return chosen
+            told = candidate.next
+            if kind and kind.kind in _TOLD_NEXT and _restates(candidate) and told and told not in chosen:
+                chosen.append(told)  # "The alarm could not be heard." → "An extra sounder is to be fitted."
+    return chosen[: limit + 1]
+
+
+_TOLD_NEXT = frozenset({"cause", "resolution", "decision"})
+"""Kinds whose answer usually follows the sentence that names the problem."""
+
+
+def _restates(candidate: _Candidate) -> bool:
+    """The sentence mostly repeats the question (the problem it asks about), so what it asks
+    for (why, how it was fixed, what was decided) is said next."""
+    return candidate.overlap >= 0.5 and not _CAUSAL.search(candidate.text)
+
+
+_CAUSAL = re.compile(
+    r"\b(?:because|due to|caused|causes|since|as a result|led to|leads to|reason|so that|therefore"
+    r"|fixed|replaced|repaired|fitted|installed|approved|decided|agreed|resolved|will be|is to be"
+    r"|are to be)\b",
+    re.I,
+)
 
 
 def _yes_or_no(

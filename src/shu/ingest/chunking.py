@@ -18,6 +18,9 @@ class _Unit:
     text: str
     tokens: int
     new_paragraph: bool
+    table_header: str | None = None
+    """A table row's header and rule lines: a chunk that starts inside the table repeats them
+    (a row without its header says nothing: "| Audit log retention | 90 days | 1 year |")."""
 
 
 def chunk_document(doc_id: str, title: str, markdown: str, max_tokens: int, overlap: int) -> list[Chunk]:
@@ -51,11 +54,21 @@ def _units(text: str, max_tokens: int) -> list[_Unit]:
     units: list[_Unit] = []
     for paragraph in _paragraphs(text):
         first = True
-        for piece in _paragraph_pieces(paragraph, max_tokens):
+        header = _table_header(paragraph)
+        for index, piece in enumerate(_paragraph_pieces(paragraph, max_tokens)):
             for part in _split_words(piece, max_tokens):
-                units.append(_Unit(part, count_tokens(part), first))
+                row_header = header if header and index >= 2 and part.lstrip().startswith("|") else None
+                units.append(_Unit(part, count_tokens(part), first, row_header))
                 first = False
     return units
+
+
+def _table_header(paragraph: str) -> str | None:
+    """The header and rule lines of a paragraph that is a pipe table."""
+    lines = paragraph.split("\n")
+    if len(lines) > 2 and lines[0].lstrip().startswith("|") and re.match(r"^\s*\|?\s*:?-{2,}", lines[1]):
+        return "\n".join(lines[:2])
+    return None
 
 
 def _paragraphs(text: str) -> list[str]:
@@ -118,6 +131,9 @@ def _pack(units: list[_Unit], max_tokens: int, overlap: int) -> list[str]:
         if current and size + unit.tokens > max_tokens:
             chunks.append(current)
             current = _overlap_tail(current, overlap, max_tokens - unit.tokens)
+            if unit.table_header is not None:  # the rows go on under their header
+                current = [u for u in current if u.table_header == unit.table_header]
+                current.insert(0, _Unit(unit.table_header, count_tokens(unit.table_header), True))
             size = sum(u.tokens for u in current)
         current.append(unit)
         size += unit.tokens

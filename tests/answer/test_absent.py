@@ -85,3 +85,12 @@ def test_a_term_kept_in_a_document_s_metadata_or_elsewhere_in_the_knowledge_base
     assert absent_terms(question, found, LUMEN, known=lambda w: nowhere.get(w, False)) == ["Verge"]
     assert absent_terms(question, found, LUMEN, known=lambda w: False, metadata=["The Verge"]) == []
     assert absent_terms(question, found, LUMEN, known=lambda w: w.lower() == "verge") == []
+
+
+def test_a_long_question_with_one_unusual_word_among_many_known_ones_is_not_declined() -> None:
+    found = context("Google pays Apple to be the default search engine; rivals call it anticompetitive.")
+    vocabulary = {"google", "apple", "companies", "alternatives", "rivals", "incident", "commander"}
+    question = "Does the article say Google's deals with companies like Apple beat a plethora of rivals?"
+    assert absent_terms(question, found, LUMEN, known=lambda w: w.lower() in vocabulary) == []
+    coded = "Who was incident commander for INC-2026-0402 at Google?"
+    assert absent_terms(coded, found, LUMEN, known=lambda w: w.lower() in vocabulary) == ["INC-2026-0402"]

@@ -173,3 +173,13 @@ def test_key_like_headings_are_quoted_in_the_sources_too() -> None:
     )
     line = source_line(citation)
     assert line.count("[^") == 1 and line.startswith("[^notice:"), line
+
+
+def test_a_sentence_that_says_today_is_dated_by_its_document(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    body = "# Press 2\n\n## Update\n\nPress 2 is back in production since 16:30 today. The bearing is new."
+    rag = {"press.md": doc("press", "Press 2", body, date="2026-05-15")}
+    assert not kb.ingest(make_persona("ops", rag=rag)).failed
+    answer = kb.ask("When was Press 2 back in production?", persona="ops")
+    assert "since 16:30 today. (written 15 May 2026) [^press:Press 2 > Update]" in answer.text

@@ -120,7 +120,10 @@ class ExtractiveAnswerer:
         said = None
         if is_yes_no(result.question):
             chosen, said = _yes_or_no(result.question, chosen, candidates)
-        sentences = [AnswerSentence(text=quoted(c.text), citations=[c.section.citation_key]) for c in chosen]
+        sentences = [
+            AnswerSentence(text=quoted(c.text) + _dated(c), citations=[c.section.citation_key])
+            for c in chosen
+        ]
         if said is not None:  # "No: SCIM provisioning is Enterprise only."
             sentences[0].text = f"{said.capitalize()}: {sentences[0].text}"
         return Answer(
@@ -391,6 +394,24 @@ def _answering_list(kind: Asked, best: _Candidate) -> tuple[Listing, ContextDocu
         ):
             return listing, best.document
     return None
+
+
+_RELATIVE_DAY = re.compile(
+    r"\b(?:today|yesterday|tomorrow|tonight|this (?:morning|afternoon|evening|week)|last night)\b", re.I
+)
+
+
+def _dated(candidate: _Candidate) -> str:
+    """" (written 15 May 2026)" after a sentence that says "today" or "yesterday": the day its
+    document is dated, without which the sentence's day is unknown to the reader."""
+    day = candidate.document.date
+    if not day or not _RELATIVE_DAY.search(candidate.text):
+        return ""
+    try:
+        written = date.fromisoformat(day[:10])
+    except ValueError:
+        return ""
+    return f" (written {written.day} {written:%B %Y})"
 
 
 def _linked(candidates: list[_Candidate]) -> list[_Candidate]:

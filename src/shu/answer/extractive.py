@@ -58,6 +58,7 @@ class _Candidate:
     vector: np.ndarray | None = None
     next: _Candidate | None = None
     """The sentence after it in its section."""
+    previous: _Candidate | None = None
 
 
 class ExtractiveAnswerer:
@@ -417,7 +418,7 @@ def _dated(candidate: _Candidate) -> str:
 def _linked(candidates: list[_Candidate]) -> list[_Candidate]:
     """A section's sentences, each knowing the one after it."""
     for candidate, after in itertools.pairwise(candidates):
-        candidate.next = after
+        candidate.next, after.previous = after, candidate
     return candidates
 
 
@@ -583,6 +584,10 @@ def _select(
                 break
             if candidate in chosen or any(_similar(candidate.text, c.text) for c in chosen):
                 continue
+            motion = candidate.previous  # "Drip lines on 10 plots." before "DECISION: Pilot approved."
+            told_before = kind is not None and kind.kind in _TOLD_NEXT and _bare_verdict(kind, candidate)
+            if told_before and motion is not None and motion not in chosen:
+                chosen.append(motion)
             chosen.append(candidate)
             told = candidate.next
             if kind and kind.kind in _TOLD_NEXT and _restates(candidate) and told and told not in chosen:
@@ -594,10 +599,16 @@ _TOLD_NEXT = frozenset({"cause", "resolution", "decision"})
 """Kinds whose answer usually follows the sentence that names the problem."""
 
 
+def _bare_verdict(kind: Asked, candidate: _Candidate) -> bool:
+    """A short field stating only the verdict ("DECISION: Pilot approved. Vote: 30 in favour"):
+    what was approved is said before it."""
+    return kind.in_field(candidate.text) and len(candidate.text.split(".")[0].split()) <= 4
+
+
 def _restates(candidate: _Candidate) -> bool:
     """The sentence mostly repeats the question (the problem it asks about), so what it asks
     for (why, how it was fixed, what was decided) is said next."""
-    return candidate.overlap >= 0.5 and not _CAUSAL.search(candidate.text)
+    return candidate.overlap >= 0.4 and not _CAUSAL.search(candidate.text)
 
 
 _CAUSAL = re.compile(

@@ -127,16 +127,8 @@ class ExtractiveAnswerer:
         ]
         if said is not None:  # "No: SCIM provisioning is Enterprise only."
             sentences[0].text = f"{said.capitalize()}: {sentences[0].text}"
-        return Answer(
-            question=result.question,
-            persona=persona.slug,
-            text=" ".join(f"{s.text} {s.citation}" for s in sentences),
-            method="extractive",
-            sentences=sentences,
-            citations=_citations(chosen),
-            hits=result.hits,
-            evidence=evidence,
-        )
+        text = " ".join(f"{s.text} {s.citation}" for s in sentences)
+        return _quoted_answer(result, persona, text, sentences, _citations(chosen), evidence)
 
     def _listed(
         self, result: RetrievalResult, candidates: list[_Candidate]
@@ -172,23 +164,16 @@ class ExtractiveAnswerer:
         label = " › ".join(part for part in (listing.heading.strip(), listing.header) if part)
         shown = [quoted(item) for item in listing.items[:MAX_ITEMS]]
         more = f" (and {len(listing.items) - MAX_ITEMS} more)" if len(listing.items) > MAX_ITEMS else ""
-        text = (f"{quoted(label)}:" if label else "") + "".join(f"\n- {item}" for item in shown) + more
-        first = AnswerSentence(text=text.strip(), citations=[listing.section.citation_key])
+        items = (f"{quoted(label)}:" if label else "") + "".join(f"\n- {item}" for item in shown) + more
+        first = AnswerSentence(text=items.strip(), citations=[listing.section.citation_key])
         others = [c for c in chosen if not any(_similar(c.text, item) for item in listing.items)][:1]
         sentences = [first] + [
             AnswerSentence(text=quoted(c.text), citations=[c.section.citation_key]) for c in others
         ]
         citations = [document.citation(listing.section), *_citations(others)]
-        return Answer(
-            question=result.question,
-            persona=persona.slug,
-            text="\n\n".join(f"{s.text} {s.citation}" for s in sentences),
-            method="extractive",
-            sentences=sentences,
-            citations=list({c.key: c for c in citations}.values()),
-            hits=result.hits,
-            evidence=evidence,
-        )
+        text = "\n\n".join(f"{s.text} {s.citation}" for s in sentences)
+        unique = list({c.key: c for c in citations}.values())
+        return _quoted_answer(result, persona, text, sentences, unique, evidence)
 
     def evidence(self, result: RetrievalResult) -> float:
         """How well the best sentence of the context answers the question (what `min_evidence`
@@ -326,16 +311,7 @@ def _row_answer(
         text=f"{subject}: {quoted(sides[0].name)} {values[0]}, {quoted(sides[1].name)} {values[1]}.",
         citations=[key],
     )
-    return Answer(
-        question=result.question,
-        persona=persona.slug,
-        text="\n".join(lines),
-        method="extractive",
-        sentences=[sentence],
-        citations=_citations([row]),
-        hits=result.hits,
-        evidence=evidence,
-    )
+    return _quoted_answer(result, persona, "\n".join(lines), [sentence], _citations([row]), evidence)
 
 
 def _side_by_side(sides: tuple[Side, Side], candidates: list[_Candidate]) -> list[_Candidate] | None:
@@ -368,16 +344,8 @@ def _comparison_answer(
         f"| {_cell(side.name)} | {_cell(c.text)} {c.section.citation_key} |"
         for side, c in zip(sides, both, strict=True)
     ]
-    return Answer(
-        question=result.question,
-        persona=persona.slug,
-        text="\n".join(["| | What the documents say |", "|---|---|", *rows]),
-        method="extractive",
-        sentences=sentences,
-        citations=_citations(both),
-        hits=result.hits,
-        evidence=evidence,
-    )
+    text = "\n".join(["| | What the documents say |", "|---|---|", *rows])
+    return _quoted_answer(result, persona, text, sentences, _citations(both), evidence)
 
 
 def _cell(text: str) -> str:
@@ -631,6 +599,26 @@ def _yes_or_no(
             rest = [c for c in chosen if c is not candidate]
             return [candidate, *rest][: len(chosen)], said
     return chosen, None
+
+
+def _quoted_answer(
+    result: RetrievalResult,
+    persona: Persona,
+    text: str,
+    sentences: list[AnswerSentence],
+    citations: list[Citation],
+    evidence: float,
+) -> Answer:
+    return Answer(
+        question=result.question,
+        persona=persona.slug,
+        text=text,
+        method="extractive",
+        sentences=sentences,
+        citations=citations,
+        hits=result.hits,
+        evidence=evidence,
+    )
 
 
 def _similar(a: str, b: str) -> bool:

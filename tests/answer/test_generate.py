@@ -130,6 +130,16 @@ def test_the_model_saying_the_context_is_insufficient_is_a_declined_answer(suppo
     assert not [p for p in pieces if isinstance(p, str)], "an abstention is not streamed as an answer"
 
 
+def test_an_abstention_that_echoes_the_prompt_s_placeholder_says_only_that_it_declines(
+    support: KnowledgeBase,
+) -> None:
+    for echoed in ("<the kind of document that would answer it>", "<what is missing>"):
+        answerer, _ = answering(support, [f"INSUFFICIENT: {echoed}"])
+        _, answer = run(answerer, support, "What does an overage request cost on the Pro plan per minute?")
+        assert answer.insufficient and "does not answer this" in answer.text
+        assert "<" not in answer.text and "would answer it" not in answer.text
+
+
 def test_a_failing_model_falls_back_to_the_quoted_answer_with_the_reason(support: KnowledgeBase) -> None:
     def down(messages: list[Message], schema: Any) -> str:
         raise LLMError("connection refused", retryable=True)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from shu.answer.citations import ContextKeys, check_citations
+from shu.answer.evidence import evidence_context
 from shu.answer.extractive import ExtractiveAnswerer
 from shu.answer.factory import create_answerer
 from shu.answer.generate import LLMAnswerer, NumberFilter, prompt_context
@@ -19,7 +20,14 @@ from shu.config.settings import AnswerSettings
 from shu.kb import KnowledgeBase
 from shu.models.llm.client import LLMClient
 from shu.models.llm.scripted import ScriptedLLM
-from shu.types import Answer
+from shu.types import (
+    Answer,
+    AnswerSentence,
+    AssembledContext,
+    Citation,
+    ContextDocument,
+    ContextSection,
+)
 from tests.answer.test_generate import PRO, QUESTION, support  # noqa: F401 - the fixture
 from tests.answer.test_stream import CONTEXT
 
@@ -124,7 +132,7 @@ def test_the_model_is_shown_numbered_sections_and_its_number_becomes_the_key(
     assert isinstance(answer, Answer) and answer.method == "llm:scripted:scripted"
     assert [c.key for c in answer.citations] == [PRO] and answer.check is not None and answer.check.kept == 1
     assert PRO in events and f"[{n}]" not in "".join(e for e in events if isinstance(e, str))
-    assert answer.prompt_version == "answer_numbered.v1"
+    assert answer.prompt_version == "answer_numbered.v2"
 
 
 def test_a_number_past_the_last_section_is_never_shown_and_the_answer_is_asked_again(
@@ -164,3 +172,75 @@ def test_the_best_ranked_sections_go_first_and_no_more_than_max_sections() -> No
     shown = []
     prompt_context(CONTEXT, 1000, shown=shown)
     assert shown == [PRICING_PRO, TEAM], "without a ranking: the context's own order"
+
+
+def test_a_key_whose_section_holds_a_full_stop_is_not_split_as_a_sentence_end() -> None:
+    context = AssembledContext(
+        documents=[
+            ContextDocument(
+                doc_id="policy",
+                title="Policy",
+                score=1.0,
+                sections=[
+                    ContextSection(
+                        section_path="Policy > 3. Retention periods",
+                        text="Backups are kept for 35 days.",
+                        chunk_ids=["policy#3"],
+                    )
+                ],
+            )
+        ]
+    )
+    key = "[^policy:Policy > 3. Retention periods]"
+    checked = check_citations(
+        "Backups are kept for 35 days [1]. They are encrypted [1].", ContextKeys(context, [key])
+    )
+    assert [(s.text, s.citations) for s in checked.sentences] == [
+        ("Backups are kept for 35 days.", [key]),
+        ("They are encrypted.", [key]),
+    ]
+    assert checked.check.uncited == []
+
+
+def test_sentences_before_the_paragraph_s_one_citation_take_it() -> None:
+    text = "No: the region is fixed. It cannot be changed by you. Only Enterprise may ask [2].\n\nThanks."
+    checked = check_citations(text, numbered_keys())
+    assert [s.citations for s in checked.sentences] == [[PRICING_PRO]] * 3 + [[]]
+    assert checked.check.uncited == []
+    later = check_citations("Pro costs $65 [2]. Trials last fourteen days for everyone.", numbered_keys())
+    assert later.check.uncited == ["Trials last fourteen days for everyone."], (
+        "a citation covers what comes before"
+    )
+
+
+def test_evidence_context_is_the_reader_s_sentences_a_passage_per_section() -> None:
+    reader = Answer(
+        question="q",
+        persona="p",
+        text="",
+        method="extractive",
+        sentences=[
+            AnswerSentence(text="No: Team costs $35.", citations=[TEAM]),
+            AnswerSentence(text="Pro costs $65.", citations=[PRICING_PRO]),
+            AnswerSentence(text="Both are billed monthly.", citations=[TEAM]),
+            AnswerSentence(text="From another document.", citations=["[^faq:Billing]"]),
+        ],
+        citations=[
+            Citation(
+                key="[^faq:Billing]", doc_id="faq", section_path="Billing", chunk_id="faq#4", title="FAQ"
+            )
+        ],
+    )
+    found = evidence_context(reader, CONTEXT)
+    sections = [(d.doc_id, s.section_path, s.text) for d in found.documents for s in d.sections]
+    assert sections == [
+        ("pricing", "Plans > Team", "No: Team costs $35. Both are billed monthly."),
+        ("pricing", "Plans > Pro", "Pro costs $65."),
+        ("faq", "Billing", "From another document."),
+    ], "in the reader's order; a section retrieval missed keeps its citation's document"
+    assert [s.citation_key for d in found.documents for s in d.sections] == [
+        TEAM,
+        PRICING_PRO,
+        "[^faq:Billing]",
+    ]
+    assert evidence_context(reader.model_copy(update={"sentences": []}), CONTEXT).documents == []

@@ -286,3 +286,20 @@ def test_ingest_offers_the_knowledge_base_as_candidates_and_stores_proposals(
         )
     ]
     kb.close()
+
+
+def test_enrich_method_extractive_ingests_without_asking_the_llm(
+    tmp_path: Path, make_persona: PersonaMaker, embedder: CountingEmbedder
+) -> None:
+    """`enrich.method=extractive` (the default for a local model): answers may use the LLM,
+    ingesting never waits on it."""
+    from shu.config.settings import load_settings
+    from shu.kb import KnowledgeBase
+
+    fake = scripted(GOOD)
+    settings = load_settings(tmp_path / "home", ["enrich.method=extractive"])
+    kb = KnowledgeBase(settings, embedder=embedder, llm=LLMClient(fake))
+    kb.ingest(make_persona("lumen", rag={"limits.md": doc("limits", "API Limits", BODY, type="guide")}))
+    assert fake.calls == [] and kb.enrich_llm is None and kb.llm is not None
+    assert kb.store.get_profile("limits").provenance.method == "extractive"  # type: ignore[union-attr]
+    kb.close()

@@ -114,10 +114,12 @@ def test_local_provider_skips_the_steps_a_small_model_does_badly(tmp_path: Path)
     assert settings.retrieval.plan_method == "rules" and settings.retrieval.hyde is False
     assert settings.agent.method == "rules" and settings.answer.scope_sure == -1.0
     assert settings.answer.numbered_citations and settings.answer.context_tokens == 1200
+    assert settings.enrich.method == "extractive", "ingesting does not wait on the local model"
     assert settings.verify.method == "llm" and settings.answer.max_sections == 6, "what is set stays"
     remote = load_settings(tmp_path, ["llm.provider=openai", "llm.model=m", "llm.base_url=http://x/v1"])
     assert remote.retrieval.plan_method == "auto" and remote.retrieval.hyde is True
     assert remote.verify.method == "auto" and not remote.answer.numbered_citations
+    assert remote.enrich.method == "auto"
     assert remote.answer.max_sections is None
 
 
@@ -154,7 +156,7 @@ def test_ask_with_the_local_model_end_to_end(
     assert set(keys) <= offered and not re.search(r"\[\d+\]", shown), "numbers are shown as keys"
     assert ({c.key for c in answer.citations} <= offered and answer.citations) or answer.insufficient
     if answer.method == "llm:local:smollm2":
-        assert answer.prompt_version == "answer_numbered.v1" and answer.llm_calls >= 1
+        assert answer.prompt_version == "answer_numbered.v2" and answer.llm_calls >= 1
         assert answer.verification is None or answer.verification.method == "rules"
     else:
         assert answer.method == "extractive" and answer.fallback_reason, "the fallback says why"

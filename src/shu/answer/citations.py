@@ -5,7 +5,11 @@ citations the context contained.
 - a near miss (the right document, its section misspelled, or the id's case or a character off)
   resolves to that document's closest section;
 - a key that resolves to nothing is removed from the text and counted;
-- a factual sentence that cites nothing is flagged;
+- a factual sentence that cites nothing is flagged; a sentence without any bracket, followed in
+  its paragraph by one that cites, takes that citation (small models cite once, at the end of the
+  paragraph the passage supports; the verifier still checks each sentence against it);
+- a key whose section path holds a full stop (`> 3. Retention periods`) is never split as if the
+  sentence ended inside it;
 - in a numbered context (small models cite `[1]`, not keys), `[n]`, `[1, 3]` and `[2-4]` are the
   context's n-th sections' keys; a number past the last section is removed and counted.
 """
@@ -38,6 +42,10 @@ NUMBERS = re.compile(r"\[\^?\s*(\d{1,3}(?:\s*(?:[,;]|-|–|and)\s*\d{1,3}){0,9})
 """Numbers a model writes for numbered sections: `[2]`, `[1, 3]`, `[1][2]`, `[2-4]`, `[^2]`."""
 _MAX_RANGE = 10
 _SPACE_BEFORE_PUNCT = re.compile(r"[ \t]+([.,;:!?])")
+_REMOVED = "\ue000"
+"""Where a citation that resolved to nothing was taken out, until the sentences are split: that
+sentence cited something (wrongly), so it does not take the next sentence's citation."""
+_MASK = re.compile("\ue001(\\d+)\ue002")
 _DOUBLE_SPACE = re.compile(r"[ \t]{2,}")
 
 
@@ -158,7 +166,7 @@ def check_citations(text: str, keys: ContextKeys) -> CheckedAnswer:
         if source is None:
             if keys.claims_citation(written):
                 check.removed.append(written)
-                return ""
+                return _REMOVED
             return written  # `[1]`, `[sic]`: brackets, not a citation
         if written == source.key:
             check.kept += 1
@@ -173,20 +181,22 @@ def check_citations(text: str, keys: ContextKeys) -> CheckedAnswer:
         for n, source in numbered:
             if source is None:
                 check.removed.append(f"[{n}]")
+                shown.append(_REMOVED)
                 continue
             check.kept += 1
             used.setdefault(source.key, source)
             if source.key not in shown:
                 shown.append(source.key)
-        return "".join(shown)
+        return "".join(key for key in shown if key != _REMOVED) or (_REMOVED if shown else "")
 
     resolved = text
     for passes in range(5):  # noqa: B007 - `[^a:B[^x:y]]`: the inner key goes, then the outer is checked
         before, resolved = resolved, KEY.sub(replace, resolved)
         if resolved == before:
             break
-    resolved = safe_links(tidy(_neutralise(resolved, set(used))))
-    facts = REASONING.split(resolved, maxsplit=1)[0]  # reasoning is the model's own: not flagged
+    marked = safe_links(tidy(_neutralise(resolved, set(used))))
+    resolved = safe_links(tidy(_neutralise(resolved.replace(_REMOVED, ""), set(used))))
+    facts = REASONING.split(marked, maxsplit=1)[0]  # reasoning is the model's own: not flagged
     sentences = attach_citations(facts)
     check.uncited = [s.text for s in sentences if not s.citations and is_factual(s.text)]
     return CheckedAnswer(resolved, sentences, [s.citation() for s in used.values()], check)
@@ -207,20 +217,54 @@ def _neutralise(text: str, kept: set[str]) -> str:
 
 def attach_citations(text: str) -> list[AnswerSentence]:
     """Sentences with the keys they carry; keys written after a sentence's full stop
-    (`… $65. [^pricing:Plans] Next sentence`) belong to that sentence, not the next."""
+    (`… $65. [^pricing:Plans] Next sentence`) belong to that sentence, not the next; a sentence
+    with no bracket at all takes the citations of the next sentence of its paragraph that has some
+    (`A. B. C [^x:y].`: the model cited the paragraph once)."""
     sentences: list[AnswerSentence] = []
     for paragraph in re.split(r"\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)", text):
-        for part in split_sentences(_KEYS_AFTER_STOP.sub(r" \2\1 ", paragraph)):
+        masked, hidden = _masked(_KEYS_AFTER_STOP.sub(r" \2\1 ", paragraph))
+        uncited: list[AnswerSentence] = []
+        for part in (_unmasked(p, hidden) for p in split_sentences(masked)):
             leading = _LEADING_KEYS.match(part)
             if leading and sentences:
                 sentences[-1].citations.extend(
                     k for k in _keys(leading.group(0)) if k not in sentences[-1].citations
                 )
+                if uncited and uncited[-1] is sentences[-1]:
+                    for waiting in uncited[:-1]:
+                        waiting.citations = list(sentences[-1].citations)
+                    uncited = []
                 part = part[leading.end() :]
-            words = tidy(" ".join(_CARET_KEY.sub("", part).split()))
-            if words.strip(" .,;:-*"):
-                sentences.append(AnswerSentence(text=words, citations=_keys(part)))
+            words = tidy(" ".join(_CARET_KEY.sub("", part.replace(_REMOVED, "")).split()))
+            if not words.strip(" .,;:-*"):
+                continue
+            sentence = AnswerSentence(text=words, citations=_keys(part))
+            if sentence.citations:
+                for waiting in uncited:
+                    waiting.citations = list(sentence.citations)
+                uncited = []
+            elif _REMOVED not in part:
+                uncited.append(sentence)
+            else:
+                uncited = []
+            sentences.append(sentence)
     return sentences
+
+
+def _masked(text: str) -> tuple[str, list[str]]:
+    """`text` with each key replaced by a placeholder without spaces or stops (a section path
+    like `> 3. Retention periods` must not end a sentence), and the keys it stands for."""
+    hidden: list[str] = []
+
+    def hide(match: re.Match[str]) -> str:
+        hidden.append(match.group(0))
+        return f"\ue001{len(hidden) - 1}\ue002"
+
+    return _CARET_KEY.sub(hide, text), hidden
+
+
+def _unmasked(text: str, hidden: list[str]) -> str:
+    return _MASK.sub(lambda m: hidden[int(m.group(1))], text)
 
 
 def _keys(text: str) -> list[str]:

@@ -97,6 +97,7 @@ def _inner(
             settings.max_tokens,
             numbered=settings.numbered_citations,
             max_sections=settings.max_sections,
+            model_context=settings.model_context,
         )
     module_name, _, class_name = settings.method.partition(":")
     try:

@@ -19,7 +19,9 @@ import re
 from collections.abc import Iterator
 
 from shu.answer.citations import ContextKeys, check_citations
+from shu.answer.evidence import evidence_context
 from shu.answer.extractive import ExtractiveAnswerer
+from shu.answer.polarity import is_yes_no
 from shu.answer.quote import quoted
 from shu.answer.stream import ABSTAIN, AskEvent, KeyFilter, StreamReset, filtered, final_answer
 from shu.checks import no_prompt_echo
@@ -38,6 +40,19 @@ STYLES: dict[AnswerStyle, str] = {
 }
 _CHARS_PER_TOKEN = 4
 _SOURCE_TAG = re.compile(r"</?\s*source", re.I)
+TASK = (
+    "Answer in one to three full sentences from the passages, each ending with the number of its "
+    "passage in brackets."
+)
+YES_NO_TASK = (
+    "Begin with Yes or No. Then say why in one or two full sentences from the passages, each ending with "
+    "the number of its passage in brackets."
+)
+"""The last line of a numbered prompt: a small model follows what it read last (asked to begin with
+yes or no only when the question asks it: told always, it answered "No [2]." to a who question)."""
+_PLACEHOLDER = re.compile(
+    r"^<[^<>]*>$|the kind of document that would answer it|followed by what the passages do not say", re.I
+)
 _SMALL_PERSONA_CHARS = 600
 """A numbered prompt is for a small model with a short window: the persona's description is cut."""
 
@@ -53,6 +68,7 @@ class LLMAnswerer:
         max_tokens: int = 600,
         numbered: bool = False,
         max_sections: int | None = None,
+        model_context: str = "sections",
     ) -> None:
         self.client = client
         self.fallback = fallback
@@ -60,6 +76,7 @@ class LLMAnswerer:
         self.max_tokens = max_tokens
         self.numbered = numbered
         self.max_sections = max_sections
+        self.model_context = model_context
 
     def answer(self, result: RetrievalResult, persona: Persona) -> Answer:
         return final_answer(self.stream(result, persona))
@@ -71,9 +88,12 @@ class LLMAnswerer:
             return
         prompt = load_prompt("answer_numbered" if self.numbered else "answer")
         shown: list[str] = []
-        short = self.numbered or self.max_sections is not None  # the best few sections, best first
+        read = result.context
+        if self.model_context == "evidence" and (found := evidence_context(quoted_answer, read)).documents:
+            read = found  # the reader's chosen sentences, in its order
+        short = read is result.context and (self.numbered or self.max_sections is not None)
         context = prompt_context(
-            result.context,
+            read,
             self.context_tokens,
             self.max_sections,
             numbered=self.numbered,
@@ -89,8 +109,9 @@ class LLMAnswerer:
             context=context,
             question=result.question,
             style=style.replace("its key", "its number in brackets") if self.numbered else style,
+            **({"task": YES_NO_TASK if is_yes_no(result.question) else TASK} if self.numbered else {}),
         )
-        keys = ContextKeys(result.context, numbered=shown if self.numbered else None)
+        keys = ContextKeys(read, numbered=shown if self.numbered else None)
         spent: list[ChatResult] = []
         problem = ""
         for _attempt in range(2):
@@ -164,6 +185,8 @@ def spent_on(results: list[ChatResult]) -> dict[str, int]:
 def abstention(text: str, result: RetrievalResult, persona: Persona, model: str) -> Answer:
     """The model's `INSUFFICIENT: <what is missing>` as a plain, declined answer."""
     missing = " ".join(ABSTAIN.sub("", text, count=1).lstrip(" *_:").split())[:300].rstrip(" .")
+    if _PLACEHOLDER.search(missing):
+        missing = ""  # the prompt's own words echoed, not what is missing
     said = f"{persona.display_name}'s knowledge base does not answer this."
     said += f" What would answer it: {quoted(missing)}." if missing else ""
     return Answer(

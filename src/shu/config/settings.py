@@ -112,6 +112,11 @@ class EnrichSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     enabled: bool = True
+    method: Literal["auto", "extractive"] = Field(
+        "auto",
+        description="auto: the LLM writes the artifacts when one is configured, else the non-LLM "
+        "methods; extractive: always the non-LLM methods (local: extractive)",
+    )
     profiles: bool = True
     questions: bool = True
     chunk_profiles: bool = True
@@ -304,6 +309,11 @@ class AnswerSettings(BaseModel):
         ge=1,
         le=100,
         description="llm: context sections sent at most (none: as many as fit); 4 for llm.provider=local",
+    )
+    model_context: Literal["sections", "evidence"] = Field(
+        "sections",
+        description="llm: what the model reads: the best sections of the context, or the sentences "
+        "the extractive reader chose, a passage per section (evidence for llm.provider=local)",
     )
     absent_terms: bool = Field(
         False,
@@ -502,6 +512,7 @@ class Settings(BaseModel):
 
 
 LOCAL_DEFAULTS: list[tuple[str, str, Any]] = [
+    ("enrich", "method", "extractive"),
     ("retrieval", "plan_method", "rules"),
     ("retrieval", "hyde", False),
     ("retrieval", "multiquery", False),

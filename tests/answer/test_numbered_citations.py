@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from shu.answer.citations import ContextKeys, check_citations
-from shu.answer.evidence import evidence_context
+from shu.answer.evidence import evidence_context, reader_decided
 from shu.answer.extractive import ExtractiveAnswerer
 from shu.answer.factory import create_answerer
 from shu.answer.generate import LLMAnswerer, NumberFilter, prompt_context
-from shu.answer.stream import StreamReset, filtered
+from shu.answer.stream import StreamReset, filtered, final_answer
 from shu.config.settings import AnswerSettings
 from shu.kb import KnowledgeBase
 from shu.models.llm.client import LLMClient
@@ -234,7 +234,7 @@ def test_evidence_context_is_the_reader_s_sentences_a_passage_per_section() -> N
     found = evidence_context(reader, CONTEXT)
     sections = [(d.doc_id, s.section_path, s.text) for d in found.documents for s in d.sections]
     assert sections == [
-        ("pricing", "Plans > Team", "No: Team costs $35. Both are billed monthly."),
+        ("pricing", "Plans > Team", "No: Team costs $35.\nBoth are billed monthly."),
         ("pricing", "Plans > Pro", "Pro costs $65."),
         ("faq", "Billing", "From another document."),
     ], "in the reader's order; a section retrieval missed keeps its citation's document"
@@ -244,3 +244,86 @@ def test_evidence_context_is_the_reader_s_sentences_a_passage_per_section() -> N
         "[^faq:Billing]",
     ]
     assert evidence_context(reader.model_copy(update={"sentences": []}), CONTEXT).documents == []
+
+
+class _Reader:
+    """The extractive reader's answer, given."""
+
+    def __init__(self, answer: Answer) -> None:
+        self.given = answer
+
+    def answer(self, result: Any, persona: Any) -> Answer:
+        return self.given.model_copy(update={"question": result.question})
+
+
+def _evidence_answerer(reader: Answer, replies: list[str]) -> tuple[LLMAnswerer, ScriptedLLM]:
+    model = ScriptedLLM(replies)
+    answerer = LLMAnswerer(
+        LLMClient(model, max_retries=0),
+        _Reader(reader),  # type: ignore[arg-type]
+        1200,
+        256,
+        numbered=True,
+        max_sections=4,
+        model_context="evidence",
+        keep_decisions=True,
+    )
+    return answerer, model
+
+
+def _reader_answer(text: str, key: str = PRO) -> Answer:
+    return Answer(
+        question="q",
+        persona="support",
+        text=f"{text} {key}",
+        method="extractive",
+        sentences=[AnswerSentence(text=text, citations=[key])],
+        citations=[
+            Citation(
+                key=key,
+                doc_id="limits",
+                section_path="API Rate Limits > Per plan",
+                chunk_id="limits#1",
+                title="API Rate Limits",
+            )
+        ],
+        evidence=0.8,
+    )
+
+
+def test_the_model_writes_from_the_reader_s_sentences_not_whole_sections(
+    support: KnowledgeBase,  # noqa: F811 - the fixture
+) -> None:
+    result = support.retrieve(QUESTION, persona="support")
+    reader = _reader_answer("The Pro plan allows 1,200 requests per minute per workspace.")
+    answerer, model = _evidence_answerer(reader, ["Pro allows 1,200 requests a minute [1]."])
+    answer = final_answer(answerer.stream(result, support.persona("support")))
+    user = model.calls[0][1].content
+    assert "[1] The Pro plan allows 1,200 requests per minute per workspace.\n</source>" in user
+    assert "Starter plan" not in user and "[2]" not in user, "only the reader's sentence is read"
+    assert answer.method == "llm:scripted:scripted" and [c.key for c in answer.citations] == [PRO]
+
+
+def test_a_reader_s_verdict_is_kept_and_the_model_only_judges_whether_it_answers(
+    support: KnowledgeBase,  # noqa: F811 - the fixture
+) -> None:
+    result = support.retrieve("Does the Pro plan allow 2,000 requests per minute?", persona="support")
+    verdict = _reader_answer("No: The Pro plan allows 1,200 requests per minute per workspace.")
+    answerer, model = _evidence_answerer(verdict, ["Yes, it does [1]."])
+    answer = final_answer(answerer.stream(result, support.persona("support")))
+    assert answer.method == "extractive" and answer.text.startswith("No: The Pro plan"), "the verdict stays"
+    assert answer.llm_calls == 1 and len(model.calls) == 1
+    answerer, _ = _evidence_answerer(verdict, ["INSUFFICIENT: nothing about 2,000 requests"])
+    declined = final_answer(answerer.stream(result, support.persona("support")))
+    assert declined.insufficient and "2,000 requests" in declined.text and declined.llm_calls == 1
+
+
+def test_what_counts_as_the_reader_s_own_decision() -> None:
+    plain = _reader_answer("The Pro plan allows 1,200 requests per minute per workspace.")
+    assert not reader_decided("How many requests does Pro allow?", plain)
+    assert reader_decided("Does Pro allow 2,000 requests?", _reader_answer("No: Pro allows 1,200."))
+    assert reader_decided("Which plans have SSO?", _reader_answer("Plans:\n- Pro\n- Enterprise"))
+    assert reader_decided("Is Pro or Team cheaper?", plain), "a comparison"
+    assert reader_decided("What was decided at the May meeting?", plain), "every decision"
+    assert not reader_decided("What did the May meeting decide about pricing?", plain), "one decision"
+    assert not reader_decided("Does Pro allow 2,000?", plain.model_copy(update={"insufficient": True}))

@@ -115,11 +115,14 @@ def test_local_provider_skips_the_steps_a_small_model_does_badly(tmp_path: Path)
     assert settings.agent.method == "rules" and settings.answer.scope_sure == -1.0
     assert settings.answer.numbered_citations and settings.answer.context_tokens == 1200
     assert settings.enrich.method == "extractive", "ingesting does not wait on the local model"
+    assert settings.answer.model_context == "evidence" and settings.answer.keep_decisions
+    assert settings.verify.max_rounds == 0, "no second answer from corrective retrieval"
     assert settings.verify.method == "llm" and settings.answer.max_sections == 6, "what is set stays"
     remote = load_settings(tmp_path, ["llm.provider=openai", "llm.model=m", "llm.base_url=http://x/v1"])
     assert remote.retrieval.plan_method == "auto" and remote.retrieval.hyde is True
     assert remote.verify.method == "auto" and not remote.answer.numbered_citations
-    assert remote.enrich.method == "auto"
+    assert remote.enrich.method == "auto" and remote.answer.model_context == "sections"
+    assert not remote.answer.keep_decisions and remote.verify.max_rounds == 1
     assert remote.answer.max_sections is None
 
 

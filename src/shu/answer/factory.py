@@ -98,6 +98,7 @@ def _inner(
             numbered=settings.numbered_citations,
             max_sections=settings.max_sections,
             model_context=settings.model_context,
+            keep_decisions=settings.keep_decisions,
         )
     module_name, _, class_name = settings.method.partition(":")
     try:

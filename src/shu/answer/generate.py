@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 
 from shu.answer.citations import ContextKeys, check_citations
-from shu.answer.evidence import evidence_context
+from shu.answer.evidence import evidence_context, reader_decided
 from shu.answer.extractive import ExtractiveAnswerer
 from shu.answer.polarity import is_yes_no
 from shu.answer.quote import quoted
@@ -41,8 +41,8 @@ STYLES: dict[AnswerStyle, str] = {
 _CHARS_PER_TOKEN = 4
 _SOURCE_TAG = re.compile(r"</?\s*source", re.I)
 TASK = (
-    "Answer in one to three full sentences from the passages, each ending with the number of its "
-    "passage in brackets."
+    "Answer from the passages in one to three full sentences, naming every item they give that answers "
+    "the question; end each sentence with the number of its passage in brackets."
 )
 YES_NO_TASK = (
     "Begin with Yes or No. Then say why in one or two full sentences from the passages, each ending with "
@@ -53,6 +53,9 @@ yes or no only when the question asks it: told always, it answered "No [2]." to 
 _PLACEHOLDER = re.compile(
     r"^<[^<>]*>$|the kind of document that would answer it|followed by what the passages do not say", re.I
 )
+JUDGE_TOKENS = 16
+"""Tokens generated when the model only judges whether the evidence answers (`INSUFFICIENT: …`
+or the start of an answer)."""
 _SMALL_PERSONA_CHARS = 600
 """A numbered prompt is for a small model with a short window: the persona's description is cut."""
 
@@ -69,6 +72,7 @@ class LLMAnswerer:
         numbered: bool = False,
         max_sections: int | None = None,
         model_context: str = "sections",
+        keep_decisions: bool = False,
     ) -> None:
         self.client = client
         self.fallback = fallback
@@ -77,6 +81,7 @@ class LLMAnswerer:
         self.numbered = numbered
         self.max_sections = max_sections
         self.model_context = model_context
+        self.keep_decisions = keep_decisions
 
     def answer(self, result: RetrievalResult, persona: Persona) -> Answer:
         return final_answer(self.stream(result, persona))
@@ -113,6 +118,9 @@ class LLMAnswerer:
         )
         keys = ContextKeys(read, numbered=shown if self.numbered else None)
         spent: list[ChatResult] = []
+        if self.keep_decisions and reader_decided(result.question, quoted_answer):
+            yield self._judged(quoted_answer, messages, result, persona, spent, prompt.version)
+            return
         problem = ""
         for _attempt in range(2):
             pieces: list[str] = []
@@ -171,6 +179,28 @@ class LLMAnswerer:
             hits=result.hits,
             check=checked.check,
         ), ""
+
+    def _judged(
+        self,
+        quoted_answer: Answer,
+        messages: list[Message],
+        result: RetrievalResult,
+        persona: Persona,
+        spent: list[ChatResult],
+        version: str,
+    ) -> Answer:
+        """The reader's decision as it wrote it, unless the model, reading the same evidence,
+        says it does not answer the question: only the reply's first words are generated."""
+        try:
+            reply = self.client.chat(messages, JUDGE_TOKENS, 0.0)
+        except LLMError as exc:
+            log.warning("the answer model failed, quoting instead: %s", exc)
+            return self._fallback(quoted_answer, f"the model failed: {exc}", spent)
+        spent.append(reply)
+        if ABSTAIN.match(reply.text):
+            declined = abstention(reply.text, result, persona, self.client.name)
+            return declined.model_copy(update={"prompt_version": version, **spent_on(spent)})
+        return quoted_answer.model_copy(update=spent_on(spent))
 
     def _fallback(self, quoted_answer: Answer, reason: str, spent: list[ChatResult]) -> Answer:
         return quoted_answer.model_copy(update={"fallback_reason": reason, **spent_on(spent)})

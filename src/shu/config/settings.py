@@ -315,6 +315,12 @@ class AnswerSettings(BaseModel):
         description="llm: what the model reads: the best sections of the context, or the sentences "
         "the extractive reader chose, a passage per section (evidence for llm.provider=local)",
     )
+    keep_decisions: bool = Field(
+        False,
+        description="llm: a reader's answer that is a decision it computed (a yes/no verdict, a "
+        "comparison, a list) is shown as written; the model only judges whether its evidence answers "
+        "the question (on for llm.provider=local: a small model rewriting them lost items, flipped verdicts)",
+    )
     absent_terms: bool = Field(
         False,
         description="decline, naming it, when a code, name or thing the question asks about (INC-2026-0402, "
@@ -369,7 +375,7 @@ class VerifySettings(BaseModel):
         ge=0,
         le=3,
         description="corrective retrieval (CRAG): rounds of searching again for what is missing when "
-        "evidence is weak or claims are unsupported; 0 = never",
+        "evidence is weak or claims are unsupported; 0 = never (local: 0)",
     )
     weak_evidence: float = Field(
         0.4,
@@ -520,7 +526,10 @@ LOCAL_DEFAULTS: list[tuple[str, str, Any]] = [
     ("verify", "method", "rules"),
     ("agent", "method", "rules"),
     ("answer", "scope_sure", -1.0),
+    ("verify", "max_rounds", 0),
     ("answer", "numbered_citations", True),
+    ("answer", "model_context", "evidence"),
+    ("answer", "keep_decisions", True),
     ("answer", "max_sections", 4),
     ("answer", "context_tokens", 1200),
     ("answer", "max_tokens", 256),

@@ -117,6 +117,7 @@ def test_local_provider_skips_the_steps_a_small_model_does_badly(tmp_path: Path)
     assert settings.enrich.method == "extractive", "ingesting does not wait on the local model"
     assert settings.answer.model_context == "evidence" and settings.answer.keep_decisions
     assert settings.verify.max_rounds == 0, "no second answer from corrective retrieval"
+    assert settings.answer.absent_terms, "a question about an absent name declines before the model"
     assert settings.verify.method == "llm" and settings.answer.max_sections == 6, "what is set stays"
     remote = load_settings(tmp_path, ["llm.provider=openai", "llm.model=m", "llm.base_url=http://x/v1"])
     assert remote.retrieval.plan_method == "auto" and remote.retrieval.hyde is True

@@ -326,7 +326,8 @@ class AnswerSettings(BaseModel):
         description="decline, naming it, when a code, name or thing the question asks about (INC-2026-0402, "
         "the Tokyo office, a night shift allowance) appears nowhere in the knowledge base, its retrieved "
         "sections or their metadata; off by default: it still declines 5-9 % of the public sets' answerable "
-        "questions (docs/benchmarks.md)",
+        "questions (docs/benchmarks.md); on for llm.provider=local (a small model answers from whatever "
+        "evidence it is given)",
     )
     scope: bool = Field(True, description="defer questions outside the persona's expertise")
     scope_threshold: float = Field(
@@ -530,6 +531,7 @@ LOCAL_DEFAULTS: list[tuple[str, str, Any]] = [
     ("answer", "numbered_citations", True),
     ("answer", "model_context", "evidence"),
     ("answer", "keep_decisions", True),
+    ("answer", "absent_terms", True),
     ("answer", "max_sections", 4),
     ("answer", "context_tokens", 1200),
     ("answer", "max_tokens", 256),

@@ -182,4 +182,50 @@ def test_a_sentence_that_says_today_is_dated_by_its_document(
     rag = {"press.md": doc("press", "Press 2", body, date="2026-05-15")}
     assert not kb.ingest(make_persona("ops", rag=rag)).failed
     answer = kb.ask("When was Press 2 back in production?", persona="ops")
-    assert "since 16:30 today. (written 15 May 2026) [^press:Press 2 > Update]" in answer.text
+    assert "since 16:30 today (15 May 2026). [^press:Press 2 > Update]" in answer.text
+
+
+def test_asked_when_a_sentence_that_says_no_time_is_dated_by_its_document(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    chat = "# Chat\n\nGina: Yay! My online clothes store is open! Jon: That is great news, well done."
+    rag = {"chat.md": doc("chat-6", "Conversation, session 6", chat, date="2023-03-16")}
+    assert not kb.ingest(make_persona("friends", rag=rag)).failed
+    answer = kb.ask("When did Gina open her online clothes store?", persona="friends")
+    assert "My online clothes store is open! (written 16 March 2023)" in answer.text, answer.text
+    other = kb.ask("What does Gina sell in her online store?", persona="friends")
+    assert "(written" not in other.text
+
+
+def test_a_sentence_that_asks_is_not_the_answer(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
+    chat = (
+        "# Chat\n\nMelanie: Pets are great for comfort. What pet do you have? "
+        "Caroline: I have a guinea pig called Oscar, he is so cute."
+    )
+    rag = {"chat.md": doc("chat-7", "Conversation, session 7", chat, date="2023-07-01")}
+    assert not kb.ingest(make_persona("friends", rag=rag)).failed
+    answer = kb.ask("What pet does Caroline have?", persona="friends")
+    assert answer.text.startswith("Caroline: I have a guinea pig"), answer.text
+
+
+def test_an_answering_heading_counts_in_the_document_about_the_question(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    rag = {
+        "login.md": doc(
+            "postmortem-login",
+            "Postmortem - sign-in loop",
+            "# Postmortem: sign-in loop\n\n## Root cause\n\nRoot cause of the outage: the session library "
+            "upgrade changed the SameSite setting of the session cookie.",
+        ),
+        "previews.md": doc(
+            "status-previews",
+            "Degraded performance - slow image previews in Europe",
+            "# Degraded performance: slow image previews in Europe\n\n## Update\n\nOn 2 August customers in "
+            "Europe saw image previews load slowly. The cause was a configuration change to our content "
+            "delivery network that sent traffic to a distant region.",
+        ),
+    }
+    assert not kb.ingest(make_persona("status", rag=rag)).failed
+    answer = kb.ask("What caused the slow image previews on 2 August?", persona="status")
+    assert "configuration change" in answer.text and "SameSite" not in answer.text, answer.text

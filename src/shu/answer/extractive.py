@@ -23,6 +23,7 @@ from shu.answer.document import document_answer
 from shu.answer.lists import MAX_ITEMS, Listing, label_score, listings
 from shu.answer.polarity import Verdict, is_yes_no, verdict
 from shu.answer.quote import quoted
+from shu.answer.relative_dates import day_text, has_relative_date, states_a_time, with_dates
 from shu.models.embed.base import Embedder
 from shu.text import content_words, split_sentences, stem
 from shu.types import (
@@ -55,6 +56,8 @@ class _Candidate:
     score: float = 0.0
     meaning: float = 0.0
     overlap: float = 0.0
+    about: float = 1.0
+    """How much its document is about the question, against the document most about it."""
     vector: np.ndarray | None = None
     next: _Candidate | None = None
     """The sentence after it in its section."""
@@ -122,7 +125,10 @@ class ExtractiveAnswerer:
         if is_yes_no(result.question):
             chosen, said = _yes_or_no(result.question, chosen, candidates)
         sentences = [
-            AnswerSentence(text=quoted(c.text) + _dated(c), citations=[c.section.citation_key])
+            AnswerSentence(
+                text=quoted(_dated(c, _asks_when_it_happened(result.question, kind))),
+                citations=[c.section.citation_key],
+            )
             for c in chosen
         ]
         if said is not None:  # "No: SCIM provisioning is Enterprise only."
@@ -228,17 +234,18 @@ class ExtractiveAnswerer:
 
     def _score(self, question: str, candidates: list[_Candidate]) -> None:
         vectors = self.embedder.embed_documents([c.text for c in candidates])
-        for candidate, (meaning, overlap, score) in zip(
+        for candidate, (meaning, overlap, score, about) in zip(
             candidates, self._scores(question, candidates, vectors), strict=True
         ):
             candidate.meaning, candidate.overlap, candidate.score = meaning, overlap, score
+            candidate.about = about
         for candidate, vector in zip(candidates, vectors, strict=True):
             candidate.vector = vector
 
     def _scores(
         self, question: str, candidates: list[_Candidate], vectors: np.ndarray
-    ) -> list[tuple[float, float, float]]:
-        """(meaning, overlap, score) of each candidate for `question`."""
+    ) -> list[tuple[float, float, float, float]]:
+        """(meaning, overlap, score, about) of each candidate for `question`."""
         meaning = vectors @ self.embedder.embed_query(question)
         query_terms = {stem(w) for w in content_words(question)}
         stems = [{stem(w) for w in content_words(f"{c.text} {_heading(c)}")} for c in candidates]
@@ -247,15 +254,18 @@ class ExtractiveAnswerer:
         wanted = expected_answer(question)
         kind = asked(question)
         about_one = kind is not None and kind.many and not kind.every(question)
+        about = _document_overlap(candidates, stems, query_terms, idf)
         found = []
         for candidate, cosine, terms in zip(candidates, meaning, stems, strict=True):
             overlap = sum(idf[t] for t in query_terms & terms) / total
             prior = 1.0 / (1.0 + candidate.rank)
             shape = 0.2 if wanted is not None and wanted.search(candidate.text) else 0.0
             if overlap > 0 or not about_one:  # "decide about drip irrigation": not the fee decision
-                shape += _where_it_is_stated(kind, candidate)
+                shape += _where_it_is_stated(kind, candidate) * about[candidate.document.doc_id]
             score = 0.55 * float(cosine) + 0.3 * overlap + 0.15 * prior + shape
-            found.append((float(cosine), overlap, score))
+            if _ASKS.search(candidate.text):  # "What pet do you have?" asks; it does not answer
+                score -= 0.15
+            found.append((float(cosine), overlap, score, about[candidate.document.doc_id]))
         return found
 
     def _per_part(
@@ -280,6 +290,26 @@ class ExtractiveAnswerer:
             if not any(_similar(candidate.text, c.text) for c in picked):
                 picked.append(candidate)
         return picked[: max(self.max_sentences, len(parts))]
+
+
+def _document_overlap(
+    candidates: list[_Candidate], stems: list[set[str]], query_terms: set[str], idf: dict[str, float]
+) -> dict[str, float]:
+    """How much each document is about the question, against the one most about it (1.0): the
+    question's words its sentences and title hold, weighted as in the sentence overlap. A "Root
+    cause" heading answers "what caused the slow previews on 2 August" only in the document
+    about those previews, not in another incident's postmortem."""
+    held: dict[str, set[str]] = {}
+    for candidate, terms in zip(candidates, stems, strict=True):
+        doc = candidate.document
+        held.setdefault(doc.doc_id, {stem(w) for w in content_words(doc.title or "")}).update(terms)
+    weight = {doc: sum(idf[t] for t in query_terms & terms) for doc, terms in held.items()}
+    best = max(weight.values(), default=0.0)
+    return {doc: value / best if best else 1.0 for doc, value in weight.items()}
+
+
+_ASKS = re.compile(r"\?[\s\"'’)\]]*$")
+"""A sentence that ends in a question mark."""
 
 
 def _row_of_both(sides: tuple[Side, Side], candidates: list[_Candidate]) -> _Candidate | None:
@@ -358,29 +388,38 @@ def _answering_list(kind: Asked, best: _Candidate) -> tuple[Listing, ContextDocu
     if kind.kind not in _TOLD_NEXT or not kind.in_heading(best.section.section_path):
         return None
     for listing in listings([best.section]):
-        if not listing.header and 2 <= len(listing.items) <= 8 and any(
-            _similar(best.text, item) or best.text in item for item in listing.items
+        if (
+            not listing.header
+            and 2 <= len(listing.items) <= 8
+            and any(_similar(best.text, item) or best.text in item for item in listing.items)
         ):
             return listing, best.document
     return None
 
 
-_RELATIVE_DAY = re.compile(
-    r"\b(?:today|yesterday|tomorrow|tonight|this (?:morning|afternoon|evening|week)|last night)\b", re.I
-)
-
-
-def _dated(candidate: _Candidate) -> str:
-    """" (written 15 May 2026)" after a sentence that says "today" or "yesterday": the day its
-    document is dated, without which the sentence's day is unknown to the reader."""
-    day = candidate.document.date
-    if not day or not _RELATIVE_DAY.search(candidate.text):
-        return ""
+def _dated(candidate: _Candidate, by_document: bool) -> str:
+    """The sentence with its relative dates read against its document's date ("yesterday
+    (7 May 2023)"), without which the reader cannot know the day it means; `by_document` (asked
+    when something happened), a sentence that says no time at all ("My store is open!") is dated
+    by its document."""
     try:
-        written = date.fromisoformat(day[:10])
+        written = date.fromisoformat((candidate.document.date or "")[:10])
     except ValueError:
-        return ""
-    return f" (written {written.day} {written:%B %Y})"
+        return candidate.text
+    if has_relative_date(candidate.text):
+        return with_dates(candidate.text, written)
+    if by_document and not states_a_time(candidate.text):
+        return f"{candidate.text} (written {day_text(written)})"
+    return candidate.text
+
+
+_AHEAD = re.compile(r"\b(?:will|going to|plann?\w*|scheduled|due|next|upcoming|expected)\b", re.I)
+
+
+def _asks_when_it_happened(question: str, kind: Asked | None) -> bool:
+    """A when question about the past: the day a message says something happened is the day it
+    was written; "when will the migration finish" is not answered by the day of the plan."""
+    return kind is not None and kind.kind == "when" and not _AHEAD.search(question)
 
 
 def _linked(candidates: list[_Candidate]) -> list[_Candidate]:
@@ -416,7 +455,8 @@ _ANSWER_KINDS = [
         re.compile(r"^\s*(?:when|what (?:date|time|day|year))\b", re.I),
         re.compile(
             r"\b(?:\d{4}-\d{2}|\d{1,2}:\d{2}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
-            r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d{4})\b",
+            r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d{4}|yesterday|today|tonight"
+            r"|tomorrow|ago|(?:last|next|this past) (?:night|week|weekend|month|year|[a-z]+day))\b",
             re.I,
         ),
     ),
@@ -424,7 +464,8 @@ _ANSWER_KINDS = [
     (
         re.compile(r"^\s*why\b|\bhow come\b|\bwhat caused\b|\breasons? (?:for|why)\b", re.I),
         re.compile(
-            r"\b(?:because|due to|caused by|as a result of|led to|reason|too \w+|owing to)\b",
+            r"\b(?:because|due to|caused by|(?:the|root) cause (?:was|is)|as a result of|led to|reason"
+            r"|too \w+|owing to)\b",
             re.I,
         ),
     ),
@@ -538,7 +579,10 @@ def _select(
     stated = [
         c
         for c in ranked
-        if kind and kind.first and c.rank <= 2
+        if kind
+        and kind.first
+        and c.rank <= 2
+        and c.about >= 0.5  # another incident's "Root cause" answers nothing here
         and (kind.in_heading(c.section.section_path) or kind.in_field(c.text))
     ]
     if not every:  # the one decision about something: a stated one that shares its words

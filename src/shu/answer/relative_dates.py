@@ -1,0 +1,134 @@
+"""A sentence's relative dates ("yesterday", "last Friday", "next month", "two days ago") read
+against the day its document was written: "yesterday (7 May 2023)". A quoted sentence that says
+"last week" tells the reader nothing on its own; the document's date makes it a date.
+
+A day that is certain is given as a date ("yesterday" → 7 May 2023); one that is not is given as
+exactly as much as is known ("last Friday" → the Friday before 15 July 2023: said on a Saturday
+it may be the day before or eight days before), never guessed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import date, timedelta
+
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_WEEKDAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?"
+_COUNTS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a couple": 2,
+}  # fmt: skip
+_COUNT = r"(?:\d{1,2}|a\ couple\ of|a\ couple|an?|" + "|".join(list(_COUNTS)[2:14]) + ")"
+
+_PATTERN = re.compile(
+    rf"""\b(?:
+      (?P<day_before>the\ day\ before\ yesterday)
+    | (?P<day_after>the\ day\ after\ tomorrow)
+    | (?P<yesterday>yesterday|last\ night)
+    | (?P<tomorrow>tomorrow)
+    | (?P<today>today|tonight|this\ (?:morning|afternoon|evening))
+    | (?:last|this\ past)\ (?P<last_day>{_WEEKDAY})(?![a-z])
+    | (?:next|this\ coming)\ (?P<next_day>{_WEEKDAY})(?![a-z])
+    | (?P<period>last|this|next|this\ past)\ (?P<unit>week(?:end)?|month|year)
+    | (?P<count>{_COUNT})\ (?P<ago_unit>day|week|month|year)s?\ ago
+    )\b(?!['’])""",
+    re.I | re.X,
+)
+
+
+def day_text(day: date) -> str:
+    """ "7 May 2023"."""
+    return f"{day.day} {day:%B %Y}"
+
+
+def with_dates(text: str, written: date) -> str:
+    """`text` with each relative date followed by the date it means, given the day it was written:
+    "I went yesterday" → "I went yesterday (7 May 2023)". An expression already followed by a
+    parenthesis is left alone."""
+
+    def annotate(match: re.Match[str]) -> str:
+        meant = _meaning(match, written)
+        following = text[match.end() : match.end() + 2].lstrip()
+        if meant is None or following.startswith("("):
+            return match.group(0)
+        return f"{match.group(0)} ({meant})"
+
+    return _PATTERN.sub(annotate, text)
+
+
+def has_relative_date(text: str) -> bool:
+    return _PATTERN.search(text) is not None
+
+
+_A_TIME = re.compile(
+    rf"""\b(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\ \d|\d{{1,2}}\ (?:jan|feb|mar
+    |apr|may|jun|jul|aug|sep|oct|nov|dec)|january|february|march|april|june|july|august|september
+    |october|november|december|{_WEEKDAY}|(?:19|20)\d\d|\d{{1,2}}[:.]\d\d|\d{{1,2}}\s?[ap]\.?m\b|noon|midnight
+    |spring|summer|autumn|fall|winter|weekend|season|ago|since|until|before|after|during|when)\b""",
+    re.I | re.X,
+)
+
+
+def states_a_time(text: str) -> bool:
+    """Whether `text` says when on its own: a date, month, weekday, year, clock time, season or
+    a relative date."""
+    return has_relative_date(text) or _A_TIME.search(text) is not None
+
+
+def _meaning(match: re.Match[str], written: date) -> str | None:
+    found = {name: value for name, value in match.groupdict().items() if value}
+    for name, read in _READERS.items():
+        if name in found:
+            return read(found, written)
+    return None
+
+
+def _weekday(word: str) -> str:
+    stem = word.lower().rstrip(".")[:3]
+    return next(day for day in _WEEKDAYS if day.startswith(stem)).capitalize()
+
+
+def _period(found: dict[str, str], written: date) -> str | None:
+    period, unit = found["period"].lower(), found["unit"].lower()
+    if unit == "year":
+        shift = {"last": -1, "this past": -1, "this": 0, "next": 1}[period]
+        return str(written.year + shift)
+    if unit == "month":
+        shift = {"last": -1, "this past": -1, "this": 0, "next": 1}[period]
+        month = _month_shift(written, shift)
+        return f"{month:%B %Y}"
+    if period in ("last", "this past"):
+        return f"the {unit} before {day_text(written)}"
+    if period == "next":
+        return f"the {unit} after {day_text(written)}"
+    return f"the {unit} of {day_text(written)}"
+
+
+def _ago(found: dict[str, str], written: date) -> str | None:
+    raw, unit = found["count"].lower(), found["ago_unit"].lower()
+    count = int(raw) if raw.isdigit() else _COUNTS[raw]
+    if unit == "day":
+        return day_text(written - timedelta(days=count))
+    if unit == "year":
+        return str(written.year - count)
+    if unit == "month":
+        return f"{_month_shift(written, -count):%B %Y}"
+    return f"{raw} {unit}{'s' if count > 1 else ''} before {day_text(written)}"
+
+
+def _month_shift(day: date, months: int) -> date:
+    index = day.year * 12 + day.month - 1 + months
+    return date(index // 12, index % 12 + 1, 1)
+
+
+_READERS: dict[str, Callable[[dict[str, str], date], str | None]] = {
+    "day_before": lambda _, written: day_text(written - timedelta(days=2)),
+    "day_after": lambda _, written: day_text(written + timedelta(days=2)),
+    "yesterday": lambda _, written: day_text(written - timedelta(days=1)),
+    "tomorrow": lambda _, written: day_text(written + timedelta(days=1)),
+    "today": lambda _, written: day_text(written),
+    "last_day": lambda found, written: f"the {_weekday(found['last_day'])} before {day_text(written)}",
+    "next_day": lambda found, written: f"the {_weekday(found['next_day'])} after {day_text(written)}",
+    "period": _period,
+    "count": _ago,
+}

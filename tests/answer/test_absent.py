@@ -94,3 +94,11 @@ def test_a_long_question_with_one_unusual_word_among_many_known_ones_is_not_decl
     assert absent_terms(question, found, LUMEN, known=lambda w: w.lower() in vocabulary) == []
     coded = "Who was incident commander for INC-2026-0402 at Google?"
     assert absent_terms(coded, found, LUMEN, known=lambda w: w.lower() in vocabulary) == ["INC-2026-0402"]
+
+
+def test_a_name_written_only_inside_an_e_mail_address_is_mentioned() -> None:
+    mail = context("From: bolson@enron.com\nTo: kate.symes@enron.com\nPlease send the gas schedule.")
+    assert absent_terms("What is the email address of Bill Olson?", mail, LUMEN) == []
+    assert absent_terms("What did Kate Symes ask for?", mail, LUMEN) == []
+    assert absent_terms("What is the email address of Bill Tokyo?", mail, LUMEN) == ["Bill Tokyo"]
+    assert absent_terms("Where does Enron keep its Olsonville archive?", mail, LUMEN) == ["Olsonville"]

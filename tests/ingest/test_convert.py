@@ -187,6 +187,23 @@ def test_email_headers_of_any_kind_stay_out_of_the_text() -> None:
     assert "Promote Tori." in converted.markdown
 
 
+def test_the_names_of_an_exchange_export_stand_beside_the_addresses() -> None:
+    data = (
+        b"Date: Fri, 25 Aug 2000 03:30:00 -0700 (PDT)\nFrom: gerald.gilbert@enron.com\n"
+        b"To: laurel.bolt@enron.com, e-mail <.eric@enron.com>\nSubject: Gas issues\n"
+        b"X-From: Gilbert, Gerald </O=ENRON/OU=NA/CN=RECIPIENTS/CN=GGILBERT>\n"
+        b"X-To: Bolt, Laurel </O=ENRON/OU=NA/CN=RECIPIENTS/CN=Lbolt>, Eric Bronner (E-mail) "
+        b"<ebronner@tecoenergy.com>\nX-cc: \n\nHere is the list.\n"
+    )
+    converted = convert_file(Path("mail.txt"), data)
+    assert "**From:** gerald.gilbert@enron.com (Gilbert, Gerald)" in converted.markdown
+    names = "(Bolt, Laurel, Eric Bronner <ebronner@tecoenergy.com>)"
+    shown = f"laurel.bolt@enron.com, e-mail <.eric@enron.com> {names}"
+    assert f"**To:** {shown}" in converted.markdown
+    assert converted.meta["to"] == "laurel.bolt@enron.com, e-mail <.eric@enron.com>", "metadata: the header"
+    assert "CN=" not in converted.markdown and "**Cc:**" not in converted.markdown
+
+
 def test_note_lines_that_look_like_headers_stay_text() -> None:
     data = b"From: Alice\nSubject: Launch plan\nDecision: ship on Friday\nOwner: Bob\n\nDetails follow.\n"
     converted = convert_file(Path("notes.txt"), data)

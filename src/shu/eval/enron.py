@@ -25,7 +25,7 @@ from shu.types import Chunk
 
 PERSONA = "enron"
 SOURCE_FILE = "enron_annotated.json"
-CONVERTER_VERSION = 2
+CONVERTER_VERSION = 3
 _DEICTIC = re.compile(
     r"\bthe (?:e-?mail|message|sender|recipient|main recipient|attachment)\b(?! address)", re.I
 )

@@ -31,10 +31,16 @@ def convert(data: bytes, path: Path) -> Converted:
     title = meta.pop("subject", None) or None
     body = _underlined_headings(body)
     if meta:
-        header_lines = [f"**{key.title()}:** {meta[key]}  " for key in _SHOWN if meta.get(key)]
+        header_lines = [f"**{key.title()}:** {_shown(meta, key)}  " for key in _SHOWN if _shown(meta, key)]
         heading = f"# {title}\n\n" if title else ""
         body = heading + "\n".join(header_lines) + "\n\n" + body
     return Converted(markdown=body.strip() + "\n", title=title, meta=_normalise(meta), warnings=warnings)
+
+
+def _shown(headers: dict[str, str], key: str) -> str:
+    """A From/To/Cc line as shown: the addresses, and the names an `X-` header gives them."""
+    value, names = headers.get(key, ""), headers.get(f"x-{key}", "")
+    return f"{value} ({names})" if value and names else value or names
 
 
 def _email_headers(text: str) -> tuple[dict[str, str], str]:
@@ -59,7 +65,21 @@ def _email_headers(text: str) -> tuple[dict[str, str], str]:
     known = {key: value for key, value in headers.items() if key in _KNOWN}
     if len(known) < 2 or ("subject" not in known and "from" not in known):
         return {}, text
+    for key in _SHOWN:  # "X-To: Brad McSherry" beside "To: brad.mcsherry@enron.com"
+        names = _display_names(headers.get(f"x-{key}", ""))
+        if names and names.casefold() != known.get(key, "").casefold():
+            known[f"x-{key}"] = names
     return known, "\n".join(lines[index:])
+
+
+_DIRECTORY_PATH = re.compile(r"<(?![^<>@]+@)[^<>]*>|\(e-?mail\)", re.I)
+"""An Exchange directory path (`</O=ENRON/OU=NA/CN=RECIPIENTS/CN=Lbolt>`) or "(E-mail)": not a name."""
+
+
+def _display_names(value: str) -> str:
+    """The people an `X-To`/`X-From`/`X-cc` header names (Exchange and Outlook exports write the
+    names there and only the addresses in `To:`), without directory paths."""
+    return re.sub(r"\s+,", ",", " ".join(_DIRECTORY_PATH.sub(" ", value).split())).strip(" ,")
 
 
 def _normalise(headers: dict[str, str]) -> dict[str, object]:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 
 from lemminflect import getAllLemmas
 
+from shu.answer.polarity import is_yes_no
 from shu.store.base import Store
 from shu.text import STOPWORDS, words
 from shu.types import AssembledContext, Persona
@@ -78,6 +79,8 @@ def absent_terms(
     things_missing = [term for term in missing if term in things]
     if any(_is_code(term) for term in missing):
         return missing
+    if is_yes_no(question) and len(missing) < len(terms):
+        return []  # "SCIM on the Pro plan?" of "SCIM is Enterprise only": the answer is no
     if len(missing) == len(things_missing) < _THINGS_DECISIVE:
         return []  # one word no document uses: a paraphrase ("a speech" for "my talk") as often
     if len(missing) * _DECISIVE_SHARE >= len(terms):
@@ -113,6 +116,11 @@ _QUESTION_NOUNS = frozenset(
     "kind kinds type types sort sorts way ways thing things many much lot lots whose example examples "
     "detail details information info number numbers amount part parts anything something everything "
     "nothing anyone someone everyone one ones".split()
+    # words about what documents say rather than about what they say it of ("the portrayal of
+    # … in the TechCrunch report", "a discrepancy between the articles")
+    + "report reports article articles coverage portrayal depiction narrative narratives account "
+    "discrepancy discrepancies inconsistency inconsistencies consistency topic topics sentiment "
+    "mention mentions statement statements claim claims".split()
 )
 
 
@@ -159,7 +167,8 @@ def _is_code(token: str) -> bool:
 
 
 def _is_number(token: str) -> bool:
-    return bool(re.fullmatch(r"[\d.,:-]+", token))
+    """A number, or a date and time ("2023-12-12T22:38:05"): a condition, like a plain number."""
+    return bool(re.fullmatch(r"[\d.,:-]+|\d{4}-\d\d-\d\d(?:T[\d:.]*)?Z?", token))
 
 
 def _common(word: str) -> bool:

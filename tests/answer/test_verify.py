@@ -262,3 +262,11 @@ def test_an_llm_contradicted_verdict_is_noted_with_its_quote(rules: RulesVerifie
         f"Support is run by the Pro plan's own team. {KEY}\n"
         "[contradicted] the cited section says: “Support is run by Dana Okafor.”"
     )
+
+
+def test_digits_inside_a_name_are_not_values() -> None:
+    from shu.answer.verify.rules import numbers_in
+
+    sentence = "We moved the bucket to S3 in Q3; MS-300 costs 131.2 per 1,000 sheets"
+    assert numbers_in(sentence) == {"131.2", "1000"}
+    assert numbers_in("INC-2026-0402 used 200gsm paper") == {"200"}, "a quantity with its unit is a value"

@@ -26,6 +26,8 @@ from shu.text import STOPWORDS, content_words, stem
 from shu.types import AssembledContext, ClaimVerdict, Verification
 
 _NUMBER = re.compile(r"\d[\d,.]*\d|\d")
+_CODE = re.compile(r"(?<![\w-])[A-Za-z][\w-]*\d[\w-]*")
+"""A name with digits, a letter first (S3, Q3, MS-300, INC-2026-0402): not a value (200gsm is)."""
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z]+(?:[-'][A-Za-z]+)?|[A-Z]{2,}\d*)\b")
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without)\b|\w+n['’]t\b", re.I
@@ -48,7 +50,7 @@ _MONTHS = {
 def numbers_in(text: str) -> set[str]:
     """Numbers as values: `1,200` and `1200` are one; `$65.00` is `65`."""
     found = set()
-    for raw in _NUMBER.findall(text):
+    for raw in _NUMBER.findall(_CODE.sub(" ", text)):
         value = raw.replace(",", "")
         if "." in value:
             value = value.rstrip("0").rstrip(".") if re.fullmatch(r"\d+\.\d+", value) else value

@@ -165,3 +165,19 @@ def test_ask_with_the_local_model_end_to_end(
     else:
         assert answer.method == "extractive" and answer.fallback_reason, "the fallback says why"
     kb.close()
+
+
+def test_importing_shu_keeps_the_model_s_threads_from_spinning() -> None:
+    """OpenMP reads OMP_WAIT_POLICY once, when llama.cpp loads: `import shu` sets it first."""
+    import os
+    import subprocess
+    import sys
+
+    show = "import os, shu; print(os.environ['OMP_WAIT_POLICY'])"
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    run = subprocess.run([sys.executable, "-c", show], env=env, capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "PASSIVE"
+    mine = subprocess.run(
+        [sys.executable, "-c", show], env=env | {"OMP_WAIT_POLICY": "ACTIVE"}, capture_output=True, text=True
+    )
+    assert mine.stdout.strip() == "ACTIVE", "a policy the user set is kept"

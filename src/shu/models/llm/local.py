@@ -12,6 +12,7 @@ TypeError: 'NoneType' object is not callable"."""
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import threading
 from collections.abc import Iterator
@@ -43,6 +44,7 @@ class _Loaded:
 
 _loaded: dict[tuple[str, LocalOptions], _Loaded] = {}
 _loading = threading.Lock()
+log = logging.getLogger(__name__)
 
 
 def load(path: Path, options: LocalOptions) -> _Loaded:
@@ -56,6 +58,12 @@ def load(path: Path, options: LocalOptions) -> _Loaded:
         # llama.cpp's OpenMP threads spin while they wait unless told not to: on a shared machine
         # spinning threads starve each other (measured: 2 spinning threads fell to 0.5 tok/s).
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        if os.environ["OMP_WAIT_POLICY"].upper() != "PASSIVE":
+            log.warning(
+                "OMP_WAIT_POLICY=%s: the local model's threads spin while they wait and may answer "
+                "far slower on a busy machine (unset it, or set PASSIVE)",
+                os.environ["OMP_WAIT_POLICY"],
+            )
         try:
             from llama_cpp import Llama
         except ImportError as exc:

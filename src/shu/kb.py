@@ -33,6 +33,7 @@ from shu.ingest.job import IngestJob, Progress, Redo
 from shu.ingest.report import IngestReport
 from shu.jobs import JobRunner
 from shu.models.embed import Embedder, create_embedder
+from shu.models.llm.budget import QuestionBudget, active
 from shu.models.llm.cache import ResponseCache
 from shu.models.llm.client import LLMClient
 from shu.models.llm.factory import create_llm
@@ -336,16 +337,23 @@ class KnowledgeBase:
         """The query pipeline with its whole trace: plan, surfaces, fusion, expansion, context;
         with `user`, ranked for that person (the boosts and their reasons in `personal`)."""
         found = self.persona(persona)
-        return self.pipeline.run(_checked_query(question), found, limit=limit, asker=self.asker(user))
+        with active(self._budget()):
+            return self.pipeline.run(_checked_query(question), found, limit=limit, asker=self.asker(user))
 
     def search(
         self, query: str, persona: str, limit: int | None = None, user: str | None = None
     ) -> list[SearchHit]:
         found = self.persona(persona)
         asker = self.asker(user)
-        return self.pipeline.run(
-            _checked_query(query), found, limit=limit, assemble_context=False, asker=asker
-        ).hits
+        with active(self._budget()):
+            return self.pipeline.run(
+                _checked_query(query), found, limit=limit, assemble_context=False, asker=asker
+            ).hits
+
+    def _budget(self) -> QuestionBudget:
+        """A search's LLM budget (the planner and rewrites ask the model): one question's."""
+        limits = self.settings.llm.budget
+        return QuestionBudget(limits.max_calls, limits.max_tokens, limits.max_json_failures)
 
     def with_profile(self, user: str | None) -> str | None:
         """`user` when they have a profile (a server ranks such a caller for them), else None."""

@@ -123,3 +123,25 @@ def test_no_calls_at_all_with_a_budget_of_zero(
         assert not model.calls and answer.method == "extractive" and answer.llm_stopped is not None
     finally:
         kb.close()
+
+
+def test_a_search_alone_is_held_to_the_budget_too(
+    tmp_path: Path, embedder: CountingEmbedder, make_persona: PersonaMaker
+) -> None:
+    """`kb.retrieve` and `kb.search` (what `/v1/search` and `shu search` call) plan and rewrite with
+    the model: a model that never writes JSON is asked twice a search, not once a step."""
+    asked: Counter[str] = Counter()
+
+    def never_json(messages: list[Message], schema: dict[str, Any] | None) -> str:
+        asked[(schema or {}).get("title", "answer")] += 1
+        return "Sure! Here is what I think about that question."
+
+    kb = opened(tmp_path, embedder, make_persona, ScriptedLLM(never_json), "retrieval.hyde=true")
+    try:
+        assert kb.retrieve(QUESTION, persona="ops").hits, "the non-LLM methods still search"
+        assert sum(asked.values()) == 2, asked
+        asked.clear()
+        assert kb.search(QUESTION, persona="ops")
+        assert sum(asked.values()) == 2, asked
+    finally:
+        kb.close()

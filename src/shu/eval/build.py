@@ -13,6 +13,7 @@ from pathlib import Path
 
 from shu.config.settings import EnrichSettings, Settings, StoreSettings
 from shu.enrich.enricher import ENRICH_VERSION, enrich_document
+from shu.enrich.llm import LLMEnricher
 from shu.enrich.relationships import document_relationships
 from shu.errors import ShuError
 from shu.eval.dataset import Dataset, EvalDocument
@@ -46,11 +47,16 @@ def open_eval_store(
     embedder: Embedder,
     progress: Progress | None = None,
     enrich: EnrichSettings | None = None,
+    llm: LLMEnricher | None = None,
 ) -> BuiltStore:
+    """`llm`: the model that writes the enrichment artifacts (else the non-LLM methods); its name
+    and prompt versions are part of the cache key, so LLM-written and extractive corpora never mix."""
     enrich = enrich or EnrichSettings(enabled=False)
     parts: list[object] = [dataset.corpus_sha256, embedder.name, INDEX_VERSION, settings.embedder.max_tokens]
     if enrich.enabled:
         parts += [enrich.model_dump(), ENRICH_VERSION]
+        if llm is not None:
+            parts.append(llm.fingerprint)
     key = hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:16]
     folder = settings.home / "eval-cache" / f"{dataset.name}-{key}"
     marker = folder / "build.json"
@@ -63,23 +69,28 @@ def open_eval_store(
     folder.mkdir(parents=True)
     store = open_sqlite(folder / "shu.db", settings.store)  # `--set store.…` reaches the eval
     started = time.perf_counter()
-    _ingest(dataset, store, embedder, enrich, progress or (lambda stage, done, total: None))
+    before = llm.summary() if llm else {}
+    _ingest(dataset, store, embedder, enrich, progress or (lambda stage, done, total: None), llm)
     seconds = time.perf_counter() - started
-    marker.write_text(
-        json.dumps(
-            {
-                "seconds": seconds,
-                "dataset": dataset.name,
-                "chunks": dataset.chunk_count,
-                "embedder": embedder.name,
-            }
-        )
-    )
+    built: dict[str, object] = {
+        "seconds": seconds,
+        "dataset": dataset.name,
+        "chunks": dataset.chunk_count,
+        "embedder": embedder.name,
+    }
+    if llm and enrich.enabled:
+        built["llm"] = llm.summary_since(before)
+    marker.write_text(json.dumps(built))
     return BuiltStore(store, folder, seconds, reused=False)
 
 
 def _ingest(
-    dataset: Dataset, store: SQLiteStore, embedder: Embedder, enrich: EnrichSettings, progress: Progress
+    dataset: Dataset,
+    store: SQLiteStore,
+    embedder: Embedder,
+    enrich: EnrichSettings,
+    progress: Progress,
+    llm: LLMEnricher | None = None,
 ) -> None:
     for slug in dataset.personas:
         config = PersonaConfig(slug=slug, display_name=slug)
@@ -89,7 +100,7 @@ def _ingest(
     for doc in dataset.documents:
         document, chunks = _document(dataset, doc), _chunks(doc)
         body = "\n\n".join(c.text for c in doc.chunks)
-        enrichment, chunks = enrich_document(document, body, chunks, enrich)
+        enrichment, chunks = enrich_document(document, body, chunks, enrich, llm)
         enrichment.relationships = enrichment.relationships or document_relationships(document, body)
         batch.append((document, chunks, enrichment))
         if sum(len(c) + len(e.questions) for _, c, e in batch) >= 256:

@@ -78,6 +78,14 @@ def eval_(
             help="Evaluate on this store (postgresql://…, an empty database): the cached corpus is copied in."
         ),
     ] = None,
+    enrich_llm: Annotated[
+        bool,
+        typer.Option(
+            "--enrich-llm",
+            help="Configs that enrich the corpus (+profiles, +questions, +context …) have the configured "
+            "LLM write the artifacts (needs llm.provider and enrich.method=auto; cached apart by model).",
+        ),
+    ] = False,
 ) -> None:
     """Measure retrieval quality (nDCG, recall, MRR) and latency of several configurations."""
     from shu.eval.configs import resolve
@@ -93,15 +101,20 @@ def eval_(
     if sample is not None:
         _fail("--sample is for a labelled answer set (use --limit)")
     with _kb() as kb:
+        if enrich_llm and kb.enrich_llm is None:
+            _fail(
+                "--enrich-llm needs an LLM that writes artifacts: set llm.provider (and for "
+                "llm.provider=local also enrich.method=auto)"
+            )
         chosen = resolve(configs)
         if store_url and len({c.enrich.model_dump_json() for c in chosen}) > 1:
             _fail("--store-url takes configs that index the corpus the same way (not +questions, +context …)")
         if suite is not None:
-            _eval_suite(kb, suite, data, chosen, limit, output, store_url, answers, presets)
+            _eval_suite(kb, suite, data, chosen, limit, output, store_url, answers, presets, enrich_llm)
             return
         assert dataset is not None
         loaded = load_dataset(dataset, split or "test")
-        data_json, results = _eval_one(kb, loaded, chosen, limit, store_url, answers, presets)
+        data_json, results = _eval_one(kb, loaded, chosen, limit, store_url, answers, presets, enrich_llm)
         folder = output or kb.settings.home / "eval-cache" / f"{loaded.name}-results"
         write_outputs(data_json, results, loaded, folder, per_query)
         if data_json.get("answers"):
@@ -127,18 +140,23 @@ def _eval_one(
     store_url: str | None,
     answers: bool = False,
     presets: list[str] | None = None,
+    enrich_llm: bool = False,
 ) -> tuple[dict[str, Any], list[ConfigResult]]:
     from shu.eval.build import copy_to, open_eval_store
     from shu.eval.report import results_json
     from shu.eval.runner import run_eval
 
+    writer = kb.enrich_llm if enrich_llm else None
+
     def build(enrich, advance):  # type: ignore[no-untyped-def]
-        built = open_eval_store(loaded, kb.settings, kb.embedder, advance, enrich)
+        built = open_eval_store(loaded, kb.settings, kb.embedder, advance, enrich, writer)
         return copy_to(built, store_url, kb.settings.store, advance) if store_url else built
 
     with _progress() as advance:
         results = run_eval(loaded, chosen, lambda enrich: build(enrich, advance), kb.embedder, limit, advance)
         data = results_json(loaded, len(results[0].per_query), results)
+        if writer is not None:
+            data["enrich_llm"] = writer.summary()  # this run's calls (0 when every store was cached)
         if answers and loaded.answer_queries:
             data["answers"] = _answers(
                 kb, loaded, lambda enrich: build(enrich, advance), limit, advance, presets
@@ -240,6 +258,7 @@ def _eval_suite(
     store_url: str | None,
     answers: bool = False,
     presets: list[str] | None = None,
+    enrich_llm: bool = False,
 ) -> None:
     from shu.eval.answers import answers_markdown, answers_record, save_answers
     from shu.eval.dataset import load_dataset
@@ -257,7 +276,9 @@ def _eval_suite(
         loaded = load_dataset(found.path)
         if not state.as_json:
             err.print(f"{escape(found.name)}: {len(loaded.queries)} queries", highlight=False)
-        per_dataset[found.name], results = _eval_one(kb, loaded, chosen, limit, None, answers, presets)
+        per_dataset[found.name], results = _eval_one(
+            kb, loaded, chosen, limit, None, answers, presets, enrich_llm
+        )
         write_outputs(per_dataset[found.name], results, loaded, folder / found.name, False)
         if per_dataset[found.name].get("answers"):
             save_answers(folder / found.name, found.name, per_dataset[found.name]["answers"])

@@ -229,3 +229,19 @@ def test_an_answering_heading_counts_in_the_document_about_the_question(
     assert not kb.ingest(make_persona("status", rag=rag)).failed
     answer = kb.ask("What caused the slow image previews on 2 August?", persona="status")
     assert "configuration change" in answer.text and "SameSite" not in answer.text, answer.text
+
+
+def test_a_bare_verdict_brings_the_motion_it_decides(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
+    minutes = (
+        "# Minutes of the AGM\n\n## 6. Drip irrigation pilot\n\n"
+        "Amina proposed a pilot with drip lines and timers on 10 standard plots to measure water savings, "
+        "budget $1,200. The plots will be chosen by lot among volunteers at the April meeting.\n\n"
+        "DECISION: Pilot approved. Vote: 30 in favour, 3 against.\n\n"
+        "## 7. Election\n\nFour seats were up for election. Dana, Lee, Sam and Kim were elected."
+    )
+    rag = {"agm.md": doc("agm", "Minutes of the AGM", minutes, date="2026-01-24")}
+    assert not kb.ingest(make_persona("garden", rag=rag)).failed
+    answer = kb.ask("What did the AGM decide about drip irrigation?", persona="garden")
+    for fact in ("10 standard plots", "$1,200", "Pilot approved"):
+        assert fact in answer.text, answer.text
+    assert answer.text.index("10 standard plots") < answer.text.index("Pilot approved"), "the motion first"

@@ -596,10 +596,9 @@ def _select(
                 break
             if candidate in chosen or any(_similar(candidate.text, c.text) for c in chosen):
                 continue
-            motion = candidate.previous  # "Drip lines on 10 plots." before "DECISION: Pilot approved."
             told_before = kind is not None and kind.kind in _TOLD_NEXT and _bare_verdict(kind, candidate)
-            if told_before and motion is not None and motion not in chosen:
-                chosen.append(motion)
+            if told_before:  # "A pilot on 10 plots, budget $1,200." before "DECISION: Pilot approved."
+                chosen += [motion for motion in _before(candidate, _MOTION_SENTENCES) if motion not in chosen]
             chosen.append(candidate)
             told = candidate.next
             if kind and kind.kind in _TOLD_NEXT and _restates(candidate) and told and told not in chosen:
@@ -609,6 +608,20 @@ def _select(
 
 _TOLD_NEXT = frozenset({"cause", "resolution", "decision"})
 """Kinds whose answer usually follows the sentence that names the problem."""
+
+
+_MOTION_SENTENCES = 3
+"""How many sentences before a bare verdict say what it decides (a motion is a few sentences)."""
+
+
+def _before(candidate: _Candidate, count: int) -> list[_Candidate]:
+    """Up to `count` sentences before `candidate` in its section, in their order."""
+    found: list[_Candidate] = []
+    previous = candidate.previous
+    while previous is not None and len(found) < count:
+        found.insert(0, previous)
+        previous = previous.previous
+    return found
 
 
 def _bare_verdict(kind: Asked, candidate: _Candidate) -> bool:

@@ -327,3 +327,8 @@ def test_what_counts_as_the_reader_s_own_decision() -> None:
     assert reader_decided("What was decided at the May meeting?", plain), "every decision"
     assert not reader_decided("What did the May meeting decide about pricing?", plain), "one decision"
     assert not reader_decided("Does Pro allow 2,000?", plain.model_copy(update={"insufficient": True}))
+    dated = _reader_answer("Last Fri (the Friday before 15 July 2023) I took my kids to a pottery workshop.")
+    assert reader_decided("When did Melanie go to the pottery workshop?", dated), "a date the reader read"
+    assert not reader_decided("What did Melanie make at the workshop?", dated)
+    written = _reader_answer("I went in May.")
+    assert not reader_decided("When did Melanie go to the pottery workshop?", written)

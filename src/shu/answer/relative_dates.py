@@ -36,6 +36,15 @@ _PATTERN = re.compile(
 )
 
 
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+RESOLVED = re.compile(
+    rf"\((?:written |the \w+ (?:before|after|of) |[\w ]{{1,20}} (?:day|week|month|year)s? before )?"
+    rf"(?:\d{{1,2}} (?:{_MONTHS}) \d{{4}}|(?:{_MONTHS}) \d{{4}}|\d{{4}})\)"
+)
+"""A date this module wrote into a sentence: "(7 May 2023)", "(the Friday before 15 July 2023)",
+"(August 2023)", "(2022)", "(written 16 March 2023)"."""
+
+
 def day_text(day: date) -> str:
     """ "7 May 2023"."""
     return f"{day.day} {day:%B %Y}"

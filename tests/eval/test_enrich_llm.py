@@ -80,3 +80,12 @@ def test_enrich_llm_without_a_model_is_refused(tmp_path: Path) -> None:
     home = ["--home", str(tmp_path / "h")]
     result = CliRunner().invoke(app, [*home, "eval", str(TINY), "--configs", "+questions", "--enrich-llm"])
     assert result.exit_code != 0 and "--enrich-llm needs an LLM" in result.output
+
+
+def test_a_config_run_with_enrich_llm_says_who_wrote_its_surfaces() -> None:
+    from shu.eval.configs import PRESETS, written_by
+
+    context = written_by(PRESETS["+context"], "local:qwen2.5-coder-1.5b")
+    assert "extractive context prefix" not in context.description
+    assert "written by local:qwen2.5-coder-1.5b, extractive where it failed validation" in context.description
+    assert written_by(PRESETS["hybrid"], "local:qwen").description == PRESETS["hybrid"].description

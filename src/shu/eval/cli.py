@@ -147,6 +147,10 @@ def _eval_one(
     from shu.eval.runner import run_eval
 
     writer = kb.enrich_llm if enrich_llm else None
+    if writer is not None:
+        from shu.eval.configs import written_by
+
+        chosen = [written_by(config, writer.client.name) for config in chosen]
 
     def build(enrich, advance):  # type: ignore[no-untyped-def]
         built = open_eval_store(loaded, kb.settings, kb.embedder, advance, enrich, writer)

@@ -26,6 +26,18 @@ class EvalConfig(BaseModel):
     """How the corpus is indexed for this configuration (configs that agree share one store)."""
 
 
+def written_by(config: EvalConfig, model: str) -> EvalConfig:
+    """`config` as run with `--enrich-llm`: its enriched surfaces written by `model` (the
+    extractive artifact where the model's failed validation), and its description says so."""
+    if not config.enrich.enabled:
+        return config
+    said = f"written by {model}, extractive where it failed validation"
+    description = config.description.replace("extractive", said)
+    if description == config.description:
+        description = f"{config.description} (artifacts {said})"
+    return config.model_copy(update={"description": description})
+
+
 _DEEP = {"candidates": DEPTH, "max_chunks": DEPTH, "max_chunks_per_doc": DEPTH}
 _STAGES_OFF: dict[str, object] = {
     "plan": False,

@@ -71,3 +71,10 @@ def test_an_answer_shows_its_rows_as_a_table_and_a_quoted_table_with_its_citatio
     assert render_answer(whole, "keys").startswith(f"{table.text}\n\n{PRICES}\n\nSources:")
     plain = answer.model_copy(update={"sentences": [AnswerSentence(text="Just prose.", citations=[PRICES])]})
     assert shown_text(plain) == "unused" and render_answer(plain).startswith("- Just prose. [^1]\n\n[^1]:")
+
+
+def test_a_yes_no_verdict_before_a_row_is_said_before_the_table_not_made_a_column() -> None:
+    sentences = [AnswerSentence(text="No: Feature: SSO; Starter: No; Pro: Yes", citations=[PRICES])]
+    shown = quoted_markdown(sentences, between="\n", bullet="- ")
+    table = f"| Feature | Starter | Pro | Source |\n| --- | --- | --- | --- |\n| SSO | No | Yes | {PRICES} |"
+    assert shown == f"No:\n\n{table}"

@@ -116,8 +116,11 @@ def quoted_markdown(sentences: Sequence[AnswerSentence], between: str = " ", bul
 
     i = 0
     while i < len(sentences):
-        row = fields(sentences[i].text)
+        said, row = _verdict_and_row(sentences[i].text)
         if row is not None:
+            if said:  # "No: Feature: SSO; Starter: No; …": the verdict, then the row as a table
+                end_prose()
+                parts.append(f"{said}:")
             run = [row]
             heads = [h for h, _ in row]
             while i + len(run) < len(sentences):
@@ -144,4 +147,16 @@ def quoted_markdown(sentences: Sequence[AnswerSentence], between: str = " ", bul
 
 def needs_gathering(sentences: Sequence[AnswerSentence]) -> bool:
     """Some sentence is a table row spelled out or holds a table."""
-    return any(fields(s.text) is not None or holds_table(s.text) for s in sentences)
+    return any(_verdict_and_row(s.text)[1] is not None or holds_table(s.text) for s in sentences)
+
+
+_VERDICT = re.compile(r"^(Yes|No):\s+")
+
+
+def _verdict_and_row(sentence: str) -> tuple[str, list[tuple[str, str]] | None]:
+    """A yes/no verdict the reader put before a row ("No: Feature: SSO; Starter: No") and the
+    row's fields: the verdict is no column of the row."""
+    verdict = _VERDICT.match(sentence)
+    if verdict and (row := fields(sentence[verdict.end() :])) is not None:
+        return verdict.group(1), row
+    return "", fields(sentence)

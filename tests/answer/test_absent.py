@@ -69,6 +69,8 @@ def test_things_are_key_terms_only_as_nouns_and_only_when_the_whole_knowledge_ba
     assert key_nouns("Is there a night shift allowance for working after 22:00?") == ["night", "allowance"]
     assert key_nouns("What kinds of alerts can I set up, and how many?") == []
     assert key_nouns("What new rule came out of it?") == [], "rule is a verb too"
+    assert key_nouns("What did the general meeting decide?") == [], "general is an adjective too"
+    assert key_nouns("What temporary job did Jon take?") == [], "a quality of the thing, not the thing"
     found = context("Overtime is paid at time and a half.")
     vocabulary = {"overtime", "paid", "time", "shift"}
     missing = absent_terms(

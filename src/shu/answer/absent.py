@@ -125,8 +125,10 @@ _QUESTION_NOUNS = frozenset(
 
 
 def _only_noun(word: str) -> bool:
+    """A noun that is neither a verb ("turn") nor an adjective ("general", "temporary": a
+    quality of the thing asked about, not the thing)."""
     readings = getAllLemmas(word)
-    return "NOUN" in readings and "VERB" not in readings and len(word) > 2
+    return set(readings) == {"NOUN"} and len(word) > 2
 
 
 def _known(term: str, known: Known) -> bool:
@@ -222,6 +224,10 @@ class StoreTerms:
 
     def known(self, persona: str) -> Known:
         return lambda word: bool(self.store.search_keyword(word, persona, 1))
+
+    def spans(self, persona: str) -> dict[str, tuple[str, str]]:
+        """doc id → the (first, last) ISO dates each of the persona's documents is about."""
+        return self.store.document_index(persona).spans
 
     def metadata(self, doc_ids: list[str]) -> list[str]:
         found: list[str] = []

@@ -11,6 +11,7 @@ from shu.answer.absent import StoreTerms, absent_terms
 from shu.answer.base import Answerer, answer_stream
 from shu.answer.citations import ContextKeys, check_citations
 from shu.answer.generate import spent_on
+from shu.answer.periods import uncovered_months
 from shu.answer.scope import ScopeDecision, ScopeJudge, deferral
 from shu.answer.stream import AskEvent, KeyFilter, StreamReset, filtered, final_answer
 from shu.answer.verify.base import Verifier, apply_verification, split_claims
@@ -75,7 +76,10 @@ class ScopedAnswerer:
             return absent_terms(result.question, result.context, persona)
         doc_ids = [d.doc_id for d in result.context.documents]
         known, metadata = self.terms.known(persona.slug), self.terms.metadata(doc_ids)
-        return absent_terms(result.question, result.context, persona, known, metadata)
+        missing = absent_terms(result.question, result.context, persona, known, metadata)
+        sections = [s.text for d in result.context.documents for s in d.sections]
+        months = uncovered_months(result.question, sections, self.terms.spans(persona.slug), doc_ids)
+        return missing + [str(month) for month in months]
 
     def _verified(self, answer: Answer, result: RetrievalResult) -> Answer:
         """Each claim checked against what it cites. Quoted answers are not: a sentence quoted

@@ -245,3 +245,33 @@ def test_a_bare_verdict_brings_the_motion_it_decides(kb: KnowledgeBase, make_per
     for fact in ("10 standard plots", "$1,200", "Pilot approved"):
         assert fact in answer.text, answer.text
     assert answer.text.index("10 standard plots") < answer.text.index("Pilot approved"), "the motion first"
+
+
+def test_asked_which_engineer_the_line_naming_someone_with_that_title_answers(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    thread = (
+        "# Re: SAML login fails for Harbor & Pine\n\nHi Priya,\n\nChange the Identifier to the Entity ID "
+        "and test the Harbor & Pine login again.\n\nBest regards,\nTomas Ferreira\n"
+        "Senior Support Engineer, Lumen\n\n"
+        "Hello Lumen support, our Harbor & Pine users cannot log in with SAML since Monday.\n\n"
+        "Priya Raman\nIT Systems Lead, Harbor & Pine Logistics"
+    )
+    title = "SAML login fails for Harbor & Pine"
+    rag = {"thread.md": doc("ticket-48213", title, thread, date="2026-05-02")}
+    assert not kb.ingest(make_persona("support", rag=rag)).failed
+    answer = kb.ask("Which Lumen support engineer handled Harbor & Pine's SAML ticket?", persona="support")
+    assert answer.text.startswith("Best regards, Tomas Ferreira"), answer.text
+
+
+def test_the_title_asked_for_is_an_answer_shape_only_beside_a_name() -> None:
+    from shu.answer.extractive import expected_answer
+
+    shape = expected_answer("Which support engineer handled the ticket?")
+    assert shape is not None
+    assert shape.search("Best regards, Tomas Ferreira Senior Support Engineer, Lumen")
+    assert shape.search("Engineer on call: Dana Whitfield")
+    assert not shape.search("Ask the engineer on call to check it."), "no one named"
+    city = expected_answer("Which city was John in before Chicago?")
+    assert city is None or not city.search("John went to the city of Chicago")
+    assert expected_answer("Which of the screenplays were rejected?") is None, "'were' is no title"

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import date
 
 import numpy as np
+from lemminflect import getAllLemmas
 
 from shu.answer.asked import Asked, asked
 from shu.answer.compare import Side, compared
@@ -493,11 +494,33 @@ def _dated_from_today(context: AssembledContext) -> bool:
 
 def expected_answer(question: str) -> re.Pattern[str] | None:
     """What a sentence that answers the question must contain, for the kinds of question whose
-    answer has a shape: a price (cost questions), a date or time (when), a number (how many)."""
+    answer has a shape: a price (cost questions), a date or time (when), a number (how many),
+    the role asked for ("engineer" for which support engineer handled it: the signature or the
+    line that names someone with that role)."""
     for asks, shape in _ANSWER_KINDS:
         if asks.search(question):
             return shape
-    return None
+    role = _WHICH_ROLE.match(question)
+    kind = asked(question)
+    if role is None or (kind is not None and kind.kind != "who"):
+        return None
+    word = role.group("role")
+    if word.lower() in _ANYONE or "NOUN" not in getAllLemmas(word.lower()):
+        return None
+    name, title = r"[A-Z][\w'’-]+\s+[A-Z][\w'’-]+", rf"(?i:{re.escape(word)})\b"
+    named_then_title = rf"{name}[\s,(]+(?:[\w&-]+\s+){{0,3}}{title}"  # "Tomas Ferreira, Support Engineer"
+    title_then_named = rf"\b{title}[\s,:]+(?:[\w-]+[\s,:]+){{0,2}}{name}"  # "Treasurer: Kenji Morales"
+    return re.compile(f"{named_then_title}|{title_then_named}")
+
+
+_WHICH_ROLE = re.compile(
+    r"^\s*which\s+(?:[\w&'’-]+\s+){0,3}?(?P<role>[a-z][\w-]*)\s+"
+    r"(?:did|does|is|was|has|had|will|can|could|should|would|\w+ed)\b",
+    re.I,
+)
+"""Which one of a kind: "Which Lumen support engineer handled …" asks for an engineer, and a
+line naming someone with that title answers ("Tomas Ferreira, Senior Support Engineer")."""
+_ANYONE = frozenset("person one member staff".split())
 
 
 _QUOTED = re.compile(

@@ -33,6 +33,8 @@ def context(*texts: str) -> AssembledContext:
         ("When is the 3rd meeting on 12 May at 10:30?", []),
         ("Which Harbor & Pine engineer handled it?", ["Harbor Pine"]),
         ("How do the July-August hours differ from the spring ones?", []),
+        ("Can my 10-year-old use the 24-hour shed?", []),
+        ("What was fixed in maintenance release 4.7.2?", ["4.7.2"]),
     ],
 )
 def test_key_terms_are_names_acronyms_and_codes_never_plain_numbers(question: str, terms: list[str]) -> None:

@@ -26,7 +26,7 @@ from tests.conftest import PersonaMaker, doc
         ("Who approved the refund?", "decision"),
         ("Who signs the contract?", "who"),
         ("Which products are allowed?", "list"),
-            ("Which keeps the audit log longer, Team or Pro?", None),
+        ("Which keeps the audit log longer, Team or Pro?", None),
         ("What are the priorities for Q3?", "list"),
         ("How many seats does Pro include?", None),
     ],

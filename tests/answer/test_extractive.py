@@ -275,3 +275,32 @@ def test_the_title_asked_for_is_an_answer_shape_only_beside_a_name() -> None:
     city = expected_answer("Which city was John in before Chicago?")
     assert city is None or not city.search("John went to the city of Chicago")
     assert expected_answer("Which of the screenplays were rejected?") is None, "'were' is no title"
+
+
+def test_asked_for_an_amount_no_sentence_about_it_gives_the_answer_declines_saying_so(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    minutes = (
+        "# Operations meeting\n\n## Summer shift pattern\n\nDecision: approved. Two temporary press "
+        "operators are hired through Ashby Staffing for the summer.\n\n"
+        "## Press 2\n\nThe Press 2 repair cost 4,860 GBP."
+    )
+    rag = {"minutes.md": doc("ops-minutes", "Operations meeting", minutes, date="2026-05-20")}
+    assert not kb.ingest(make_persona("ops", rag=rag)).failed
+    asked = "How much are the temporary press operators from Ashby Staffing costing us?"
+    declined = kb.ask(asked, persona="ops")
+    assert declined.insufficient and "do not state an amount" in declined.text, declined.text
+    answered = kb.ask("How much did the Press 2 repair cost?", persona="ops")
+    assert not answered.insufficient and "4,860 GBP" in answered.text, answered.text
+
+
+def test_asked_what_time_a_date_alone_is_no_answer(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
+    slides = (
+        "# Season kickoff\n\n## Key dates\n\nThe harvest festival is on 12 September this year.\n\n"
+        "## Opening day\n\nOpening day is 4 April; the gates open at 10:00 for the plot draw."
+    )
+    rag = {"slides.md": doc("kickoff", "Season kickoff", slides, date="2026-03-20")}
+    assert not kb.ingest(make_persona("garden", rag=rag)).failed
+    declined = kb.ask("What time does the harvest festival start?", persona="garden")
+    assert declined.insufficient and "a time of day" in declined.text, declined.text
+    assert "10:00" in kb.ask("What time do the gates open on opening day?", persona="garden").text

@@ -44,11 +44,10 @@ def test_a_retrieved_document_spanning_the_month_covers_it_however_long() -> Non
     assert uncovered_months(QUESTION, [], spans, ["sponsorship"]) == []
 
 
-def test_a_long_document_not_retrieved_does_not_cover_it_but_a_short_one_does() -> None:
-    long_one = {"sponsorship": ("2026-04-18", "2027-05-31")}
-    short_one = {"october-minutes": ("2026-10-17", "2026-10-17")}
-    assert uncovered_months(QUESTION, [], long_one, []) == [Month(2026, 10)]
-    assert uncovered_months(QUESTION, [], short_one, []) == []
+def test_a_document_not_retrieved_for_the_question_does_not_cover_it() -> None:
+    stand_up = {"stand-up": ("2026-10-05", "2026-10-05")}
+    assert uncovered_months(QUESTION, [], stand_up, []) == [Month(2026, 10)], "another event of that month"
+    assert uncovered_months(QUESTION, [], stand_up, ["stand-up"]) == []
 
 
 def test_asked_about_a_month_no_document_covers_the_answer_declines_naming_it(kb, make_persona) -> None:  # type: ignore[no-untyped-def]

@@ -48,3 +48,45 @@ def test_a_yes_no_answer_starts_with_its_verdict_and_cites_the_deciding_sentence
     answer = kb.ask("Can we get SCIM provisioning on the Pro plan?", persona="lumen")
     cited = "[^security:Security > SCIM provisioning]"
     assert answer.text.startswith(f"No: SCIM provisioning is Enterprise only. {cited}")
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "said"),
+    [
+        (
+            "if i snooze an alert does lumen keep checking it in the background?",
+            "Snoozed alerts keep evaluating and recording history but do not send notifications.",
+            "yes",
+        ),
+        (
+            "I lost a pair of the shed's pruning shears. Do I have to pay for them?",
+            "A member who loses a tool, or damages it through misuse, pays the replacement cost.",
+            "yes",
+        ),
+        (
+            "If someone is in both lumen-admins and lumen-analysts, do they just end up as a Member?",
+            "Map IdP groups to Lumen roles, for example lumen-admins to Admin and lumen-analysts to Member.",
+            None,
+        ),
+        (
+            "Our IdP signs SAML assertions with SHA-1. Will Lumen accept them?",
+            "Symptom: SAML-004; Likely cause: User not assigned to the Lumen app; Fix: assign the user.",
+            None,
+        ),
+    ],
+)
+def test_the_best_answer_affirms_with_a_verb_of_the_question_and_no_negation_about_it(
+    question: str, sentence: str, said: str | None
+) -> None:
+    from shu.answer.polarity import affirms
+
+    assert is_yes_no(question)
+    assert verdict(question, sentence) in (None, "yes")
+    assert ("yes" if affirms(question, sentence) else None) == said
+
+
+def test_a_circumstance_before_the_question_keeps_it_a_yes_no_question() -> None:
+    assert is_yes_no("I lost the shears. Do I have to pay for them?")
+    assert is_yes_no("If I am off sick, can I text my supervisor?")
+    assert not is_yes_no("When is the party?")
+    assert not is_yes_no("If I pay cash, who do I give it to?")

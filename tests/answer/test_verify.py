@@ -250,8 +250,7 @@ def test_the_note_goes_on_its_own_line_after_the_sentence_and_its_keys() -> None
 
 def test_an_llm_contradicted_verdict_is_noted_with_its_quote(rules: RulesVerifier) -> None:
     reply = (
-        '{"verdicts": [{"claim": 1, "verdict": "contradicted", '
-        '"quote": "Support is run by Dana Okafor."}]}'
+        '{"verdicts": [{"claim": 1, "verdict": "contradicted", "quote": "Support is run by Dana Okafor."}]}'
     )
     answer = answered("Support is run by the Pro plan's own team.")
     claims = split_claims(answer)

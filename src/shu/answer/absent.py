@@ -133,8 +133,9 @@ def _only_noun(word: str) -> bool:
 
 def _known(term: str, known: Known) -> bool:
     """Every word of the term is somewhere in the knowledge base ("Harbor Pine" as "Harbor &
-    Pine" too; each part of a code: "0402" of INC-2026-0402 too)."""
-    return all(known(word) for word in words(term))
+    Pine" too; each part of a code: "0402" of INC-2026-0402 too). A version's parts are digits
+    every knowledge base holds: 4.7.2 is mentioned only where the context says it."""
+    return not _VERSION.match(term) and all(known(word) for word in words(term))
 
 
 def key_terms(question: str) -> list[str]:
@@ -165,7 +166,16 @@ def _close(run: list[str], found: list[str]) -> None:
 
 
 def _is_code(token: str) -> bool:
-    return bool(_CODE.match(token)) and not _ORDINAL.match(token) and not _is_number(token)
+    """A letter-digit code (FL-3, 200gsm) or a version (4.7.2); never a quantity written as one
+    word ("10-year-old", "24-hour"), an ordinal or a plain number."""
+    if _VERSION.match(token):
+        return True
+    quantity = _QUANTITY.match(token) or _ORDINAL.match(token)
+    return bool(_CODE.match(token)) and not quantity and not _is_number(token)
+
+
+_VERSION = re.compile(r"^v?\d+\.\d+\.\d+$", re.I)
+_QUANTITY = re.compile(r"^\d+(?:[.,]\d+)?-[^\W\d_]+(?:-[^\W\d_]+)*$", re.UNICODE)
 
 
 def _is_number(token: str) -> bool:

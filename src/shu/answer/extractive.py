@@ -22,7 +22,7 @@ from shu.answer.asked import Asked, asked
 from shu.answer.compare import Side, compared
 from shu.answer.document import document_answer
 from shu.answer.lists import MAX_ITEMS, Listing, label_score, listings
-from shu.answer.polarity import Verdict, is_yes_no, verdict
+from shu.answer.polarity import Verdict, affirms, is_yes_no, verdict
 from shu.answer.quote import quoted
 from shu.answer.relative_dates import day_text, has_relative_date, states_a_time, with_dates
 from shu.models.embed.base import Embedder
@@ -108,6 +108,10 @@ class ExtractiveAnswerer:
             chosen = self._per_part(result.sub_questions, candidates, chosen)
         if not chosen or max(c.score for c in chosen) < self.min_evidence:
             declined = _insufficient(result.question, persona, result.hits)
+            return declined.model_copy(update={"evidence": evidence})
+        unstated = unstated_attribute(result.question, candidates)
+        if unstated is not None:  # "the hourly rate for a press operator": no sentence gives an amount
+            declined = _insufficient(result.question, persona, result.hits, attribute=unstated)
             return declined.model_copy(update={"evidence": evidence})
         listed = self._listed(result, candidates) if kind is not None and kind.kind == "list" else None
         if listed is None and kind is not None and chosen:
@@ -674,10 +678,12 @@ def _yes_or_no(
     the best few others, decides it: that sentence comes first."""
     others = sorted((c for c in candidates if c not in chosen), key=lambda c: c.score, reverse=True)
     for candidate in [*chosen, *others[:3]]:
-        said = verdict(question, candidate.text)
+        said = verdict(question, candidate.text, candidate.document.title)
         if said is not None:
             rest = [c for c in chosen if c is not candidate]
             return [candidate, *rest][: len(chosen)], said
+    if chosen and affirms(question, chosen[0].text, chosen[0].document.title):
+        return chosen, "yes"  # the best answer states it, and nothing said no
     return chosen, None
 
 
@@ -713,10 +719,58 @@ def _citations(chosen: list[_Candidate]) -> list[Citation]:
     return list(seen.values())
 
 
+def unstated_attribute(question: str, candidates: list[_Candidate]) -> str | None:
+    """What the question asks for that none of the best sentences states: an amount of money
+    ("how much are the agency operators costing us?"), a time of day ("what time does the
+    festival start?"). Named as said in the decline; None when one of them states it."""
+    best = sorted(candidates, key=lambda c: c.score, reverse=True)[:_ATTRIBUTE_READ]
+    closest = max((c.overlap for c in best), default=0.0)
+    about = [c for c in best if c.overlap >= 0.5 * closest]  # another price on the page is no answer
+    for attribute, asks, states in _ATTRIBUTES:
+        if asks.search(question) and not any(states.search(c.text) for c in about):
+            return attribute
+    return None
+
+
+_ATTRIBUTE_READ = 6
+"""The best sentences read for the asked amount or time (an answer further down is no answer)."""
+_ATTRIBUTES = [
+    (
+        "an amount",
+        re.compile(
+            r"\b(?:how much (?:does|do|did|is|are|was|were|will)\b(?!.*\b(?:time|long)\b)"
+            r"|what(?:'s| is| was| are)? (?:the )?(?:price|cost|fee|rate|salary|wage)s?\b)",
+            re.I,
+        ),
+        re.compile(
+            r"[$€£¥]\s?\d|\b\d[\d,.]*\s?(?:dollars|euros|pounds|usd|eur|gbp|%|per ?cent)|\b(?:free|no charge"
+            r"|no cost|at cost|included|half|double|time and a half|nothing)\b",
+            re.I,
+        ),
+    ),
+    (
+        "a time of day",
+        re.compile(r"\b(?:what|which) time\b|\bat what time\b", re.I),
+        re.compile(
+            r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.)|\b(?:noon|midday|midnight)\b", re.I
+        ),
+    ),
+]
+
+
 def _insufficient(
-    question: str, persona: Persona, hits: list[SearchHit], wanted: str | None = None, live: bool = False
+    question: str,
+    persona: Persona,
+    hits: list[SearchHit],
+    wanted: str | None = None,
+    live: bool = False,
+    attribute: str | None = None,
 ) -> Answer:
-    if wanted:
+    if attribute:
+        missing = (
+            f"{persona.display_name}'s documents found for this question do not state {attribute} for it. "
+        )
+    elif wanted:
         missing = f"{persona.display_name}'s knowledge base has no document that matches “{wanted}”. "
     elif live:
         missing = (

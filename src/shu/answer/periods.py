@@ -2,10 +2,10 @@
 at the October 2026 general meeting?" of a co-op whose minutes stop in April 2026. A month is
 covered when a retrieved section names it with its year ("October 2026", "1 Oct 2026",
 "2026-10"), or a document of the knowledge base is about a span of time that reaches into it
-(its date, or the first and last dates it states): any retrieved document, or a document of
-at most two months anywhere (a sponsorship running a year, never retrieved for the question,
-does not hold a meeting in one of its months). The question's month names an event the
-documents do not hold; no quoted sentence answers it, whatever it shares with the question.
+(its date, or the first and last dates it states) among the documents retrieved for it (a
+stand-up of 5 January is no fire drill of January, nor does a sponsorship running a year hold a
+meeting in one of its months). The question's month names an event the documents do not hold;
+no quoted sentence answers it, whatever it shares with the question.
 
 Only a month with its year counts: "in 2026" alone is a condition most documents meet, and a
 month alone ("in October") is read against years the documents do not say."""
@@ -53,18 +53,13 @@ def uncovered_months(
     question: str, sections: Iterable[str], spans: dict[str, tuple[str, str]], retrieved: Iterable[str]
 ) -> list[Month]:
     """The months of `question` that no text of `sections` names with its year and no span of
-    time (doc id → first and last ISO dates) of a `retrieved` document, or of any document
-    about at most two months, reaches into."""
+    time (doc id → first and last ISO dates) of a `retrieved` document, or the month after it
+    (which a message may call "last month"), reaches into."""
     asked = asked_months(question)
     if not asked:
         return []
     named = {month for text in sections for month in _named_months(text)}
-    retrieved = set(retrieved)
-    ranges = [
-        (first[:7], last[:7])
-        for doc_id, (first, last) in spans.items()
-        if first and last and (doc_id in retrieved or _months_apart(first, last) <= _SHORT_SPAN)
-    ]
+    ranges = [(spans[d][0][:7], _month_after(spans[d][1])) for d in retrieved if d in spans and all(spans[d])]
     return [
         month
         for month in asked
@@ -80,15 +75,13 @@ def _named_months(text: str) -> list[Month]:
     return found + [Month(int(y), int(m)) for y, m in iso if 1 <= int(m) <= 12]
 
 
-_SHORT_SPAN = 2
-"""Months a document may span and still date an event anywhere in the knowledge base."""
-
-
-def _months_apart(first: str, last: str) -> int:
+def _month_after(day: str) -> str:
+    """The month after the one `day` falls in: a message of early June tells of "last month"."""
     try:
-        return (int(last[:4]) - int(first[:4])) * 12 + int(last[5:7] or 1) - int(first[5:7] or 1)
+        year, month = int(day[:4]), int(day[5:7])
     except ValueError:
-        return _SHORT_SPAN + 1
+        return day[:7]
+    return f"{year + month // 12:04d}-{month % 12 + 1:02d}"
 
 
 def _month(match: re.Match[str]) -> Month:

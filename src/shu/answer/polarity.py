@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from lemminflect import getAllLemmas
+
 Verdict = Literal["yes", "no"]
 
 _YES_NO = re.compile(
@@ -45,25 +47,90 @@ _GENERIC = frozenset("the a an its it is are of on in for to my our we i".split(
 
 def is_yes_no(question: str) -> bool:
     """A question answered by yes or no ("Is MS-300 below its reorder point?"), not a choice
-    between things ("Were more present in January or in April?")."""
-    return bool(_YES_NO.match(question)) and not _CHOICE.search(question)
+    between things ("Were more present in January or in April?"); what comes before it is its
+    circumstance ("I lost the shears. Do I have to pay?", "if I snooze it, does it …")."""
+    asked = _main_clause(question)
+    return bool(_YES_NO.match(asked)) and not _CHOICE.search(asked)
 
 
-def verdict(question: str, sentence: str) -> Verdict | None:
-    """What `sentence` answers to the yes/no `question`, or None when it does not decide it."""
+def _main_clause(question: str) -> str:
+    last = re.split(r"(?<=[.!])\s+", question.strip())[-1]
+    condition = _CONDITION_FIRST.match(last)
+    return last[condition.end() :] if condition else last
+
+
+_CONDITION_FIRST = re.compile(
+    r"^\s*(?:if|once|after|before|while)\s+\S+\s+[^?,]*?(?:,\s*|\s+(?=(?:is|are|was|were|can|could|does|do|did"
+    r"|will|would|has|have|should|may|must)\s))",
+    re.I,
+)
+"""A condition before the question: "If I snooze an alert(,) does …"."""
+
+
+def verdict(question: str, sentence: str, topic: str = "") -> Verdict | None:
+    """What `sentence` answers to the yes/no `question`, or None when it does not decide it;
+    `topic` is what its document is about (its title), which no sentence of it affirms."""
     amount = _by_amount(question, sentence)
     if amount is not None:
         return amount
     fields = _by_fields(question, sentence)
     if fields is not None:
         return fields
-    if _NEGATION.search(sentence) and not _NEGATION.search(question):
+    if _negates(question, sentence):
         return "no"
     if _restricted_elsewhere(question, sentence):
         return "no"
-    if _states(question, sentence):
+    if _names(question) and _states(question, sentence) and affirms(question, sentence, topic):
         return "yes"
     return None
+
+
+def affirms(question: str, sentence: str, topic: str = "") -> bool:
+    """`sentence` does what the question asks about, negating nothing there: it holds a verb of
+    the question ("A member who loses a tool … pays the replacement cost" for "do I have to pay
+    for them?"; "Snoozed alerts keep evaluating … but do not send notifications" for "does it
+    keep checking a snoozed alert?"), not only its subject's words ("map lumen-admins to Admin"
+    for "do they just end up as a Member?")."""
+    if _negates(question, sentence):
+        return False
+    verbs = {
+        lemma for w in _WORD.findall(question.lower()) if w not in _AUXILIARY for lemma in _verb_lemmas(w)
+    }
+    return bool(verbs & _lemmas(sentence) - _lemmas(topic))
+
+
+def _negates(question: str, sentence: str) -> bool:
+    """A part of the sentence about what the question asks negates it ("No data was lost"); a
+    negation elsewhere ("… but do not send notifications" asked whether it keeps checking;
+    "User not assigned to the Lumen app" asked about SHA-1) says nothing of it. A question
+    that negates itself is not answered no by a negation."""
+    if _NEGATION.search(question):
+        return False
+    clauses = [clause for clause in _CLAUSE.split(sentence) if clause.strip()]
+    if len(clauses) <= 1:
+        return bool(_NEGATION.search(sentence))  # "Ridgeway Board: no change"
+    asked = _lemmas(question) - _lemmas(" ".join(_names(question))) - _AUXILIARY - _GENERIC
+    return any(_NEGATION.search(clause) and asked & _lemmas(clause) for clause in clauses)
+
+
+_CLAUSE = re.compile(r"\b(?:but|except|however|although|though|whereas|while|unless)\b|[;()]", re.I)
+_AUXILIARY = frozenset(
+    "is are was were be been being am can could does do did will would has have had should may might must "
+    "shall get got just".split()
+)
+
+
+def _lemmas(text: str) -> set[str]:
+    return {lemma for w in _WORD.findall(text.lower()) for lemma in _all_lemmas(w)}
+
+
+def _all_lemmas(word: str) -> set[str]:
+    readings = getAllLemmas(word)
+    return {lemma.lower() for forms in readings.values() for lemma in forms} | {word}
+
+
+def _verb_lemmas(word: str) -> set[str]:
+    return {lemma.lower() for lemma in getAllLemmas(word).get("VERB", ())}
 
 
 def _restricted_elsewhere(question: str, sentence: str) -> bool:
@@ -83,7 +150,7 @@ _CONDITION = re.compile(
 
 
 def _by_amount(question: str, sentence: str) -> Verdict | None:
-    """"Free for a 100 GBP order?" against "orders over 150 GBP": the question's amount on the
+    """ "Free for a 100 GBP order?" against "orders over 150 GBP": the question's amount on the
     sentence's side of the threshold, in the same unit."""
     amounts = {
         m.group(2).lower(): _number(m.group(1))
@@ -110,7 +177,7 @@ def _inside(value: float, word: str, limit: float) -> Verdict:
 
 
 def _by_fields(question: str, sentence: str) -> Verdict | None:
-    """"Is MS-300 below its reorder point?" against "Sheets on hand: 4200; Reorder point: 6000":
+    """ "Is MS-300 below its reorder point?" against "Sheets on hand: 4200; Reorder point: 6000":
     the one other number of the row compared with the field the question names."""
     below, above = _BELOW.search(question), _ABOVE.search(question)
     if not (below or above):

@@ -383,3 +383,13 @@ def test_shu_eval_runs_one_split_of_a_labelled_set(tmp_path: Path, make_persona:
     assert saved["dev"]["questions"] == 0 and saved["test"]["questions"] == sum(
         split_of(i) == "test" for i in ("t-hours", "t-oven", "t-capital")
     )
+
+
+def test_the_probe_set_loads_and_asks_nothing_the_shipped_set_asks() -> None:
+    probe = SHIPPED.parent.parent / "answers-probe"
+    questions = labelled.load_questions(probe / "questions.jsonl")
+    shipped = labelled.load_questions(SHIPPED)
+    assert len(questions) == 56 and len({q.id for q in questions}) == 56
+    assert not {q.id for q in questions} & {q.id for q in shipped}
+    assert not {q.question for q in questions} & {q.question for q in shipped}
+    assert set(labelled.load_knowledge_bases(probe)) == {q.kb for q in questions}

@@ -25,6 +25,11 @@ STOCK = "Code: MS-300; Sheets on hand: {}; Reorder point: 6000"
         ("Did anyone lose data in the incident?", "No data was lost.", "no"),
         ("Is Ridgeway Board going up in price in July?", "Ridgeway Board: no change", "no"),
         ("Can I move my workspace to the EU?", "Moving between regions is done by support.", None),
+        (
+            "Does Lumen keep my data after I cancel?",
+            "After that, data is kept for 30 days, then deleted as in our Data Retention and GDPR Policy.",
+            None,
+        ),
     ],
 )
 def test_the_sentence_decides_yes_or_no(question: str, sentence: str, said: str | None) -> None:
@@ -72,6 +77,16 @@ def test_a_yes_no_answer_starts_with_its_verdict_and_cites_the_deciding_sentence
             "Our IdP signs SAML assertions with SHA-1. Will Lumen accept them?",
             "Symptom: SAML-004; Likely cause: User not assigned to the Lumen app; Fix: assign the user.",
             None,
+        ),
+        (
+            "Does Lumen keep my data after I cancel?",
+            "This policy explains how long Lumen Analytics keeps the data processed in customer workspaces.",
+            None,
+        ),
+        (
+            "Does the guide cover winter pruning?",
+            "The guide covers winter pruning of fruit trees in January.",
+            "yes",
         ),
     ],
 )

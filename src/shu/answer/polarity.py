@@ -31,7 +31,11 @@ _NEGATION = re.compile(
 )
 _ONLY = re.compile(r"\bonly\b", re.I)
 _NAME = re.compile(r"\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*")
-_LIST_OF_NAMES = re.compile(r"\b[A-Z][\w-]*(?:\s*,\s*[A-Z][\w-]*)*\s*,?\s+(?:and|or)\s+[A-Z][\w-]*")
+_LIST_OF_NAMES = re.compile(
+    r"\b(?:on|in|for|to|with|at|under)\s+(?:the\s+)?[A-Z][\w-]*(?:\s*,\s*[A-Z][\w-]*)*\s*,?\s+(?:and|or)\s+[A-Z][\w-]*"
+)
+"""Names the thing is limited to ("on Team, Pro and Enterprise"), not a title that holds an and
+("our Data Retention and GDPR Policy")."""
 _AMOUNT = r"(\d[\d,]*(?:\.\d+)?)\s*(%|[a-zA-Z]{1,6})?"
 _THRESHOLD = re.compile(
     rf"\b(over|above|more than|greater than|exceeding|at least|minimum(?: of)?|from|under|below|less than"
@@ -91,12 +95,28 @@ def affirms(question: str, sentence: str, topic: str = "") -> bool:
     for them?"; "Snoozed alerts keep evaluating … but do not send notifications" for "does it
     keep checking a snoozed alert?"), not only its subject's words ("map lumen-admins to Admin"
     for "do they just end up as a Member?")."""
-    if _negates(question, sentence):
+    if _negates(question, sentence) or _describes_its_document(question, sentence):
         return False
     verbs = {
         lemma for w in _WORD.findall(question.lower()) if w not in _AUXILIARY for lemma in _verb_lemmas(w)
     }
     return bool(verbs & _lemmas(sentence) - _lemmas(topic))
+
+
+def _describes_its_document(question: str, sentence: str) -> bool:
+    """The sentence says what its document is about ("This policy explains how long Lumen keeps
+    the data"): it names the question's subject, not an answer to it, unless the question asks
+    about the document itself ("Does the guide cover winter pruning?")."""
+    described = _ABOUT_ITSELF.match(sentence)
+    return bool(described) and described.group(1).lower() not in question.lower()
+
+
+_ABOUT_ITSELF = re.compile(
+    r"^\s*(?:this|the|these)\s+(policy|guide|document|handbook|page|section|article|faq|manual|procedure"
+    r"|agreement|notice|report|plan|note|checklist|chapter)\s+(?:\w+\s+)?(?:explains|describes|sets out"
+    r"|covers|outlines|summari[sz]es|lists|defines|applies|gives|provides|is about|tells)\b",
+    re.I,
+)
 
 
 def _negates(question: str, sentence: str) -> bool:

@@ -7,7 +7,7 @@ page (.png), a handbook (.pdf) and a web page (.html).
 
 Every file is built from text in this script with fixed timestamps, so running it again gives the
 same bytes. Run once; the files are committed (the labelled questions in
-`src/shu/eval/data/answers/questions.jsonl` are written against them):
+`packages/shu-eval/src/shu_eval/data/answers/questions.jsonl` are written against them):
 
     .venv/bin/python scripts/make-office-kb.py
 """

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from shu.errors import InvalidRequestError, NotFoundError
-from shu.eval.samples import calendar_chat, mail
 from shu.kb import KnowledgeBase
 from shu.types import Signal
+from shu_eval.samples import calendar_chat, mail
 from tests.conftest import PersonaMaker
 
 AYLA = {"name": "Ayla Demir", "emails": ["ayla@harbor.example"], "roles": ["treasurer"]}

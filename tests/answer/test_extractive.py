@@ -8,9 +8,9 @@ import pytest
 
 from shu.answer.extractive import candidate_sentences
 from shu.answer.render import render_answer
-from shu.eval.faults.hostile import HOSTILE_MARKUP
 from shu.kb import KnowledgeBase
 from shu.types import Citation
+from shu_eval.faults.hostile import HOSTILE_MARKUP
 from tests.conftest import PersonaMaker, doc
 
 DOCS = {

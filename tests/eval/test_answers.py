@@ -8,10 +8,10 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from shu.eval.answers import contains, normalise, right, score, token_f1
-from shu.eval.dataset import EvalQuery, load_dataset
 from shu.serve.cli import app
 from shu.types import Answer, Citation
+from shu_eval.answers import contains, normalise, right, score, token_f1
+from shu_eval.dataset import EvalQuery, load_dataset
 
 TINY = Path(__file__).parent / "data" / "tiny"
 

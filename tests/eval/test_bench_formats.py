@@ -3,8 +3,8 @@ ingestion time, chunks written."""
 
 from __future__ import annotations
 
-from shu.eval.bench_formats import _measure, markdown, samples
-from shu.eval.samples.mail import make_mbox
+from shu_eval.bench_formats import _measure, markdown, samples
+from shu_eval.samples.mail import make_mbox
 from tests.conftest import CountingEmbedder
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shu.eval.bench_stores import markdown, run, run_spread, spread_markdown, synthetic_corpus
+from shu_eval.bench_stores import markdown, run, run_spread, spread_markdown, synthetic_corpus
 from tests.store.postgres_server import fresh_database
 
 
@@ -64,7 +64,7 @@ def test_a_new_process_reports_its_own_peak_memory_not_its_parents() -> None:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from shu.eval.bench import peak_rss_mib
+    from shu_eval.bench import peak_rss_mib
 
     held = np.ones(400 * 2**20 // 8)  # touched: resident
     assert peak_rss_mib() > 400

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from shu.answer.confidence import FEATURES, WEIGHTS, confidence
-from shu.eval.confidence import (
+from shu_eval.confidence import (
     Record,
     calibration_markdown,
     ece,

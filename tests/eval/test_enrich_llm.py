@@ -10,13 +10,13 @@ from typer.testing import CliRunner
 
 from shu.config.settings import EnrichSettings, load_settings
 from shu.enrich.llm import LLMEnricher
-from shu.eval.build import open_eval_store
-from shu.eval.dataset import load_dataset
 from shu.models.llm.base import Message
 from shu.models.llm.client import LLMClient
 from shu.models.llm.scripted import ScriptedLLM
 from shu.serve.cli import app
 from shu.text import content_words
+from shu_eval.build import open_eval_store
+from shu_eval.dataset import load_dataset
 from tests.conftest import CountingEmbedder
 
 TINY = Path(__file__).parent / "data" / "tiny"
@@ -83,7 +83,7 @@ def test_enrich_llm_without_a_model_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_config_run_with_enrich_llm_says_who_wrote_its_surfaces() -> None:
-    from shu.eval.configs import PRESETS, written_by
+    from shu_eval.configs import PRESETS, written_by
 
     context = written_by(PRESETS["+context"], "local:qwen2.5-coder-1.5b")
     assert "extractive context prefix" not in context.description

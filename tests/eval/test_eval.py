@@ -11,11 +11,11 @@ from typer.testing import CliRunner
 
 from shu.config.settings import load_settings
 from shu.errors import ShuError
-from shu.eval.build import open_eval_store
-from shu.eval.configs import PRESETS, resolve
-from shu.eval.dataset import DatasetError, load_dataset
-from shu.eval.runner import run_eval
 from shu.serve.cli import app
+from shu_eval.build import open_eval_store
+from shu_eval.configs import PRESETS, resolve
+from shu_eval.dataset import DatasetError, load_dataset
+from shu_eval.runner import run_eval
 from tests.conftest import CountingEmbedder
 from tests.models.tiny_cross_encoder import build_tiny_cross_encoder
 

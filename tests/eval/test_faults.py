@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from shu.eval.faults.run import SHORT, failures, markdown, run_faults
+from shu_eval.faults.run import SHORT, failures, markdown, run_faults
 from tests.store.postgres_server import server_url
 
 

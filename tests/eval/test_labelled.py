@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from shu.eval import labelled
-from shu.eval.labelled import LabelledQuestion, LabelledSetError, grade, load_questions, normalise, split_of
 from shu.kb import open_kb
 from shu.serve.cli import app
 from shu.types import Answer, Citation
+from shu_eval import labelled
+from shu_eval.labelled import LabelledQuestion, LabelledSetError, grade, load_questions, normalise, split_of
 from tests.conftest import CountingEmbedder, PersonaMaker, doc
 
 SHIPPED = Path(labelled.shipped_folder()) / "questions.jsonl"
@@ -305,7 +305,7 @@ def test_a_tiny_set_runs_end_to_end_through_kb_ask(
 
 
 def test_answer_metrics_are_saved_beside_the_retrieval_results(tmp_path: Path) -> None:
-    from shu.eval.answers import answers_record, save_answers
+    from shu_eval.answers import answers_record, save_answers
 
     data = {
         "answerer": "extractive",

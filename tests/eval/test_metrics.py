@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from shu.eval.metrics import evaluate
+from shu_eval.metrics import evaluate
 
 QRELS = {"q1": {"d1": 1, "d2": 1}, "q2": {"d3": 1}, "q3": {"d4": 1}}
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from shu.eval.personal import BOOSTS, PersonalResult, configurations, load, markdown, run
 from shu.models.embed.minilm import MiniLMEmbedder
+from shu_eval.personal import BOOSTS, PersonalResult, configurations, load, markdown, run
 from tests.conftest import CountingEmbedder
 
 DATA = Path(__file__).parent / "data" / "personal"

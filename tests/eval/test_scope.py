@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from shu.eval.scope import Asked, accuracy, calibrate, confusion, decision_of, labelled_questions, redecide
 from shu.types import Answer
+from shu_eval.scope import Asked, accuracy, calibrate, confusion, decision_of, labelled_questions, redecide
 
 
 def asked(label: str, closeness: float, evidence: float, split: str = "dev") -> Asked:
@@ -39,7 +39,7 @@ def test_calibration_finds_thresholds_that_separate_the_dev_split() -> None:
 
 
 def test_abstention_is_calibrated_to_lose_at_most_five_percent_of_answers() -> None:
-    from shu.eval.calibrate import choose, rates
+    from shu_eval.calibrate import choose, rates
 
     answerable = [(True, 0.30 + i / 100) for i in range(40)]  # evidence 0.30 … 0.69
     unanswerable = [(False, 0.20 + i / 100) for i in range(20)]  # 0.20 … 0.39

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from shu.eval.dataset import load_dataset
-from shu.eval.enron import convert_enron, self_contained
-from shu.eval.suite import default_gaps, suite_markdown
 from shu.serve.cli import app
+from shu_eval.dataset import load_dataset
+from shu_eval.enron import convert_enron, self_contained
+from shu_eval.suite import default_gaps, suite_markdown
 
 TINY = Path(__file__).parent / "data" / "tiny"
 HEADERS = (

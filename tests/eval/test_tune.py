@@ -13,11 +13,11 @@ from typer.testing import CliRunner
 
 from shu.config.settings import load_settings
 from shu.errors import ConfigError, InvalidRequestError
-from shu.eval.personal import DEFAULT_DATA, TODAY, _set_up_users, load
-from shu.eval.tune import Labelled, from_feedback, load_queries, markdown, split, tune, write
 from shu.kb import KnowledgeBase
 from shu.serve.cli import app
 from shu.types import Signal
+from shu_eval.personal import DEFAULT_DATA, TODAY, _set_up_users, load
+from shu_eval.tune import Labelled, from_feedback, load_queries, markdown, split, tune, write
 from tests.conftest import CountingEmbedder
 
 pytestmark = pytest.mark.slow

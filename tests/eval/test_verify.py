@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from shu.eval.verify import Checked, PlantedClaim, detection, planted_claims
+from shu_eval.verify import Checked, PlantedClaim, detection, planted_claims
 
 
 def test_the_planted_set_has_every_kind_with_its_label() -> None:

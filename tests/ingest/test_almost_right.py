@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from shu.config.settings import load_settings
-from shu.eval.faults import hostile
 from shu.ingest.budget import Limits
 from shu.ingest.convert import convert_documents
 from shu.ingest.documents import parse_rag_file
@@ -20,6 +19,7 @@ from shu.ingest.personas import load_persona
 from shu.ingest.raw import convert_raw_folder
 from shu.ingest.report import FileOutcome
 from shu.text import name_id
+from shu_eval.faults import hostile
 from tests.conftest import PersonaMaker
 from tests.ingest.fixtures import make_pdf
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from shu.config.settings import load_settings
-from shu.eval.faults import hostile
 from shu.ingest.budget import Limits
 from shu.ingest.personas import load_persona
 from shu.ingest.raw import convert_raw_folder
 from shu.ingest.report import FileOutcome
+from shu_eval.faults import hostile
 from tests.conftest import PersonaMaker
 
 GOOD = "# Shed\n\nThe tool shed opens at nine on weekdays and at ten on Sundays.\n"

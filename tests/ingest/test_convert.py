@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from shu.errors import DocumentError, SkipDocument
-from shu.eval.faults.hostile import aes_encrypted_pdf, deep_html, late_nul_text, zip_bomb_docx
 from shu.ingest.convert import convert_file
+from shu_eval.faults.hostile import aes_encrypted_pdf, deep_html, late_nul_text, zip_bomb_docx
 from tests.ingest.fixtures import make_docx, make_pdf
 
 LONG = "Raw event data is kept for thirteen months and then aggregated into daily rollups. " * 3

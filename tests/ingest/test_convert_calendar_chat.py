@@ -5,11 +5,11 @@ from pathlib import Path
 import pytest
 
 from shu.errors import DocumentError, SkipDocument
-from shu.eval.samples.calendar_chat import make_chat_json, make_chat_jsonl, make_chatgpt_json, make_ics
 from shu.ingest.convert import chat, convert_documents, ics
 from shu.ingest.convert.base import Converted
 from shu.kb import KnowledgeBase
 from shu.markdown import split_sections
+from shu_eval.samples.calendar_chat import make_chat_json, make_chat_jsonl, make_chatgpt_json, make_ics
 from tests.conftest import PersonaMaker
 
 HULL = "hull-survey-planning-2026-09-08-8dbdb9"

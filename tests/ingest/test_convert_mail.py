@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from shu.errors import DocumentError, SkipDocument
-from shu.eval.samples import mail as samples
 from shu.ingest.convert.base import convert_documents
 from shu.ingest.convert.mail import mail_id
 from shu.kb import KnowledgeBase
+from shu_eval.samples import mail as samples
 from tests.conftest import PersonaMaker
 
 ORIGINAL, REPLY, FOLLOW_UP = (

@@ -1,4 +1,4 @@
-"""Outlook `.msg`: a message written by code (`shu.eval.samples.outlook`) is a valid compound
+"""Outlook `.msg`: a message written by code (`shu_eval.samples.outlook`) is a valid compound
 file that extract-msg and olefile read back in full, and Shu converts it exactly: the message,
 its threading, its people, and its attachment as a document of its own."""
 
@@ -13,10 +13,10 @@ import olefile
 import pytest
 
 from shu.errors import DocumentError
-from shu.eval.samples import outlook
 from shu.ingest.convert.base import convert_documents
 from shu.ingest.convert.mail import mail_id
 from shu.kb import KnowledgeBase
+from shu_eval.samples import outlook
 from tests.conftest import PersonaMaker
 
 MESSAGE = mail_id(outlook.MESSAGE_ID)

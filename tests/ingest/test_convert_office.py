@@ -1,4 +1,4 @@
-"""Slides, spreadsheets, CSV and e-books: the generated fixtures of `shu.eval.samples.office`
+"""Slides, spreadsheets, CSV and e-books: the generated fixtures of `shu_eval.samples.office`
 convert to exactly the headings, text and metadata they hold; bad files fail in one line."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from shu.errors import DocumentError, SkipDocument
-from shu.eval.samples import office
 from shu.ingest.convert import convert_file, sheets
 from shu.kb import KnowledgeBase
 from shu.markdown import split_sections
+from shu_eval.samples import office
 from tests.conftest import PersonaMaker
 
 PLOTS_HEADER_LINE = "| Plot | Holder | Size | Since | Fee paid | Notes |"

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from shu.eval.enron import SOURCE_FILE, self_contained
 from shu.ingest.convert.mail import mail_id
 from shu.kb import KnowledgeBase
+from shu_eval.enron import SOURCE_FILE, self_contained
 from tests.conftest import PersonaMaker
 
 SAMPLE_EVERY = 3

@@ -8,8 +8,8 @@ import tracemalloc
 import pytest
 
 from shu.errors import DocumentError
-from shu.eval.faults.hostile import deep_yaml, impossible_date, yaml_alias_bomb, yaml_merge_bomb
 from shu.ingest.frontmatter import split_frontmatter
+from shu_eval.faults.hostile import deep_yaml, impossible_date, yaml_alias_bomb, yaml_merge_bomb
 
 
 @pytest.mark.parametrize("bomb", [yaml_alias_bomb(), yaml_merge_bomb()], ids=["aliases", "merge-keys"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shu.eval.faults.abuse import server_abuse_check
+from shu_eval.faults.abuse import server_abuse_check
 
 
 def test_hostile_requests_find_no_crash_hang_or_breach(tmp_path: Path) -> None:

@@ -15,10 +15,10 @@ import pytest
 
 from shu.config.settings import load_settings
 from shu.errors import UnauthorizedError
-from shu.eval.faults.serve import mcp_calls
 from shu.kb import KnowledgeBase
 from shu.serve.background import running
 from shu.serve.http import create_app
+from shu_eval.faults.serve import mcp_calls
 from tests.conftest import CountingEmbedder, PersonaMaker, doc
 
 PRICING = doc("pricing", "Pricing", "# Pricing\n\n## Pro\n\nThe Pro plan costs $65 per seat per month.")

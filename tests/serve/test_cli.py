@@ -13,10 +13,10 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from shu.eval.faults.hostile import TERMINAL_ESCAPES
 from shu.kb import open_kb
 from shu.serve.cli import app
 from shu.types import Finding
+from shu_eval.faults.hostile import TERMINAL_ESCAPES
 from tests.conftest import CountingEmbedder, PersonaMaker, doc
 
 runner = CliRunner()
@@ -434,7 +434,7 @@ def test_with_keys_shu_serve_may_bind_every_address_and_asks_for_a_key(
 
 
 def test_users_are_set_learned_shown_exported_and_forgotten(home: Path, make_persona: PersonaMaker) -> None:
-    from shu.eval.samples.mail import make_mbox
+    from shu_eval.samples.mail import make_mbox
 
     shu(home, "ingest", str(make_persona("club", raw={"board.mbox": make_mbox()}).parent))
     code, output = shu(home, "users", "set", "ayla", "--name", "Ayla Demir", "--email", "ayla@harbor.example",

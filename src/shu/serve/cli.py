@@ -13,7 +13,6 @@ from rich.table import Table
 
 from shu.answer.render import render_answer, source_line
 from shu.errors import ConflictError, NotFoundError, ShuError
-from shu.eval.cli import register as register_measuring_commands
 from shu.ingest.report import IngestReport
 from shu.serve.answer_view import show_streamed
 from shu.serve.console import emit_json as _emit_json
@@ -24,6 +23,7 @@ from shu.serve.console import progress as _progress
 from shu.serve.console import row as _row
 from shu.serve.keys import keys_app
 from shu.serve.models_cli import models_app
+from shu.serve.plugins import mount_command_plugins
 from shu.serve.trace import trace_tree
 from shu.serve.users_cli import users_app
 from shu.types import http_url
@@ -451,7 +451,7 @@ def _print_report(report: IngestReport) -> None:
 app.add_typer(keys_app, name="keys")
 app.add_typer(models_app, name="models")
 app.add_typer(users_app, name="users")
-register_measuring_commands(app)
+mount_command_plugins(app)
 
 
 def main() -> None:

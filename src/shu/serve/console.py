@@ -1,6 +1,6 @@
 """What every command shares: the global options (home, `--set`, `--json`), the consoles
 (document text printed safely), opening the knowledge base, one-line errors, JSON output,
-progress bars. The user commands (`shu.serve.cli`) and the measuring ones (`shu.eval.cli`) both
+progress bars. The user commands (`shu.serve.cli`) and the measuring ones (`shu_eval.cli`) both
 use it."""
 
 from __future__ import annotations

@@ -1,0 +1,710 @@
+"""The measuring commands of `shu`: `eval` (retrieval and answers), `eval-scope`, `eval-verify`,
+`faults`, `bench`, `bench-stores`, `bench-peers`. Mounted on the command line by `register`, so
+the user-facing CLI (`shu.serve.cli`) needs none of the eval internals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from shu.errors import ShuError
+from shu.kb import KnowledgeBase, open_kb
+from shu.serve.console import emit_json as _emit_json
+from shu.serve.console import err, out, state
+from shu.serve.console import fail as _fail
+from shu.serve.console import open_from_state as _kb
+from shu.serve.console import progress as _progress
+
+if TYPE_CHECKING:
+    from shu_eval.configs import EvalConfig
+    from shu_eval.dataset import Dataset
+    from shu_eval.runner import ConfigResult
+
+
+def eval_(
+    dataset: Annotated[
+        Path | None,
+        typer.Argument(
+            help="A BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/); with --answers also "
+            "'answers' (the shipped labelled answer set) or a folder of labelled questions."
+        ),
+    ] = None,
+    configs: Annotated[
+        str, typer.Option(help="Comma-separated presets; 'default' is always run.")
+    ] = "bm25,dense,hybrid",
+    suite: Annotated[
+        str | None,
+        typer.Option(help="'all' (every dataset found) or dataset names: one table across datasets."),
+    ] = None,
+    data: Annotated[
+        list[Path] | None,
+        typer.Option(help="Folder of dataset folders for --suite (repeatable; default ../shared/data)."),
+    ] = None,
+    split: Annotated[
+        str | None,
+        typer.Option(
+            help="qrels split to evaluate (default test); for a labelled answer set dev or test "
+            "(default both)."
+        ),
+    ] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N queries (a quick run).")] = None,
+    sample: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="A labelled answer set: a fixed sample of N questions (the same on every run).",
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option(help="Folder for results.json, results.md, results.png.")
+    ] = None,
+    per_query: Annotated[bool, typer.Option("--per-query", help="Also write per_query.jsonl.")] = False,
+    answers: Annotated[
+        bool, typer.Option("--answers", help="Also ask every query with gold answers: answer quality.")
+    ] = False,
+    answer_configs: Annotated[
+        str | None,
+        typer.Option(
+            help="With --answers: comma-separated answer presets side by side "
+            "(configured, plain, +verify, +crag, +agent, agent-always)."
+        ),
+    ] = None,
+    store_url: Annotated[
+        str | None,
+        typer.Option(
+            help="Evaluate on this store (postgresql://…, an empty database): the cached corpus is copied in."
+        ),
+    ] = None,
+    enrich_llm: Annotated[
+        bool,
+        typer.Option(
+            "--enrich-llm",
+            help="Configs that enrich the corpus (+profiles, +questions, +context …) have the configured "
+            "LLM write the artifacts (needs llm.provider and enrich.method=auto; cached apart by model).",
+        ),
+    ] = False,
+) -> None:
+    """Measure retrieval quality (nDCG, recall, MRR) and latency of several configurations."""
+    from shu_eval.configs import resolve
+    from shu_eval.dataset import load_dataset
+    from shu_eval.report import markdown_table, write_outputs
+
+    if (dataset is None) == (suite is None):
+        _fail("give a dataset folder or --suite (not both)")
+    presets = _answer_presets(answer_configs)
+    answers = answers or presets is not None
+    if dataset is not None and _labelled(dataset, answers, presets, limit, output, split, sample):
+        return
+    if sample is not None:
+        _fail("--sample is for a labelled answer set (use --limit)")
+    with _kb() as kb:
+        if enrich_llm and kb.enrich_llm is None:
+            _fail(
+                "--enrich-llm needs an LLM that writes artifacts: set llm.provider (and for "
+                "llm.provider=local also enrich.method=auto)"
+            )
+        chosen = resolve(configs)
+        if store_url and len({c.enrich.model_dump_json() for c in chosen}) > 1:
+            _fail("--store-url takes configs that index the corpus the same way (not +questions, +context …)")
+        if suite is not None:
+            _eval_suite(kb, suite, data, chosen, limit, output, store_url, answers, presets, enrich_llm)
+            return
+        assert dataset is not None
+        loaded = load_dataset(dataset, split or "test")
+        data_json, results = _eval_one(kb, loaded, chosen, limit, store_url, answers, presets, enrich_llm)
+        folder = output or kb.settings.home / "eval-cache" / f"{loaded.name}-results"
+        write_outputs(data_json, results, loaded, folder, per_query)
+        if data_json.get("answers"):
+            from shu_eval.answers import save_answers
+
+            save_answers(folder, loaded.name, data_json["answers"])
+    if state.as_json:
+        _emit_json(data_json)
+        return
+    out.print(markdown_table(data_json), highlight=False, markup=False)
+    if data_json.get("answers"):
+        from shu_eval.answers import answers_markdown
+
+        out.print(answers_markdown({loaded.name: data_json["answers"]}), highlight=False, markup=False)
+    out.print(f"written to {folder}", highlight=False, markup=False)
+
+
+def _eval_one(
+    kb: KnowledgeBase,
+    loaded: Dataset,
+    chosen: list[EvalConfig],
+    limit: int | None,
+    store_url: str | None,
+    answers: bool = False,
+    presets: list[str] | None = None,
+    enrich_llm: bool = False,
+) -> tuple[dict[str, Any], list[ConfigResult]]:
+    from shu_eval.build import copy_to, open_eval_store
+    from shu_eval.report import results_json
+    from shu_eval.runner import run_eval
+
+    writer = kb.enrich_llm if enrich_llm else None
+    if writer is not None:
+        from shu_eval.configs import written_by
+
+        chosen = [written_by(config, writer.client.name) for config in chosen]
+
+    def build(enrich, advance):  # type: ignore[no-untyped-def]
+        built = open_eval_store(loaded, kb.settings, kb.embedder, advance, enrich, writer)
+        return copy_to(built, store_url, kb.settings.store, advance) if store_url else built
+
+    with _progress() as advance:
+        results = run_eval(loaded, chosen, lambda enrich: build(enrich, advance), kb.embedder, limit, advance)
+        data = results_json(loaded, len(results[0].per_query), results)
+        if writer is not None:
+            data["enrich_llm"] = writer.summary()  # this run's calls (0 when every store was cached)
+        if answers and loaded.answer_queries:
+            data["answers"] = _answers(
+                kb, loaded, lambda enrich: build(enrich, advance), limit, advance, presets
+            )
+    return data, results
+
+
+def _labelled(
+    dataset: Path,
+    answers: bool,
+    presets: list[str] | None,
+    limit: int | None,
+    output: Path | None,
+    split: str | None = None,
+    sample: int | None = None,
+) -> bool:
+    """A labelled answer set (`answers`, or a folder with questions.jsonl and no corpus): its
+    knowledge bases ingested fresh, every question asked and judged (`shu_eval.labelled`)."""
+    from shu_eval import labelled
+
+    if not labelled.is_labelled_set(dataset):
+        return False
+    if not answers or presets:
+        _fail(f"{dataset} is a labelled answer set: run it with --answers (no --answer-configs)")
+    folder = labelled.folder_of(dataset)
+    with _progress() as advance:
+        try:
+            graded, data = labelled.evaluate(
+                folder,
+                lambda name, path: _example_kb(path, f"answers-{name}")[0],
+                limit,
+                advance,
+                split,
+                sample,
+            )
+        except (labelled.LabelledSetError, OSError, ShuError) as exc:
+            _fail(str(exc))
+    with _kb() as kb:
+        written = output or kb.settings.home / "eval-cache" / f"{folder.name}-results"
+    labelled.write(graded, data, written)
+    if state.as_json:
+        _emit_json(data)
+    else:
+        out.print(labelled.markdown(data) + f"written to {written}", highlight=False, markup=False)
+    return True
+
+
+def _answer_presets(names: str | None) -> list[str] | None:
+    from shu_eval.configs import ANSWER_PRESETS
+
+    if names is None:
+        return None
+    chosen = [n.strip() for n in names.split(",") if n.strip()]
+    unknown = [n for n in chosen if n not in ANSWER_PRESETS]
+    if unknown or not chosen:
+        _fail(f"unknown answer config(s) {', '.join(unknown)} (known: {', '.join(ANSWER_PRESETS)})")
+    return list(dict.fromkeys(chosen))
+
+
+def _answers(
+    kb: KnowledgeBase,
+    loaded: Dataset,
+    build: Any,
+    limit: int | None,
+    advance: Any,
+    answer_configs: list[str] | None = None,
+) -> dict[str, Any]:
+    """The default pipeline and the configured answerer over the queries with gold answers; with
+    `answer_configs`, each of those presets too (under `configs`)."""
+    from shu.answer.factory import create_responder
+    from shu.config.settings import EnrichSettings
+    from shu.retrieve.pipeline import RetrievalPipeline
+    from shu_eval.answers import answers_json, run_answers
+    from shu_eval.configs import answer_settings
+
+    built = build(EnrichSettings(enabled=False))
+    client = kb.llm.client if kb.llm else None
+    found: dict[str, Any] = {}
+    try:
+        pipeline = RetrievalPipeline(built.store, kb.embedder, kb.settings.retrieval)
+        for name in answer_configs or ["configured"]:
+            settings = answer_settings(kb.settings, name)
+            responder = create_responder(settings, built.store, kb.embedder, pipeline, client)
+            result = run_answers(loaded, built.store, responder, limit, advance)
+            found[name] = answers_json(result, responder.name)
+    finally:
+        built.store.close()
+    first = next(iter(found.values()))
+    return first | {"configs": found} if answer_configs else first
+
+
+def _eval_suite(
+    kb: KnowledgeBase,
+    suite: str,
+    data: list[Path] | None,
+    chosen: list[EvalConfig],
+    limit: int | None,
+    output: Path | None,
+    store_url: str | None,
+    answers: bool = False,
+    presets: list[str] | None = None,
+    enrich_llm: bool = False,
+) -> None:
+    from shu_eval.answers import answers_markdown, answers_record, save_answers
+    from shu_eval.dataset import load_dataset
+    from shu_eval.report import write_outputs
+    from shu_eval.suite import discover, select, suite_json, suite_markdown, write_suite
+
+    if store_url:
+        _fail("--suite evaluates each dataset in its own cached SQLite store (no --store-url)")
+    folders = data if data is not None else [p for p in [Path("../shared/data")] if p.is_dir()]
+    cache = kb.settings.home / "eval-cache"
+    datasets = select(discover(folders, cache / "converted"), suite)
+    folder = output or cache / "suite-results"
+    per_dataset = {}
+    for found in datasets:
+        loaded = load_dataset(found.path)
+        if not state.as_json:
+            err.print(f"{escape(found.name)}: {len(loaded.queries)} queries", highlight=False)
+        per_dataset[found.name], results = _eval_one(
+            kb, loaded, chosen, limit, None, answers, presets, enrich_llm
+        )
+        write_outputs(per_dataset[found.name], results, loaded, folder / found.name, False)
+        if per_dataset[found.name].get("answers"):
+            save_answers(folder / found.name, found.name, per_dataset[found.name]["answers"])
+    summary = suite_json(per_dataset)
+    if answers:  # suite.json keeps each dataset's answer metrics (not the per-query lists)
+        summary["answers"] = {
+            n: answers_record(d["answers"]) for n, d in per_dataset.items() if d.get("answers")
+        }
+    write_suite(summary, folder)
+    if state.as_json:
+        _emit_json(summary)
+        return
+    out.print(suite_markdown(summary), highlight=False, markup=False)
+    if answers:
+        found_answers = {name: data.get("answers") or {} for name, data in per_dataset.items()}
+        out.print(answers_markdown(found_answers), highlight=False, markup=False)
+        _print_answer_configs(found_answers)
+        _print_calibration(found_answers)
+        _print_confidence(found_answers, folder)
+    out.print(f"written to {folder}", highlight=False, markup=False)
+
+
+def _print_answer_configs(found_answers: dict[str, dict[str, Any]]) -> None:
+    """One table per dataset: the answer presets side by side."""
+    from shu_eval.answers import answers_markdown
+
+    for name, data in found_answers.items():
+        if data.get("configs"):
+            out.print(f"\n{name}", highlight=False, markup=False)
+            out.print(answers_markdown(data["configs"]), highlight=False, markup=False)
+
+
+def _print_confidence(found_answers: dict[str, dict[str, Any]], folder: Path) -> None:
+    """Answer confidence calibrated: fitted on the dev half of every dataset's answers, judged
+    on the test half (ECE, Brier, reliability diagram), beside the shipped weights."""
+    from shu.answer.confidence import WEIGHTS, confidence
+    from shu_eval.confidence import (
+        calibration_markdown,
+        fit,
+        reliability_png,
+        split,
+        summary,
+        weights_markdown,
+    )
+
+    records, ids, names = [], [], []
+    for name, data in found_answers.items():
+        for qid, features, ok, _ in data.get("confidence") or []:
+            records.append((features, bool(ok)))
+            ids.append(f"{name}/{qid}")
+            names.append(name)
+    if not records:
+        return
+    dev, test = split(records, ids)
+    fitted = fit(dev)
+    rows, curves = {}, {}
+    for label, weights in (("shipped weights", WEIGHTS), ("fitted on dev", fitted)):
+        scores = [confidence(features, weights) for features, _ in test]
+        correct = [ok for _, ok in test]
+        rows[f"{label} (test)"] = summary(scores, correct)
+        curves[label] = (scores, correct)
+    png = reliability_png(curves, folder / "confidence.png")
+    out.print(
+        "\nAnswer confidence on held-out questions\n"
+        + calibration_markdown(rows)
+        + "\nFitted weights (dev half)\n"
+        + weights_markdown(fitted)
+        + f"\nreliability diagram: {png}",
+        highlight=False,
+        markup=False,
+    )
+
+
+def _print_calibration(found_answers: dict[str, dict[str, Any]]) -> None:
+    """Where abstention (answer.min_evidence) should sit, from the evidence of every answer."""
+    from shu_eval.calibrate import choose, sweep_markdown
+
+    scored = {
+        name: [(bool(ok), value) for ok, value in data["evidence"]]
+        for name, data in found_answers.items()
+        if data.get("evidence")
+    }
+    if not scored:
+        return
+    chosen = choose(scored)
+    verdict = (
+        f"answer.min_evidence calibrated: {chosen:.2f} (the largest threshold at which no dataset "
+        "declines more than 5 % of its answerable questions)"
+        if chosen is not None
+        else "answer.min_evidence: every threshold declines more than 5 % of some dataset's "
+        "answerable questions"
+    )
+    out.print(
+        verdict + "\n" + sweep_markdown(scored, chosen),
+        highlight=False,
+        markup=False,
+    )
+
+
+def faults(
+    full: Annotated[
+        bool, typer.Option("--full", help="The full suite (≥ 50 crash runs, ≥ 1,000 bad files).")
+    ] = False,
+    postgres: Annotated[
+        str | None,
+        typer.Option(help="postgresql://… (may CREATE DATABASE): every store-backed check runs there too."),
+    ] = None,
+) -> None:
+    """The fault suite: kill -9 and resume, a hostile corpus, concurrent runs, persona walls,
+    injected instructions. Prints the table; exits 1 when anything crashed, hung, was lost or crossed."""
+    from shu_eval.faults.run import FULL, SHORT, failures, markdown, timed
+
+    scale = FULL if full else SHORT
+    checks, seconds = timed(scale, postgres, lambda line: err.print(escape(line), highlight=False))
+    out.print(markdown(checks, scale, seconds), highlight=False, markup=False)
+    if failures(checks):
+        raise typer.Exit(1)
+
+
+def bench_stores(
+    url: Annotated[
+        str | None, typer.Option(help="postgresql://… (an empty database) to compare with SQLite.")
+    ] = None,
+    chunks: Annotated[int, typer.Option(min=1000, help="Chunks in the synthetic knowledge base.")] = 100_000,
+    queries: Annotated[int, typer.Option(min=10, help="Queries per store.")] = 200,
+    personas: Annotated[
+        int,
+        typer.Option(min=1, help="Spread the chunks over this many personas (a fresh process asks each)."),
+    ] = 1,
+) -> None:
+    """SQLite beside PostgreSQL: load rate, index build, recall@10 vs exact, query latency."""
+    from shu_eval.bench_stores import markdown, run, run_spread, spread_markdown
+
+    if personas > 1 and queries <= personas:
+        _fail(f"--queries must be more than --personas ({personas}): the first round only builds indexes")
+    try:
+        if personas > 1:
+            spread = run_spread(url, chunks, queries, personas)
+            out.print(spread_markdown(spread, queries), highlight=False, markup=False)
+            return
+        results = run(url, chunks, queries)
+    except ShuError as exc:
+        _fail(str(exc))
+    out.print(markdown(results, queries), highlight=False, markup=False)
+
+
+def bench_peers(
+    dataset: Annotated[Path, typer.Argument(help="A BEIR-format folder.")],
+    split: Annotated[str, typer.Option(help="qrels split.")] = "test",
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N queries.")] = None,
+) -> None:
+    """Shu's search beside bm25s + Chroma on the same corpus, vectors and queries."""
+    from shu_eval.build import open_eval_store
+    from shu_eval.dataset import load_dataset
+    from shu_eval.peers import markdown, run_peers
+
+    with _kb() as kb:
+        loaded = load_dataset(dataset, split)
+        with _progress() as advance:
+            built = open_eval_store(loaded, kb.settings, kb.embedder, advance)
+        results, embed_ms = run_peers(loaded, built, kb.embedder, limit)
+        built.store.close()
+    queries = min(limit or len(loaded.queries), len(loaded.queries))
+    out.print(markdown(results, loaded, queries, embed_ms), highlight=False, markup=False)
+
+
+def eval_scope(
+    examples: Annotated[Path, typer.Option(help="The persona folders the questions are about.")] = Path(
+        "examples/personas"
+    ),
+    questions: Annotated[
+        Path | None, typer.Option(help="JSONL of labelled questions (default: the shipped set).")
+    ] = None,
+    output: Annotated[Path | None, typer.Option(help="Folder for scope.jsonl and results.md.")] = None,
+) -> None:
+    """Answer, decline or defer? Labelled questions (answerable, unanswerable, out of scope) over
+    the example knowledge base: confusion matrices, and the rules' thresholds calibrated on dev."""
+    from shu_eval.scope import (
+        ask_all,
+        calibrate,
+        confusion_markdown,
+        labelled_questions,
+        redecide,
+        write_rows,
+    )
+
+    try:
+        asked_questions = labelled_questions(questions)
+    except (ValueError, OSError) as exc:
+        _fail(f"{questions}: {exc}")
+    kb, work = _example_kb(examples, "scope")
+    with kb, _progress() as advance:
+        asked = ask_all(kb, asked_questions, advance)
+        rules = kb.llm is None
+        min_evidence = kb.settings.answer.min_evidence
+    answerer = asked[0].method if asked else "none"
+    parts = [
+        confusion_markdown(asked, f"all ({answerer})"),
+        confusion_markdown([a for a in asked if a.split == "test"], "test split"),
+    ]
+    if rules:
+        scope, fitted = calibrate(asked, min_evidence)
+        test = redecide([a for a in asked if a.split == "test"], scope, min_evidence)
+        parts.append(
+            f"Calibrated on dev (macro accuracy {fitted:.3f}): answer.scope_threshold={scope:.2f} "
+            f"(with answer.min_evidence={min_evidence:.2f}). With it, on test:\n\n"
+            + confusion_markdown(test, "test, calibrated")
+        )
+    folder = output or work / "results"
+    write_rows(asked, folder)
+    (folder / "results.md").write_text("\n".join(parts), encoding="utf-8")
+    out.print("\n".join(parts), highlight=False, markup=False)
+
+
+def _example_kb(examples: Path, name: str) -> tuple[KnowledgeBase, Path]:
+    """A fresh copy of the example personas, ingested into its own knowledge base (same settings
+    and overrides, no answer cache) under `<home>/eval-cache/<name>`."""
+    import shutil
+
+    if not examples.is_dir():
+        _fail(f"{examples}: no such folder of personas")
+    with _kb() as main:
+        work = main.settings.home / "eval-cache" / name
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(examples, work / "personas")
+    try:
+        kb = open_kb(work / "kb", [*state.overrides, "answer.cache=false"])
+        kb.ingest(work / "personas")
+    except ShuError as exc:
+        _fail(str(exc))
+    return kb, work
+
+
+def eval_verify(
+    examples: Annotated[Path, typer.Option(help="The persona folders the claims cite.")] = Path(
+        "examples/personas"
+    ),
+    claims: Annotated[
+        Path | None, typer.Option(help="JSONL of planted claims (default: the shipped set).")
+    ] = None,
+) -> None:
+    """How well the verifier finds planted errors (changed numbers, swapped names, wrong
+    documents, unstated claims) and keeps correct paraphrases: precision and recall per method."""
+    from shu.answer.verify.factory import create_verifier
+    from shu.config.settings import VerifySettings
+    from shu_eval.verify import check_all, markdown, planted_claims
+
+    try:
+        planted = planted_claims(claims)
+    except (ValueError, OSError) as exc:
+        _fail(f"{claims}: {exc}")
+    kb, _ = _example_kb(examples, "verify")
+    with kb:
+        client = kb.llm.client if kb.llm else None
+        methods = {"rules": VerifySettings(method="rules")}
+        if client is not None:
+            methods["llm"] = VerifySettings(method="llm")
+        per_method = {}
+        for name, settings in methods.items():
+            verifier = create_verifier(settings, kb.embedder, client)
+            assert verifier is not None
+            per_method[name] = check_all(kb.store, planted, verifier)
+    out.print(markdown(per_method), highlight=False, markup=False)
+
+
+def bench(
+    documents: Annotated[int, typer.Option(help="Documents for the ingestion benchmark.")] = 300,
+    sizes: Annotated[
+        str, typer.Option(help="Comma-separated store sizes (chunks) for search latency.")
+    ] = "10000,100000",
+    queries: Annotated[int, typer.Option(help="Queries per store size.")] = 200,
+) -> None:
+    """Benchmark ingestion throughput and hybrid search latency; prints Markdown tables."""
+    from shu_eval.bench import markdown_tables, run
+
+    try:
+        scale = [int(size) for size in sizes.split(",") if size.strip()]
+    except ValueError:
+        _fail(f"--sizes {sizes!r}: expected numbers separated by commas")
+    try:
+        ingest_result, searches = run(documents, scale, queries, overrides=state.overrides)
+    except ShuError as exc:
+        _fail(str(exc))
+    out.print(markdown_tables(ingest_result, searches), highlight=False, markup=False)
+
+
+def bench_serve(
+    examples: Annotated[Path, typer.Option(help="The persona folders to serve.")] = Path("examples/personas"),
+    clients: Annotated[int, typer.Option(min=1, max=64, help="Concurrent clients.")] = 8,
+    seconds: Annotated[float, typer.Option(min=1, help="How long the load runs.")] = 60.0,
+    job: Annotated[bool, typer.Option("--job/--no-job", help="Keep an ingest job running meanwhile.")] = True,
+) -> None:
+    """`shu serve` under load on loopback: clients searching and asking while an ingest job runs;
+    requests/s, p50/p95/p99 and errors."""
+    from shu_eval.bench_serve import markdown, run
+
+    if not examples.is_dir():
+        _fail(f"{examples}: no such folder of personas")
+    result = run(examples, clients, seconds, job)
+    out.print(markdown(result), highlight=False, markup=False)
+    if result.errors:
+        raise typer.Exit(1)
+
+
+def bench_formats(
+    enron: Annotated[
+        Path | None, typer.Option(help="The Enron QA JSON (enron_annotated.json), ingested as .eml files.")
+    ] = None,
+) -> None:
+    """Each document format's conversion and ingestion time on generated samples."""
+    from shu_eval.bench_formats import markdown, run
+
+    if enron is not None and not enron.is_file():
+        _fail(f"{enron}: no such file")
+    out.print(markdown(run(enron)), highlight=False, markup=False)
+
+
+def eval_personal(
+    data: Annotated[
+        Path, typer.Option(help="The dataset: a persona folder, users.json and queries.jsonl.")
+    ] = Path("tests/eval/data/personal"),
+) -> None:
+    """Personalized retrieval measured: the same ambiguous questions asked by different people,
+    without a user, with every boost, and with each boost off or alone; nDCG@10 and Recall@10."""
+    from shu_eval.personal import markdown, run
+
+    if not data.is_dir():
+        _fail(f"{data}: no such folder")
+    try:
+        result = run(data, overrides=state.overrides)
+    except ShuError as exc:
+        _fail(str(exc))
+    out.print(markdown(result), highlight=False, markup=False)
+
+
+def tune(
+    persona: Annotated[
+        str | None, typer.Argument(help="The persona to fit (not with --dataset).", show_default=False)
+    ] = None,
+    queries: Annotated[
+        Path | None, typer.Option(help='JSONL: {"id", "text", "user", "relevant": {doc: grade}}.')
+    ] = None,
+    feedback: Annotated[
+        bool, typer.Option("--feedback", help="Label questions from the users' recorded feedback.")
+    ] = False,
+    dataset: Annotated[
+        Path | None,
+        typer.Option(help="A BEIR folder: fit on its train split, judge on test (printed, never written)."),
+    ] = None,
+    write: Annotated[bool, typer.Option("--write", help="Keep the best if it wins on held-out.")] = False,
+) -> None:
+    """Fit the ranking weights (surface weights, expansion, fusion mode, personal boosts and their
+    bound) on labelled questions; print the current and the best on a held-out part; with --write
+    keep them only if they are better there."""
+    from shu_eval import tune as tuning
+
+    if dataset is not None:
+        _tune_dataset(dataset)
+        return
+    if persona is None or (queries is None) == (not feedback):
+        _fail("give a persona and one of --queries FILE or --feedback (or --dataset PATH alone)")
+    with _kb() as kb:
+        try:
+            labelled = tuning.load_queries(queries) if queries else tuning.from_feedback(kb.store, persona)
+            result = tuning.tune(kb, persona, labelled)
+        except ShuError as exc:
+            _fail(str(exc))
+        out.print(tuning.markdown(result), highlight=False, markup=False)
+        if not result.better:
+            out.print("The current weights stay: the best on train does not win on the held-out part.")
+            return
+        if write:
+            path = tuning.write(kb.settings.home, persona, result.changed)
+            out.print(f"written to {path}", highlight=False)
+        else:
+            out.print("Better on the held-out part: run again with --write to keep them.")
+
+
+def _tune_dataset(path: Path) -> None:
+    from shu.retrieve.pipeline import RetrievalPipeline
+    from shu_eval import tune as tuning
+    from shu_eval.build import open_eval_store
+    from shu_eval.dataset import load_dataset
+
+    with _kb() as kb, _progress() as advance:
+        try:
+            test = load_dataset(path, "test")
+            train = load_dataset(path, "train") if (path / "qrels" / "train.tsv").is_file() else None
+            built = open_eval_store(test, kb.settings, kb.embedder, advance)
+        except ShuError as exc:
+            _fail(str(exc))
+        try:
+
+            def labelled(loaded: Any) -> list[tuning.Labelled]:
+                return [
+                    tuning.Labelled(q.id, q.text, None, loaded.qrels[q.id], q.persona) for q in loaded.queries
+                ]
+
+            fit_on, judge_on = (labelled(train), labelled(test)) if train else tuning.split(labelled(test))
+            pipeline = RetrievalPipeline(built.store, kb.embedder, kb.settings.retrieval)
+            personas = built.store.list_personas()
+            current = tuning.current_weights(kb.settings.retrieval, personas[0], tuning.DATASET_SPACE)
+            result = tuning.fit(
+                tuning.store_ranker(built.store, pipeline), fit_on, judge_on, current, tuning.DATASET_SPACE
+            )
+        finally:
+            built.store.close()
+    split = "train → test" if train else "half of test → the other half"
+    out.print(f"{test.name} ({split})", highlight=False, markup=False)
+    out.print(tuning.markdown(result), highlight=False, markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Mount the measuring commands on the `shu` command line."""
+    app.command(name="eval")(eval_)
+    app.command(name="faults")(faults)
+    app.command(name="bench-stores")(bench_stores)
+    app.command(name="bench-peers")(bench_peers)
+    app.command(name="eval-scope")(eval_scope)
+    app.command(name="eval-verify")(eval_verify)
+    app.command(name="bench")(bench)
+    app.command(name="bench-serve")(bench_serve)
+    app.command(name="bench-formats")(bench_formats)
+    app.command(name="tune")(tune)
+    app.command(name="eval-personal")(eval_personal)

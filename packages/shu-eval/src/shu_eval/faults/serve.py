@@ -1,0 +1,194 @@
+"""The persona and user walls through the server's doors: a key per persona, every HTTP route
+and MCP tool asked about its own persona and about each other one. A breach is a 2xx for another
+persona, a document of another persona read through one's own, or another persona's secret in
+any response; no key, a wrong key and a non-admin key must be refused (401, 401, 403); a 5xx is a
+crash."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from shu.kb import KnowledgeBase, open_kb
+from shu.serve.background import running
+from shu.serve.http import create_app
+from shu_eval.faults.checks import (
+    _MARK,
+    OUTSIDE_MARK,
+    PEOPLE_MARK,
+    Check,
+    clerk,
+    store_label,
+    store_overrides,
+    walls_corpus,
+)
+
+PERSONAS = ("alpha", "beta", "gamma")
+QUESTION = "What is the vault code?"
+
+
+def serve_walls_check(work: Path, url: str = "") -> Check:
+    """The walls through a real server over the store `url` names (PostgreSQL; "": SQLite)."""
+    root = walls_corpus(work / "serve-walls")
+    check = Check(f"persona and user walls (HTTP, MCP){store_label(url)}", 0)
+    with open_kb(work / "serve-walls-home", ["answer.cache=false", *store_overrides(url)]) as kb:
+        kb.ingest(root)
+        tokens = {p: kb.create_key(f"user-{p}", [p])[1] for p in PERSONAS}
+        with running(create_app(kb)) as url:
+            for persona, token in tokens.items():
+                _http_walls(kb, url, persona, token, check)
+                _mcp_walls(kb, url, persona, token, check)
+                _learning_walls(kb, url, persona, token, check)
+            _refusals(url, tokens["alpha"], check)
+    return check
+
+
+def _routes(persona: str, doc_id: str) -> list[tuple[str, str, dict[str, Any] | None]]:
+    ask = {"question": QUESTION, "persona": persona}
+    return [
+        ("GET", f"/v1/personas/{persona}/documents", None),
+        ("GET", f"/v1/documents/{doc_id}?persona={persona}", None),
+        ("POST", "/v1/search", ask | {"trace": True}),
+        ("POST", "/v1/ask", ask | {"trace": True}),
+        ("POST", "/v1/ask", ask | {"stream": True}),
+        ("POST", "/v1/feedback", {"persona": persona, "kind": "star", "doc_id": doc_id}),
+        ("GET", f"/v1/feedback?persona={persona}", None),
+    ]
+
+
+def _http_walls(kb: KnowledgeBase, url: str, persona: str, token: str, check: Check) -> None:
+    visible = {d.id for d in kb.documents(persona)}
+    foreign = [_MARK.format(persona=p) for p in PERSONAS if f"{p}-vault" not in visible]
+    headers = {"Authorization": f"Bearer {token}"}
+    for other in PERSONAS:
+        for target in PERSONAS:  # every vault, read through `other`
+            for method, path, body in _routes(other, f"{target}-vault"):
+                check.inputs += 1
+                response = httpx.request(method, url + path, json=body, headers=headers, timeout=120)
+                where = f"HTTP {method} {path} as {persona}"
+                target_hidden = f"{target}-vault" not in visible
+                if response.status_code >= 500:
+                    check.crashes += 1
+                    check.notes.append(f"{where}: {response.status_code}")
+                elif other != persona and response.status_code != 403:
+                    check.breaches += 1
+                    check.notes.append(f"{where}: {response.status_code}, not 403")
+                elif response.status_code < 300 and _names_document(method, path) and target_hidden:
+                    check.breaches += 1
+                    check.notes.append(f"{where}: another persona's document reached")
+                leaked = [m for m in foreign if m in response.text]
+                if leaked:
+                    check.breaches += len(leaked)
+                    check.notes.append(f"{where}: {leaked} in the response")
+
+
+def _learning_walls(kb: KnowledgeBase, url: str, persona: str, token: str, check: Check) -> None:
+    """A user claiming another persona's address on their own profile is refused; with every
+    address set by an admin, learning through a persona key names only that persona's people;
+    the personas listed (HTTP, MCP) never carry a file read from outside the knowledge base."""
+    visible = {d.id for d in kb.documents(persona)}
+    foreign = [PEOPLE_MARK.format(persona=p) for p in PERSONAS if f"{p}-mail" not in visible]
+    headers = {"Authorization": f"Bearer {token}"}
+    for other in PERSONAS:
+        check.inputs += 1
+        claim = {"emails": [clerk(other)]}
+        claimed = httpx.put(f"{url}/v1/users/me", json=claim, headers=headers, timeout=60)
+        if claimed.status_code >= 500:
+            check.crashes += 1
+        elif claimed.status_code != 403:
+            check.breaches += 1
+            check.notes.append(f"PUT /v1/users/me emails={clerk(other)} as {persona}: {claimed.status_code}")
+    kb.set_user(f"user-{persona}", {"emails": [clerk(p) for p in PERSONAS]})  # as an admin would
+    check.inputs += 3
+    learned = httpx.post(f"{url}/v1/users/me/learn", headers=headers, timeout=60)
+    listed = httpx.get(f"{url}/v1/personas", headers=headers, timeout=60)
+    (tools,) = asyncio.run(mcp_calls(url, token, [("list_personas", {})]))
+    for where, response in (("learn", learned), ("GET /v1/personas", listed)):
+        if response.status_code >= 500:
+            check.crashes += 1
+            check.notes.append(f"{where} as {persona}: {response.status_code}")
+    contacts = json.dumps(learned.json().get("contacts")) if learned.status_code == 200 else ""
+    if PEOPLE_MARK.format(persona=persona) not in contacts:
+        check.lost += 1
+        check.notes.append(f"learn as {persona}: the persona's own people were not learned")
+    shown = [
+        ("learned contacts", contacts, foreign),
+        ("GET /v1/personas", listed.text, [OUTSIDE_MARK]),
+        ("MCP list_personas", " ".join(getattr(c, "text", "") for c in tools.content), [OUTSIDE_MARK]),
+    ]
+    for where, text, marks in shown:
+        leaked = [m for m in marks if m in text]
+        if leaked:
+            check.breaches += len(leaked)
+            check.notes.append(f"{where} as {persona}: {leaked} in the response")
+
+
+def _names_document(method: str, path: str) -> bool:
+    return path.startswith("/v1/documents/") or (method == "POST" and path == "/v1/feedback")
+
+
+def _mcp_walls(kb: KnowledgeBase, url: str, persona: str, token: str, check: Check) -> None:
+    visible = {d.id for d in kb.documents(persona)}
+    foreign = [_MARK.format(persona=p) for p in PERSONAS if f"{p}-vault" not in visible]
+    calls = [
+        (tool, arguments | {"persona": other}, other)
+        for other in PERSONAS
+        for tool, arguments in (
+            ("search", {"question": QUESTION}),
+            ("ask", {"question": QUESTION}),
+            ("read_document", {"doc_id": f"{other}-vault"}),
+        )
+    ]
+    results = asyncio.run(mcp_calls(url, token, [(tool, arguments) for tool, arguments, _ in calls]))
+    for (tool, _, other), result in zip(calls, results, strict=True):
+        check.inputs += 1
+        text = " ".join(getattr(c, "text", "") for c in result.content)
+        if other != persona and not result.is_error:
+            check.breaches += 1
+            check.notes.append(f"MCP {tool} on {other} as {persona}: not refused")
+        leaked = [m for m in foreign if m in text]
+        if leaked:
+            check.breaches += len(leaked)
+            check.notes.append(f"MCP {tool} on {other} as {persona}: {leaked} in the result")
+
+
+async def mcp_calls(url: str, token: str | None, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    """The MCP tools called in turn through the SDK's own client over streamable HTTP, with a key."""
+    import httpx2
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=120) as client,
+        streamable_http_client(f"{url}/mcp", http_client=client) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        return [await session.call_tool(name, arguments) for name, arguments in calls]
+
+
+def _refusals(url: str, token: str, check: Check) -> None:
+    """No key and a wrong key: 401 everywhere; a persona key on stats and jobs: 403."""
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    routes = [*_routes("alpha", "alpha-vault"), ("POST", "/mcp", ping)]
+    for headers in ({}, {"Authorization": "Bearer shu_000000000000_" + "x" * 43}):
+        for method, path, body in routes:
+            check.inputs += 1
+            response = httpx.request(method, url + path, json=body, headers=headers, timeout=60)
+            if response.status_code != 401:
+                check.breaches += 1
+                check.notes.append(f"{method} {path} with {headers or 'no key'}: {response.status_code}")
+    for method, path, body in (
+        ("GET", "/v1/stats", None),
+        ("POST", "/v1/jobs", {"kind": "ingest", "path": "/"}),
+    ):
+        check.inputs += 1
+        response = httpx.request(method, url + path, json=body, headers={"Authorization": f"Bearer {token}"})
+        if response.status_code != 403:
+            check.breaches += 1
+            check.notes.append(f"{method} {path} with a persona key: {response.status_code}")

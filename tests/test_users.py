@@ -24,8 +24,10 @@ def club(kb: KnowledgeBase, make_persona: PersonaMaker) -> KnowledgeBase:
 def test_contacts_are_learned_from_mail_and_meetings_with_affinity_recency_and_reciprocity(
     club: KnowledgeBase,
 ) -> None:
-    club.set_user("ayla", AYLA | {"contacts": ["Lee Park <lee@harbor.example>"], "projects": ["Hull survey"]})
-    learned = club.learn_user("ayla")
+    club.accounts.set_user(
+        "ayla", AYLA | {"contacts": ["Lee Park <lee@harbor.example>"], "projects": ["Hull survey"]}
+    )
+    learned = club.accounts.learn_user("ayla")
     contacts = {c.email: c for c in learned.contacts}
     jonas = contacts["jonas@harbor.example"]
     assert (jonas.name, jonas.interactions, jonas.reciprocity, jonas.source) == (
@@ -47,18 +49,18 @@ def test_contacts_are_learned_from_mail_and_meetings_with_affinity_recency_and_r
     assert learned.contacts[0].source == "set"
     assert [p.value for p in learned.projects][:1] == ["Hull survey"] and learned.projects[0].source == "set"
     assert all(c.updated for c in learned.contacts)
-    assert club.user("ayla") == learned
+    assert club.accounts.user("ayla") == learned
 
 
 def test_interests_come_from_the_documents_a_user_stars_and_opens(club: KnowledgeBase) -> None:
-    club.set_user("ayla", AYLA)
+    club.accounts.set_user("ayla", AYLA)
     reply = next(d.id for d in club.documents("club") if d.title == "Re: Q3 repair budget")
-    club.feedback(Signal(user="ayla", persona="club", kind="star", doc_id=reply))
-    club.feedback(Signal(user="ayla", persona="club", kind="opened", doc_id=reply))
-    interests = club.learn_user("ayla").interests
+    club.accounts.feedback(Signal(user="ayla", persona="club", kind="star", doc_id=reply))
+    club.accounts.feedback(Signal(user="ayla", persona="club", kind="opened", doc_id=reply))
+    interests = club.accounts.learn_user("ayla").interests
     assert interests and interests[0].source == "signals" and interests[0].weight == 1.0
     with pytest.raises(NotFoundError, match="unknown user 'bob'"):
-        club.learn_user("bob")
+        club.accounts.learn_user("bob")
 
 
 def test_a_yaml_file_in_the_home_sets_fields_by_hand(club: KnowledgeBase) -> None:
@@ -68,7 +70,7 @@ def test_a_yaml_file_in_the_home_sets_fields_by_hand(club: KnowledgeBase) -> Non
         "name: Jonas Berg\nemails: [jonas@harbor.example]\nroles: [captain]\nprojects: [Q3 repair budget]\n"
         "preferences: {detail: summary}\n"
     )
-    profile = club.user("jonas")
+    profile = club.accounts.user("jonas")
     assert (profile.name, profile.roles, profile.preferences) == (
         "Jonas Berg",
         ["captain"],
@@ -77,25 +79,27 @@ def test_a_yaml_file_in_the_home_sets_fields_by_hand(club: KnowledgeBase) -> Non
     assert profile.projects[0].value == "Q3 repair budget" and profile.projects[0].source == "set"
     (folder / "broken.yaml").write_text("name: [unclosed\n")
     with pytest.raises(InvalidRequestError, match="not a readable profile"):
-        club.user("broken")
+        club.accounts.user("broken")
     with pytest.raises(InvalidRequestError, match="user 'a b'"):
-        club.set_user("a b", {})
+        club.accounts.set_user("a b", {})
 
 
 def test_export_holds_everything_about_a_user_and_forget_removes_it(club: KnowledgeBase) -> None:
-    club.set_user("ayla", AYLA)
-    club.set_user("jonas", {"name": "Jonas Berg"})
-    club.feedback(Signal(user="ayla", persona="club", kind="up", question="budget?"))
-    club.feedback(Signal(user="jonas", persona="club", kind="down", question="survey?"))
-    club.create_key("ayla", ["club"])
-    exported = club.export_user("ayla")
+    club.accounts.set_user("ayla", AYLA)
+    club.accounts.set_user("jonas", {"name": "Jonas Berg"})
+    club.accounts.feedback(Signal(user="ayla", persona="club", kind="up", question="budget?"))
+    club.accounts.feedback(Signal(user="jonas", persona="club", kind="down", question="survey?"))
+    club.accounts.create_key("ayla", ["club"])
+    exported = club.accounts.export_user("ayla")
     assert exported["profile"]["name"] == "Ayla Demir" and [s["kind"] for s in exported["signals"]] == ["up"]
     assert [k["user"] for k in exported["keys"]] == ["ayla"] and "secret" not in str(exported["keys"])
-    assert club.forget_user("ayla") == {"profile": 1, "signals": 1, "keys": 1}
-    assert club.export_user("ayla") == {"profile": None, "signals": [], "keys": []}
-    assert club.users() == ["jonas"] and len(club.signals("jonas")) == 1, "another user's data stays"
+    assert club.accounts.forget_user("ayla") == {"profile": 1, "signals": 1, "keys": 1}
+    assert club.accounts.export_user("ayla") == {"profile": None, "signals": [], "keys": []}
+    assert club.accounts.users() == ["jonas"] and len(club.accounts.signals("jonas")) == 1, (
+        "another user's data stays"
+    )
 
 
 def test_a_user_with_no_profile_and_no_file_is_unknown(club: KnowledgeBase) -> None:
     with pytest.raises(NotFoundError):
-        club.user("ghost")
+        club.accounts.user("ghost")

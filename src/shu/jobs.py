@@ -10,17 +10,16 @@ import queue
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from shu.errors import ConflictError, InvalidRequestError, NotFoundError
-from shu.ingest.job import IngestJob, Redo
+from shu.ingest.job import IngestJob, Progress, Redo
+from shu.store.base import JobStore
 from shu.store.rows import now
 from shu.types import Job, JobKind
-
-if TYPE_CHECKING:
-    from shu.kb import KnowledgeBase
 
 log = logging.getLogger(__name__)
 
@@ -32,9 +31,17 @@ class JobCancelled(Exception):
     """Raised from the progress callback to stop a run between two documents."""
 
 
+StartIngest = Callable[[Progress, bool | None], IngestJob]
+"""Starts an ingestion run reporting to a progress callback; `True` asks for context prefixes
+(a reindex), `None` leaves the setting as configured."""
+
+
 class JobRunner:
-    def __init__(self, kb: KnowledgeBase) -> None:
-        self.kb = kb
+    """Runs the jobs kept in `store`, one at a time, each an ingestion run `start_ingest` makes."""
+
+    def __init__(self, store: JobStore, start_ingest: StartIngest) -> None:
+        self.store = store
+        self.start_ingest = start_ingest
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._worker: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -51,33 +58,33 @@ class JobRunner:
             raise InvalidRequestError(f"{path}: not a folder on the server")
         job = Job(id=uuid.uuid4().hex[:12], kind=kind, path=str(folder.resolve()), force=force, user=user)
         job.created = now()
-        self.kb.store.save_job(job)
+        self.store.save_job(job)
         self._enqueue(job.id)
         return job
 
     def get(self, job_id: str) -> Job:
-        found = self.kb.store.get_job(job_id)
+        found = self.store.get_job(job_id)
         if found is None:
             raise NotFoundError(f"no job {job_id!r}")
         return found
 
     def list(self, active_only: bool = False, limit: int = 50) -> list[Job]:
-        return self.kb.store.list_jobs(ACTIVE if active_only else None, limit)
+        return self.store.list_jobs(ACTIVE if active_only else None, limit)
 
     def cancel(self, job_id: str) -> Job:
         """Ask a job to stop (a running one stops after the document it is on)."""
         job = self.get(job_id)
-        if not self.kb.store.request_cancel(job_id):
+        if not self.store.request_cancel(job_id):
             raise ConflictError(f"job {job_id} is already {job.status}")
         return self.get(job_id)
 
     def resume(self) -> list[Job]:
         """Queue again the jobs a previous server left queued or running."""
-        left = sorted(self.kb.store.list_jobs(ACTIVE, limit=1000), key=lambda j: j.created)
+        left = sorted(self.store.list_jobs(ACTIVE, limit=1000), key=lambda j: j.created)
         for job in left:
             if job.status == "running":
                 log.info("job %s was interrupted; it runs again and resumes", job.id)
-            self.kb.store.save_job(job.model_copy(update={"status": "queued"}))
+            self.store.save_job(job.model_copy(update={"status": "queued"}))
             self._enqueue(job.id)
         return left
 
@@ -107,7 +114,7 @@ class JobRunner:
 
     def _work(self) -> None:
         while (job_id := self._queue.get()) is not None:
-            job = self.kb.store.get_job(job_id)
+            job = self.store.get_job(job_id)
             if job is None or job.status not in ACTIVE:
                 continue
             self.current = job_id
@@ -125,9 +132,9 @@ class JobRunner:
         job = job.model_copy(
             update={"status": "running", "started": now(), "attempts": job.attempts + 1, "stage": "preparing"}
         )
-        self.kb.store.save_job(job)
-        tracker = _Tracker(self.kb, job)
-        run = self.kb.ingest_job(tracker, context=True if job.kind == "reindex" else None)
+        self.store.save_job(job)
+        tracker = _Tracker(self.store, job)
+        run = self.start_ingest(tracker, True if job.kind == "reindex" else None)
         tracker.run = run
         try:
             report = run.run(Path(job.path), redo=_redo(job))
@@ -148,7 +155,7 @@ class JobRunner:
     def _finish(
         self, job: Job, status: str, error: str | None = None, report: dict[str, Any] | None = None
     ) -> None:
-        self.kb.store.save_job(
+        self.store.save_job(
             job.model_copy(update={"status": status, "finished": now(), "error": error, "report": report})
         )
 
@@ -163,8 +170,8 @@ class _Tracker:
     """The progress callback of one job's run: progress kept in the store at most every
     `_SAVE_EVERY_S`, the cancel request read as often."""
 
-    def __init__(self, kb: KnowledgeBase, job: Job) -> None:
-        self.kb = kb
+    def __init__(self, store: JobStore, job: Job) -> None:
+        self.store = store
         self.job = job
         self.run: IngestJob | None = None
         self._saved = 0.0
@@ -179,8 +186,8 @@ class _Tracker:
         if moment - self._saved < _SAVE_EVERY_S and done < total:
             return
         self._saved = moment
-        self.kb.store.save_job(self.job)
-        stored = self.kb.store.get_job(self.job.id)
+        self.store.save_job(self.job)
+        stored = self.store.get_job(self.job.id)
         if stored is not None and stored.cancel_requested:
             raise JobCancelled(self.job.id)
 

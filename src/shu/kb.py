@@ -16,10 +16,9 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 from shu import __version__
-from shu.access import authenticate, create_key
+from shu.accounts import Accounts
 from shu.answer.ask import Responder
 from shu.answer.cache import AnswerCache, answer_key
 from shu.answer.factory import create_answerer, create_responder
@@ -49,7 +48,6 @@ from shu.store.migrate import migrate as copy_store
 from shu.text import count_tokens, joined_without_overlap
 from shu.types import (
     Answer,
-    ApiKey,
     Chunk,
     Document,
     DocumentSection,
@@ -60,10 +58,8 @@ from shu.types import (
     RetrievalResult,
     SearchHit,
     Signal,
-    UserProfile,
     citation_key,
 )
-from shu.users import from_file, learn, with_fields
 
 MAX_QUERY_CHARS = 4000
 
@@ -136,7 +132,7 @@ class KnowledgeBase:
     @cached_property
     def jobs(self) -> JobRunner:
         """Background ingest / enrich / reindex jobs, kept in the store with their progress."""
-        return JobRunner(self)
+        return JobRunner(self.store, self.ingest_job)
 
     def persona(self, slug: str) -> Persona:
         persona = self.store.get_persona(slug)
@@ -220,87 +216,10 @@ class KnowledgeBase:
         prefix, method = contextualize(doc, document, given, self.enrich_llm, max_words)
         return with_context(given, prefix), method
 
-    # -- users: keys and signals ------------------------------------------------------------
-
-    def create_key(
-        self, user: str, personas: list[str] | None = None, admin: bool = False
-    ) -> tuple[ApiKey, str]:
-        """A key for the server: the key, and its token (shown once; only its hash is kept)."""
-        return create_key(self.store, user, personas or [], admin)
-
-    def api_keys(self) -> list[ApiKey]:
-        return self.store.list_keys()
-
-    def revoke_key(self, key_id: str) -> ApiKey:
-        found = self.store.get_key(key_id)
-        if found is None:
-            raise NotFoundError(f"unknown key {key_id!r} (`shu keys list` lists them)")
-        if not self.store.revoke_key(key_id):
-            raise ConflictError(f"key {key_id} is already revoked")
-        return found[0].model_copy(update={"revoked": True})
-
-    def auth_required(self) -> bool:
-        """Whether the server asks for keys (once any key that is not revoked exists)."""
-        return any(not key.revoked for key in self.store.list_keys())
-
-    def authenticate(self, token: str | None) -> ApiKey:
-        """The key a bearer token belongs to (UnauthorizedError for none, unknown, revoked)."""
-        return authenticate(self.store, token)
-
-    def feedback(self, signal: Signal) -> Signal:
-        """Keep what a user did with an answer or a document (for personalized retrieval)."""
-        self.persona(signal.persona)
-        if signal.doc_id is not None:
-            self.document(signal.doc_id, persona=signal.persona)  # NotFound outside the persona
-        return self.store.add_signal(signal)
-
-    def signals(self, user: str, persona: str | None = None) -> list[Signal]:
-        """One user's own signals, newest first."""
-        return self.store.list_signals(user, persona)
-
-    # -- users' profiles --------------------------------------------------------------------
-
-    def users(self) -> list[str]:
-        return self.store.list_users()
-
-    def user(self, user_id: str) -> UserProfile:
-        """A user's profile: what is stored, with `<home>/users/<id>.yaml` laid on top."""
-        stored = self.store.get_user(user_id)
-        fields = from_file(self.settings.home, user_id)
-        if stored is None and not fields:
-            raise NotFoundError(f"unknown user {user_id!r} (`shu users set {user_id} …` makes a profile)")
-        return with_fields(stored or UserProfile(id=user_id), fields)
-
-    def set_user(self, user_id: str, fields: dict[str, Any]) -> UserProfile:
-        """Create or change a user's profile by hand (name, emails, roles, projects, interests,
-        contacts, preferences); learned items stay."""
-        stored = self.store.get_user(user_id) or _new_profile(user_id)
-        return self.store.save_user(with_fields(stored, fields))
-
-    def learn_user(self, user_id: str, personas: list[str] | None = None) -> UserProfile:
-        """Learn a user's contacts, projects and interests again from the knowledge base and the
-        user's own signals, and keep them; with `personas`, from those personas' documents only
-        (what the asking key reaches), else from every persona."""
-        profile = self.user(user_id)
-        signals = self.store.list_signals(user_id)
-        return self.store.save_user(learn(self.store, profile, signals, personas=personas))
-
-    def export_user(self, user_id: str) -> dict[str, Any]:
-        """Everything kept about a user: profile, signals, keys (never a secret)."""
-        profile = self.store.get_user(user_id)
-        return {
-            "profile": profile.model_dump() if profile else None,
-            "signals": [s.model_dump() for s in self.store.list_signals(user_id)],
-            "keys": [k.model_dump() for k in self.store.list_keys() if k.user == user_id],
-        }
-
-    def forget_user(self, user_id: str) -> dict[str, int]:
-        """Delete everything about a user: profile, signals and keys; how much there was."""
-        return {
-            "profile": int(self.store.delete_user(user_id)),
-            "signals": self.store.forget_signals(user_id),
-            "keys": self.store.delete_keys(user_id),
-        }
+    @cached_property
+    def accounts(self) -> Accounts:
+        """Keys, users and signals: who asks, kept beside the knowledge."""
+        return Accounts(self.store, self.store, self.settings.home)
 
     def stats(self) -> KnowledgeBaseStats:
         """Counts and size of the store, what made the enrichment, LLM use, the answer cache, the
@@ -360,7 +279,7 @@ class KnowledgeBase:
         if user is None:
             return None
         try:
-            self.user(user)
+            self.accounts.user(user)
         except NotFoundError:
             return None
         return user
@@ -371,7 +290,7 @@ class KnowledgeBase:
             return None
         pinned = self.settings.retrieval.personal.now
         now = datetime.fromisoformat(pinned).replace(tzinfo=UTC) if pinned else None
-        return asker_of(self.user(user), self.store.list_signals(user), now)
+        return asker_of(self.accounts.user(user), self.store.list_signals(user), now)
 
     @cached_property
     def answerer(self) -> ScopedAnswerer:
@@ -478,13 +397,6 @@ def open_kb(
     """The knowledge base in `home` (default `.shu`, or `SHU_HOME`) with its settings,
     `overrides` (`dotted.key=value`) laid on top."""
     return KnowledgeBase(load_settings(home, overrides), embedder=embedder)
-
-
-def _new_profile(user_id: str) -> UserProfile:
-    try:
-        return UserProfile(id=user_id)
-    except ValueError as exc:
-        raise InvalidRequestError(f"user {user_id!r}: use 1–100 letters, digits or . @ + - _") from exc
 
 
 def _checked_query(query: str) -> str:

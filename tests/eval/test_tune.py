@@ -55,11 +55,17 @@ def test_weights_are_fitted_on_half_and_judged_on_the_other(northwind: Knowledge
 def test_feedback_becomes_labelled_questions(northwind: KnowledgeBase) -> None:
     question = "What's the budget?"
     for kind, doc in (("used_in_answer", "acme-budget"), ("used_in_answer", "acme-proposal"), ("up", None)):
-        northwind.feedback(Signal(user="vera", persona="northwind", kind=kind, doc_id=doc, question=question))  # type: ignore[arg-type]
-    northwind.feedback(Signal(user="omar", persona="northwind", kind="used_in_answer", doc_id="q4-budget",
-                              question=question))  # fmt: skip
+        northwind.accounts.feedback(
+            Signal(user="vera", persona="northwind", kind=kind, doc_id=doc, question=question)
+        )  # type: ignore[arg-type]
+    omar = Signal(
+        user="omar", persona="northwind", kind="used_in_answer", doc_id="q4-budget", question=question
+    )
+    northwind.accounts.feedback(omar)
     for kind, doc in (("used_in_answer", "q4-risks"), ("down", None)):
-        northwind.feedback(Signal(user="omar", persona="northwind", kind=kind, doc_id=doc, question="Risks?"))  # type: ignore[arg-type]
+        northwind.accounts.feedback(
+            Signal(user="omar", persona="northwind", kind=kind, doc_id=doc, question="Risks?")
+        )  # type: ignore[arg-type]
     labelled = {(q.user, q.text): q.relevant for q in from_feedback(northwind.store, "northwind")}
     assert labelled == {
         ("omar", question): {"q4-budget": 1},

@@ -46,9 +46,9 @@ def build_office(kb: KnowledgeBase, make_persona: PersonaMaker) -> KnowledgeBase
         "lunch.md": doc("lunch", "Canteen menu", "# Canteen menu\n\n## Monday\n\nLentil soup and bread."),
     }  # fmt: skip
     assert not kb.ingest(make_persona("office", rag=rag).parent).failed
-    kb.set_user("vp", {"name": "Vera Park", "roles": ["VP Sales"], "projects": ["Acme Deal"],
+    kb.accounts.set_user("vp", {"name": "Vera Park", "roles": ["VP Sales"], "projects": ["Acme Deal"],
                        "contacts": ["Sarah Chen <sarah@org.example>"]})  # fmt: skip
-    kb.set_user("eng", {"name": "Eli Ng", "roles": ["engineer"], "projects": ["Q4 Planning"]})
+    kb.accounts.set_user("eng", {"name": "Eli Ng", "roles": ["engineer"], "projects": ["Q4 Planning"]})
     return kb
 
 
@@ -118,8 +118,8 @@ def test_role_relevance_and_a_coming_due_date_rank_for_the_asker(
     }  # fmt: skip
     kb = open_kb(tmp_path / "home", ["retrieval.personal.now=2025-11-20"], embedder=embedder)
     assert not kb.ingest(make_persona("office", rag=rag).parent).failed
-    kb.set_user("omar", {"name": "Omar Haddad", "roles": ["CFO"]})
-    kb.set_user("eli", {"name": "Eli Ng", "roles": ["data engineer"]})
+    kb.accounts.set_user("omar", {"name": "Omar Haddad", "roles": ["CFO"]})
+    kb.accounts.set_user("eli", {"name": "Eli Ng", "roles": ["data engineer"]})
     question = "What changes with the office move?"
     for user, wanted, family in (("omar", "move-costs", "finance"), ("eli", "move-network", "engineering")):
         result = kb.retrieve(question, persona="office", user=user)

@@ -60,12 +60,12 @@ def keyed(tmp_path: Path, embedder: CountingEmbedder, make_persona: PersonaMaker
     make_persona("board", rag={"secret.md": SECRET})
     assert not kb.ingest(folder.parent).failed
     tokens = {
-        "ana": kb.create_key("ana", ["lumen"])[1],
-        "bob": kb.create_key("bob", ["lumen"])[1],
-        "root": kb.create_key("root", admin=True)[1],
+        "ana": kb.accounts.create_key("ana", ["lumen"])[1],
+        "bob": kb.accounts.create_key("bob", ["lumen"])[1],
+        "root": kb.accounts.create_key("root", admin=True)[1],
     }
-    revoked, tokens["gone"] = kb.create_key("gone", ["lumen"])
-    kb.revoke_key(revoked.id)
+    revoked, tokens["gone"] = kb.accounts.create_key("gone", ["lumen"])
+    kb.accounts.revoke_key(revoked.id)
     with running(create_app(kb)) as url:
         yield {"url": url, "kb": kb, "tokens": tokens}
     kb.close()
@@ -138,7 +138,7 @@ def test_each_user_sees_only_their_own_feedback(keyed: dict[str, Any]) -> None:
     call(url, "POST", "/v1/feedback", {"persona": "lumen", "kind": "down", "question": Q}, tokens["bob"])
     assert [s["kind"] for s in call(url, "GET", "/v1/feedback", None, tokens["ana"]).json()] == ["star"]
     assert [s["kind"] for s in call(url, "GET", "/v1/feedback", None, tokens["bob"]).json()] == ["down"]
-    assert [s.kind for s in kb.signals("ana")] == ["star"]
+    assert [s.kind for s in kb.accounts.signals("ana")] == ["star"]
     walled = call(url, "POST", "/v1/feedback", body | {"doc_id": "secret"}, tokens["ana"])
     assert walled.status_code == 404, "a document of another persona is not found, not revealed"
     assert call(url, "POST", "/v1/feedback", body | {"kind": "love"}, tokens["ana"]).status_code == 422
@@ -147,12 +147,12 @@ def test_each_user_sees_only_their_own_feedback(keyed: dict[str, Any]) -> None:
 def test_tokens_are_stored_hashed_and_a_revoked_key_stops_working(keyed: dict[str, Any]) -> None:
     kb: KnowledgeBase = keyed["kb"]
     token = keyed["tokens"]["ana"]
-    key = kb.authenticate(token)
+    key = kb.accounts.authenticate(token)
     stored = kb.store.get_key(key.id)
     assert stored is not None and token.split("_", 2)[2] not in stored[1] and len(stored[1]) == 64
-    kb.revoke_key(key.id)
+    kb.accounts.revoke_key(key.id)
     with pytest.raises(UnauthorizedError, match="revoked"):
-        kb.authenticate(token)
+        kb.accounts.authenticate(token)
 
 
 def test_mcp_over_http_needs_a_key_and_keeps_to_its_personas(keyed: dict[str, Any]) -> None:
@@ -205,16 +205,16 @@ def test_a_user_reaches_only_their_own_profile_and_can_forget_themselves(keyed: 
     forgotten = call(url, "DELETE", "/v1/users/me", None, tokens["ana"]).json()
     assert forgotten == {"profile": 1, "signals": 1, "keys": 1}
     assert call(url, "GET", "/v1/users/me", None, tokens["ana"]).status_code == 401, "her key went with her"
-    assert kb.users() == ["bob"] and kb.user("bob").roles == ["sales"]
+    assert kb.accounts.users() == ["bob"] and kb.accounts.user("bob").roles == ["sales"]
 
 
 def test_a_server_that_had_keys_never_reopens_when_the_last_one_goes(keyed: dict[str, Any]) -> None:
     url, kb = keyed["url"], keyed["kb"]
-    for key in kb.api_keys():
+    for key in kb.accounts.api_keys():
         if not key.revoked:
-            kb.revoke_key(key.id)
-        kb.forget_user(key.user)
-    assert kb.api_keys() == [] and not kb.auth_required()
+            kb.accounts.revoke_key(key.id)
+        kb.accounts.forget_user(key.user)
+    assert kb.accounts.api_keys() == [] and not kb.accounts.auth_required()
     assert httpx.get(f"{url}/healthz").json()["auth"] is True
     assert call(url, "GET", "/v1/personas", None, None).status_code == 401
     assert call(url, "POST", "/v1/jobs", {"kind": "ingest", "path": "/"}, None).status_code == 401
@@ -222,7 +222,7 @@ def test_a_server_that_had_keys_never_reopens_when_the_last_one_goes(keyed: dict
 
 def test_mcp_over_http_ranks_for_a_caller_with_a_profile(keyed: dict[str, Any]) -> None:
     url, tokens, kb = keyed["url"], keyed["tokens"], keyed["kb"]
-    kb.set_user("ana", {"name": "Ana", "projects": ["Pricing"]})
+    kb.accounts.set_user("ana", {"name": "Ana", "projects": ["Pricing"]})
     calls = [("search", {"question": "Pro plan price", "persona": "lumen"})]
     (found,) = asyncio.run(mcp_calls(url, tokens["ana"], calls))
     assert found.structured_content["result"][0]["citation"] == "[^pricing:Pricing > Pro]"
@@ -230,7 +230,9 @@ def test_mcp_over_http_ranks_for_a_caller_with_a_profile(keyed: dict[str, Any]) 
     assert kb.with_profile(None) is None
     (asked,) = asyncio.run(mcp_calls(url, tokens["ana"], [("ask", {"question": Q, "persona": "lumen"})]))
     assert not asked.is_error
-    assert [s.kind for s in kb.signals("ana")] == ["used_in_answer"], "the MCP answer was ranked for Ana"
+    assert [s.kind for s in kb.accounts.signals("ana")] == ["used_in_answer"], (
+        "the MCP answer was ranked for Ana"
+    )
 
 
 def test_learning_reads_only_what_the_callers_key_reaches(keyed: dict[str, Any]) -> None:
@@ -253,10 +255,12 @@ def test_learning_reads_only_what_the_callers_key_reaches(keyed: dict[str, Any])
     claimed = call(url, "PUT", "/v1/users/me", {"emails": ["sam@board.example"]}, tokens["ana"])
     assert claimed.status_code == 403 and "admin" in claimed.json()["detail"]
     assert kb.store.get_user("ana") is None, "nothing of the refused request was kept"
-    kb.set_user("ana", {"emails": ["sam@board.example"]})  # as if an admin had set it
+    kb.accounts.set_user("ana", {"emails": ["sam@board.example"]})  # as if an admin had set it
     learned = call(url, "POST", "/v1/users/me/learn", None, tokens["ana"])
     assert learned.status_code == 200 and learned.json()["contacts"] == [], "board mail read for a lumen key"
     assert "ria@board.example" not in call(url, "GET", "/v1/users/me", None, tokens["ana"]).text
     root = call(url, "PUT", "/v1/users/me", {"emails": ["root@lumen.example"]}, tokens["root"])
     assert root.status_code == 200 and root.json()["emails"] == ["root@lumen.example"], "an admin may"
-    assert [c.email for c in kb.learn_user("ana").contacts] == ["ria@board.example"], "the CLI reads all"
+    assert [c.email for c in kb.accounts.learn_user("ana").contacts] == ["ria@board.example"], (
+        "the CLI reads all"
+    )

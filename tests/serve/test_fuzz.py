@@ -40,7 +40,7 @@ def api(
     assert not kb.ingest(folder.parent).failed
     headers = {}
     if request.param == "keyed":
-        headers["Authorization"] = f"Bearer {kb.create_key('ana', ['lumen'])[1]}"
+        headers["Authorization"] = f"Bearer {kb.accounts.create_key('ana', ['lumen'])[1]}"
     with running(create_app(kb)) as url:
         yield schemathesis.openapi.from_url(f"{url}/openapi.json"), url, headers
     kb.close()

@@ -59,7 +59,7 @@ def test_loopback_names_and_configured_hosts_are_answered(small_kb: SmallKB) -> 
 
 def test_a_keyed_server_refuses_a_foreign_host_even_with_a_good_key(small_kb: SmallKB) -> None:
     kb = small_kb()
-    token = kb.create_key("ana", ["lumen"])[1]
+    token = kb.accounts.create_key("ana", ["lumen"])[1]
     with running(create_app(kb)) as url:
         auth = {"Authorization": f"Bearer {token}"}
         assert httpx.get(f"{url}/v1/personas", headers=auth).status_code == 200

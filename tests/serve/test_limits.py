@@ -100,7 +100,7 @@ def test_one_key_gets_429_beyond_its_concurrent_requests_and_others_still_answer
         return f"The Pro plan costs $65. {PRO}"
 
     kb = small_kb("server.concurrent_per_caller=2", reply=slow)
-    ana, bob = (kb.create_key(user, ["lumen"])[1] for user in ("ana", "bob"))
+    ana, bob = (kb.accounts.create_key(user, ["lumen"])[1] for user in ("ana", "bob"))
     body = {
         "question": "What does the Pro plan cost?",
         "persona": "lumen",
@@ -134,7 +134,7 @@ def test_one_key_gets_429_beyond_its_concurrent_requests_and_others_still_answer
 
 def test_one_key_gets_429_beyond_its_requests_per_minute(small_kb: SmallKB) -> None:
     kb = small_kb("server.requests_per_minute=5")
-    ana, bob = (kb.create_key(user, ["lumen"])[1] for user in ("ana", "bob"))
+    ana, bob = (kb.accounts.create_key(user, ["lumen"])[1] for user in ("ana", "bob"))
     with running(create_app(kb)) as url:
         statuses = [
             httpx.get(f"{url}/v1/personas", headers={"Authorization": f"Bearer {ana}"}).status_code
@@ -159,7 +159,7 @@ def test_one_key_gets_429_beyond_its_requests_per_minute(small_kb: SmallKB) -> N
 
 def test_all_callers_together_get_503_beyond_the_total(small_kb: SmallKB) -> None:
     kb = small_kb("server.concurrent_total=1")
-    ana, bob = (kb.create_key(user, ["lumen"])[1] for user in ("ana", "bob"))
+    ana, bob = (kb.accounts.create_key(user, ["lumen"])[1] for user in ("ana", "bob"))
     with running(create_app(kb)) as url:
         parts = urlsplit(url)
         body = json.dumps(SEARCH).encode()

@@ -39,7 +39,7 @@ def test_unencodable_json_is_a_4xx_with_a_message_on_every_route(small_kb: Small
     kb = small_kb()
     headers = {"content-type": "application/json"}
     if keyed:
-        headers["Authorization"] = f"Bearer {kb.create_key('ana', ['lumen'], admin=True)[1]}"
+        headers["Authorization"] = f"Bearer {kb.accounts.create_key('ana', ['lumen'], admin=True)[1]}"
     with running(create_app(kb)) as url:
         for method, path, template in ROUTES:
             for value in VALUES:

@@ -510,7 +510,7 @@ def test_i_the_trace_shows_whom_the_ranking_was_for(
     """Asked with a user's key, the trace names the user, each boosted document with its reasons
     (a link to the document), and what "the proposal" was taken to mean."""
     office = build_office(kb, make_persona)
-    _, token = office.create_key("vp", ["office"])
+    _, token = office.accounts.create_key("vp", ["office"])
     with running(create_app(office)) as url:
         page.add_init_script(f"localStorage.setItem('shu.apiKey', {json.dumps(token)})")
         open_page(page, url, persona="office")

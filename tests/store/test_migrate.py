@@ -155,16 +155,16 @@ def test_a_document_the_target_refuses_is_reported_and_the_rest_is_copied(
 
 
 def test_users_keys_and_signals_move_with_the_knowledge_base(source: KnowledgeBase, tmp_path: Path) -> None:
-    source.set_user("ana", {"name": "Ana", "projects": ["Pricing"]})
-    key, token = source.create_key("ana", ["alpha"])
-    _, gone = source.create_key("bob")
-    source.revoke_key(source.authenticate(gone).id)
-    source.feedback(Signal(user="ana", persona="alpha", kind="star", doc_id="pricing"))
-    source.feedback(Signal(user="", persona="alpha", kind="up", question="local"))
+    source.accounts.set_user("ana", {"name": "Ana", "projects": ["Pricing"]})
+    key, token = source.accounts.create_key("ana", ["alpha"])
+    _, gone = source.accounts.create_key("bob")
+    source.accounts.revoke_key(source.accounts.authenticate(gone).id)
+    source.accounts.feedback(Signal(user="ana", persona="alpha", kind="star", doc_id="pricing"))
+    source.accounts.feedback(Signal(user="", persona="alpha", kind="up", question="local"))
     target = open_store_url(f"sqlite:///{tmp_path}/copy/shu.db")
     assert migrate(source.store, target).users == 5  # a profile, two keys, two signals
     copied = KnowledgeBase(source.settings, store=target)
-    assert copied.authenticate(token).id == key.id, "a copied key keeps working (its hash moved)"
+    assert copied.accounts.authenticate(token).id == key.id, "a copied key keeps working (its hash moved)"
     assert [k.revoked for k in target.list_keys()] == [False, True]
     assert target.get_user("ana") is not None and target.get_user("ana").projects[0].value == "Pricing"
     assert [s.kind for s in target.list_signals("ana")] == ["star"] and len(target.list_signals("")) == 1

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from lemminflect import getAllLemmas
 
 from shu.answer.polarity import is_yes_no
-from shu.store.base import Store
+from shu.store.base import KnowledgeReader
 from shu.text import STOPWORDS, words
 from shu.types import AssembledContext, Persona
 
@@ -229,7 +229,7 @@ class StoreTerms:
     """What a knowledge base mentions, asked of its store: a persona's keyword index (one
     lookup a term), and the metadata of some documents (a publisher, an author, a source)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: KnowledgeReader) -> None:
         self.store = store
 
     def known(self, persona: str) -> Known:

@@ -25,13 +25,13 @@ from shu.errors import ConfigError
 from shu.models.embed.base import Embedder
 from shu.models.llm.client import LLMClient
 from shu.retrieve.pipeline import RetrievalPipeline
-from shu.store.base import Store
+from shu.store.base import AnsweringStore, KnowledgeReader
 
 
 def create_answerer(
     settings: AnswerSettings,
     embedder: Embedder,
-    store: Store | None = None,
+    store: KnowledgeReader | None = None,
     llm: LLMClient | None = None,
     verify: VerifySettings | None = None,
 ) -> ScopedAnswerer:
@@ -60,7 +60,7 @@ def create_answerer(
 
 def create_responder(
     settings: Settings,
-    store: Store,
+    store: AnsweringStore,
     embedder: Embedder,
     pipeline: RetrievalPipeline,
     llm: LLMClient | None,
@@ -75,7 +75,7 @@ def create_responder(
 
 
 def _inner(
-    settings: AnswerSettings, embedder: Embedder, llm: LLMClient | None, store: Store | None = None
+    settings: AnswerSettings, embedder: Embedder, llm: LLMClient | None, store: KnowledgeReader | None = None
 ) -> Answerer:
     extractive = ExtractiveAnswerer(
         embedder,

@@ -28,7 +28,7 @@ from shu.models.embed.base import Embedder
 from shu.models.llm.base import LLMError
 from shu.models.llm.client import LLMClient, StructuredOutputError
 from shu.prompts import load_prompt
-from shu.store.base import PROFILE_SURFACES, Store
+from shu.store.base import PROFILE_SURFACES, KnowledgeReader
 from shu.text import split_sentences
 from shu.types import Persona, RetrievalResult
 
@@ -52,7 +52,7 @@ class ScopeJudge(Protocol):
 
 
 class SubjectScope:
-    def __init__(self, store: Store, embedder: Embedder, threshold: float) -> None:
+    def __init__(self, store: KnowledgeReader, embedder: Embedder, threshold: float) -> None:
         self.store = store
         self.embedder = embedder
         self.threshold = threshold
@@ -110,7 +110,9 @@ class LLMScope:
     model that misjudges (a small one calls everything out of scope) can then only err in the
     band where the rules would have guessed."""
 
-    def __init__(self, client: LLMClient, store: Store, rules: SubjectScope, sure: float = 0.5) -> None:
+    def __init__(
+        self, client: LLMClient, store: KnowledgeReader, rules: SubjectScope, sure: float = 0.5
+    ) -> None:
         self.client = client
         self.store = store
         self.rules = rules

@@ -29,7 +29,7 @@ from shu.ingest.report import FileOutcome, IngestReport
 from shu.ingest.urls import fetch_url_lists, prune_unlisted
 from shu.ingest.vectors import embed_batch
 from shu.models.embed.base import Embedder
-from shu.store.base import Store
+from shu.store.base import KnowledgeStore
 from shu.types import Chunk, Document, DocumentRef, Enrichment
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ class IngestJob:
     def __init__(
         self,
         settings: Settings,
-        store: Store,
+        store: KnowledgeStore,
         embedder: Embedder,
         progress: Progress | None = None,
         llm: LLMEnricher | None = None,
@@ -199,9 +199,7 @@ class IngestJob:
         listed = doc.personas
         doc.personas, refused = self._admitted(listed, folder.slug, run)
         outcome.warnings = parsed.warnings + refused
-        run.reached[doc.path] = frozenset(
-            p for p in listed if p in run.known and p not in doc.personas
-        )
+        run.reached[doc.path] = frozenset(p for p in listed if p in run.known and p not in doc.personas)
         run.claims.setdefault(doc.id, []).append((parsed, outcome))
 
     def _admitted(self, personas: list[str], source: str, run: _Run) -> tuple[list[str], list[str]]:

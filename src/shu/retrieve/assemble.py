@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shu.store.base import Store
+from shu.store.base import KnowledgeReader
 from shu.text import count_tokens
 from shu.types import (
     AssembledContext,
@@ -33,7 +33,7 @@ class AssemblyRequest:
     """Documents to load whole after the hits' documents, only where they fit whole."""
 
 
-def assemble(store: Store, request: AssemblyRequest) -> AssembledContext:
+def assemble(store: KnowledgeReader, request: AssemblyRequest) -> AssembledContext:
     context = AssembledContext(
         budget=request.budget,
         mode="full_document" if request.lookup else "chunks",
@@ -61,7 +61,7 @@ def assemble(store: Store, request: AssemblyRequest) -> AssembledContext:
 
 
 def _entry(
-    store: Store,
+    store: KnowledgeReader,
     doc: Document,
     found: list[Chunk],
     score: float,

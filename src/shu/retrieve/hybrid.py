@@ -10,7 +10,7 @@ import numpy as np
 
 from shu.models.embed.base import Embedder
 from shu.retrieve.fusion import convex_fusion, reciprocal_rank_fusion
-from shu.store.base import PROFILE_SURFACES, ScoredChunk, ScoredDocument, Store
+from shu.store.base import PROFILE_SURFACES, KnowledgeReader, ScoredChunk, ScoredDocument
 from shu.types import Document, Persona, RetrievalParams, SearchHit
 
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="shu-keyword")
@@ -21,7 +21,7 @@ representative chunk (its best in the chunk lists, else its first)."""
 
 
 class HybridSearcher:
-    def __init__(self, store: Store, embedder: Embedder) -> None:
+    def __init__(self, store: KnowledgeReader, embedder: Embedder) -> None:
         self.store = store
         self.embedder = embedder
 

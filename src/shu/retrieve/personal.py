@@ -14,13 +14,17 @@ import math
 from shu.config.settings import PersonalSettings
 from shu.retrieve.asker import Asker
 from shu.retrieve.profile_match import OWN_WORDS, contains, phrase_words, resolve
-from shu.store.base import Store
+from shu.store.base import KnowledgeReader
 from shu.text import as_strings, iso_date
 from shu.types import Document, DocumentProfile, PersonalBoost, ProfileMatch, RelationalContext
 
 
 def personal_boost(
-    fused: list[tuple[str, float]], asker: Asker, store: Store, settings: PersonalSettings, question: str
+    fused: list[tuple[str, float]],
+    asker: Asker,
+    store: KnowledgeReader,
+    settings: PersonalSettings,
+    question: str,
 ) -> tuple[list[tuple[str, float]], list[PersonalBoost], list[ProfileMatch]]:
     """`fused` reordered for the asker, with the boosts given (document, size, reasons) and the
     question's references resolved against the profile (PROFILE-MATCH)."""

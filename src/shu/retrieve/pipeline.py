@@ -25,7 +25,7 @@ from shu.retrieve.neighbours import with_adjacent, with_document
 from shu.retrieve.personal import personal_boost
 from shu.retrieve.planner import LLMPlanner
 from shu.retrieve.transform import LLMTransformer, rule_queries
-from shu.store.base import ScoredChunk, ScoredDocument, Store
+from shu.store.base import KnowledgeReader, ScoredChunk, ScoredDocument
 from shu.store.document_index import DocumentIndex
 from shu.types import (
     AssembledContext,
@@ -51,7 +51,7 @@ _ESCALATE_CHUNK_RANK = 5
 class RetrievalPipeline:
     def __init__(
         self,
-        store: Store,
+        store: KnowledgeReader,
         embedder: Embedder,
         settings: RetrievalSettings | None = None,
         llm: LLMClient | None = None,

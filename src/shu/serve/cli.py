@@ -220,7 +220,7 @@ def serve(
     from shu.serve.http import create_app
 
     with _kb() as kb:
-        keyed = kb.auth_required()
+        keyed = kb.accounts.auth_required()
         if host not in _LOOPBACK and not keyed:
             _fail(
                 f"refusing to bind {host}: without API keys Shu serves loopback (127.0.0.1) only; "

@@ -30,7 +30,7 @@ from pydantic import Field
 from swagger_ui_bundle import swagger_ui_path
 
 from shu import __version__
-from shu.access import authorize, check_own_profile_fields, reached_personas, require_admin
+from shu.accounts.keys import authorize, check_own_profile_fields, reached_personas, require_admin
 from shu.answer.render import render_answer, shown_text
 from shu.answer.stream import StreamReset
 from shu.errors import (
@@ -134,7 +134,7 @@ def _caller(
     kb: KnowledgeBase = request.app.state.kb
     if not request.app.state.keys_required():
         return None
-    key = kb.authenticate(credentials.credentials if credentials else None)
+    key = kb.accounts.authenticate(credentials.credentials if credentials else None)
     request.state.key = key
     return key
 
@@ -171,13 +171,13 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
 
     app.state.kb = kb
     app.state.read_timeout_s = limits.read_timeout_s
-    keyed_at_start = kb.auth_required() or host not in LOOPBACK
+    keyed_at_start = kb.accounts.auth_required() or host not in LOOPBACK
 
     def keys_required() -> bool:
         """Once a server has keys it keeps asking for them, even when the last one is revoked
         or forgotten (nothing reopens a server that was closed); so does one bound to a
         public address."""
-        return keyed_at_start or kb.auth_required()
+        return keyed_at_start or kb.accounts.auth_required()
 
     app.state.keys_required = keys_required
 
@@ -187,7 +187,7 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
         if not keys_required():
             return None
         scheme, _, token = authorization.partition(" ")
-        return kb.authenticate(token if scheme.lower() == "bearer" else None)
+        return kb.accounts.authenticate(token if scheme.lower() == "bearer" else None)
 
     @app.middleware("http")
     async def guard(request: Request, call_next: Any) -> Any:
@@ -225,7 +225,9 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:
         """Alive; whether this server asks for keys (never queued behind the API's work)."""
-        auth = keyed_at_start or await anyio.to_thread.run_sync(kb.auth_required, limiter=health_threads)
+        auth = keyed_at_start or await anyio.to_thread.run_sync(
+            kb.accounts.auth_required, limiter=health_threads
+        )
         return {"status": "ok", "version": __version__, "auth": auth}
 
     @app.get("/v1/me")
@@ -296,19 +298,19 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
         """Keep a signal on an answer (up, down) or a document (star, unstar, opened…) for the
         caller: used to personalize retrieval, seen by that user only."""
         authorize(key, request.persona)
-        return kb.feedback(Signal(user=key.user if key else "", **request.model_dump()))
+        return kb.accounts.feedback(Signal(user=key.user if key else "", **request.model_dump()))
 
     @app.get("/v1/feedback")
     def my_feedback(key: Caller, persona: Annotated[str | None, Query(min_length=1)] = None) -> list[Signal]:
         """The caller's own signals, newest first."""
         if persona is not None:
             authorize(key, persona)
-        return kb.signals(key.user if key else "", persona)
+        return kb.accounts.signals(key.user if key else "", persona)
 
     @app.get("/v1/users/me")
     def my_profile(key: Caller) -> UserProfile:
         """The caller's own profile (a user never sees another's)."""
-        return kb.user(_user_of(key))
+        return kb.accounts.user(_user_of(key))
 
     @app.put("/v1/users/me")
     def set_my_profile(request: ProfileRequest, key: Caller) -> UserProfile:
@@ -316,23 +318,23 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
         whose mail learning reads: only an admin key sets them (403 otherwise)."""
         fields = request.model_dump(exclude_none=True)
         check_own_profile_fields(key, fields)
-        return kb.set_user(_user_of(key), fields)
+        return kb.accounts.set_user(_user_of(key), fields)
 
     @app.post("/v1/users/me/learn")
     def learn_my_profile(key: Caller) -> UserProfile:
         """Learn one's contacts, projects and interests again from the documents of the personas
         the key reaches and one's signals there."""
-        return kb.learn_user(_user_of(key), reached_personas(key))
+        return kb.accounts.learn_user(_user_of(key), reached_personas(key))
 
     @app.get("/v1/users/me/export")
     def export_me(key: Caller) -> dict[str, Any]:
         """Everything kept about the caller: profile, signals, keys (never a secret)."""
-        return kb.export_user(_user_of(key))
+        return kb.accounts.export_user(_user_of(key))
 
     @app.delete("/v1/users/me")
     def forget_me(key: Caller) -> dict[str, int]:
         """Delete everything about the caller (profile, signals, keys): the key stops working."""
-        return kb.forget_user(_user_of(key))
+        return kb.accounts.forget_user(_user_of(key))
 
     @app.post("/v1/jobs", status_code=202)
     def start_job(request: JobRequest, key: Caller) -> dict[str, Any]:
@@ -385,7 +387,7 @@ def _key_id(kb: KnowledgeBase) -> Callable[[str], str | None]:
 
     def identify(token: str) -> str | None:
         try:
-            return kb.authenticate(token).id
+            return kb.accounts.authenticate(token).id
         except UnauthorizedError:
             return None
 

@@ -28,7 +28,7 @@ def create(
     """Make a key and print its token once (it cannot be shown again; only its hash is kept)."""
     slugs = [slug.strip() for slug in personas.split(",") if slug.strip()]
     with open_kb() as kb:
-        key, token = kb.create_key(user, slugs, admin)
+        key, token = kb.accounts.create_key(user, slugs, admin)
     if state.as_json:
         emit_json(key.model_dump() | {"token": token})
         return
@@ -41,7 +41,7 @@ def create(
 def list_keys() -> None:
     """Every key: id, user, personas, admin, created, revoked (never a token)."""
     with open_kb() as kb:
-        found = kb.api_keys()
+        found = kb.accounts.api_keys()
     if state.as_json:
         emit_json([k.model_dump() for k in found])
         return
@@ -61,7 +61,7 @@ def list_keys() -> None:
 def revoke(key_id: Annotated[str, typer.Argument(help="The key's id (`shu keys list`).")]) -> None:
     """Revoke a key: every request with it gets 401 from now on."""
     with open_kb() as kb:
-        revoked = kb.revoke_key(key_id)
+        revoked = kb.accounts.revoke_key(key_id)
     if state.as_json:
         emit_json(revoked.model_dump())
         return

@@ -14,7 +14,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from shu import __version__
-from shu.access import authorize, require_admin
+from shu.accounts.keys import authorize, require_admin
 from shu.answer.render import source_line
 from shu.errors import ShuError
 from shu.jobs import progress_view

@@ -47,27 +47,27 @@ def set_user(
             raise typer.BadParameter("detail or summary", param_hint="--prefer")
         given["preferences"] = {"detail": prefer}
     with open_kb() as kb:
-        _show(kb.set_user(user, given))
+        _show(kb.accounts.set_user(user, given))
 
 
 @users_app.command("show")
 def show(user: Annotated[str, typer.Argument(help="The user's id.")]) -> None:
     """A profile with where each learned item came from."""
     with open_kb() as kb:
-        _show(kb.user(user))
+        _show(kb.accounts.user(user))
 
 
 @users_app.command("learn")
 def learn(user: Annotated[str, typer.Argument(help="The user's id.")]) -> None:
     """Learn contacts (e-mail traffic, meetings), projects and interests (the user's signals) again."""
     with open_kb() as kb:
-        _show(kb.learn_user(user))
+        _show(kb.accounts.learn_user(user))
 
 
 @users_app.command("list")
 def list_users() -> None:
     with open_kb() as kb:
-        found = kb.users()
+        found = kb.accounts.users()
     if state.as_json:
         emit_json(found)
         return
@@ -78,7 +78,7 @@ def list_users() -> None:
 def export(user: Annotated[str, typer.Argument(help="The user's id.")]) -> None:
     """Everything kept about a user, as JSON: profile, signals, keys (never a secret)."""
     with open_kb() as kb:
-        emit_json(kb.export_user(user))
+        emit_json(kb.accounts.export_user(user))
 
 
 @users_app.command("forget")
@@ -90,7 +90,7 @@ def forget(
     if not yes and not typer.confirm(f"Delete the profile, signals and keys of {user}?"):
         raise typer.Exit(1)
     with open_kb() as kb:
-        removed = kb.forget_user(user)
+        removed = kb.accounts.forget_user(user)
     if state.as_json:
         emit_json(removed)
         return
@@ -112,8 +112,10 @@ def feedback(
     if kind not in ("up", "down", "star", "unstar", "opened", "escalated"):
         raise typer.BadParameter("up, down, star, unstar, opened or escalated", param_hint="--kind")
     with open_kb() as kb:
-        kb.user(user)  # an unknown user is an error, not a new one
-        stored = kb.feedback(Signal(user=user, persona=persona, kind=kind, doc_id=doc, question=question))  # type: ignore[arg-type]
+        kb.accounts.user(user)  # an unknown user is an error, not a new one
+        stored = kb.accounts.feedback(
+            Signal(user=user, persona=persona, kind=kind, doc_id=doc, question=question)
+        )  # type: ignore[arg-type]
     if state.as_json:
         emit_json(stored.model_dump())
         return

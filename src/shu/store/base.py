@@ -1,7 +1,10 @@
-"""The `Store` protocol every backend implements (SQLite today, PostgreSQL next).
+"""What a store keeps, by role, and the `Store` every backend implements (SQLite, PostgreSQL).
 
-A store keeps personas, documents, chunks, a keyword index and vectors. Every search is
-confined to one persona: a store never returns a chunk of a document that does not list it.
+A caller types against the role it needs: retrieval and answering read the knowledge
+(`KnowledgeReader`), ingestion writes it (`KnowledgeStore`), the agent keeps its findings
+(`FindingStore`), keys, users and signals are the accounts (`AccountStore`), background jobs
+their own (`JobStore`). `Store` is all of them, what the factory opens. Every search is confined
+to one persona: a store never returns a chunk of a document that does not list it.
 """
 
 from __future__ import annotations
@@ -78,12 +81,13 @@ class StoreStats:
     size_bytes: int
 
 
-class Store(Protocol):
+class KnowledgeReader(Protocol):
+    """What retrieval and answering read: personas, documents, chunks, what enrichment wrote,
+    and the searches. Every search is confined to one persona."""
+
     keyword_in_sql: bool
     """Keyword search runs in the database (it releases the GIL: worth a thread beside dense
     search); False for an in-memory index (a thread would only add its hand-over)."""
-
-    def upsert_persona(self, persona: Persona) -> None: ...
 
     def get_persona(self, slug: str) -> Persona | None: ...
 
@@ -94,6 +98,77 @@ class Store(Protocol):
     def get_documents(self, doc_ids: list[str]) -> dict[str, Document]: ...
 
     def list_documents(self, persona: str | None = None) -> list[Document]: ...
+
+    def get_profile(self, doc_id: str) -> DocumentProfile | None:
+        """The document's profile with the agent's active findings applied: the newest
+        `document_type` finding replaces its type, a `stale_manifest` finding marks its manifest
+        stale."""
+        ...
+
+    def get_profiles(self, doc_ids: list[str]) -> dict[str, DocumentProfile]:
+        """`get_profile` of many documents in one read: doc id → profile, for those that have one."""
+        ...
+
+    def list_relationships(self, doc_ids: list[str]) -> list[Relationship]:
+        """Outgoing relationships of these documents, with the agent's active `relationship`
+        findings (origin "agent"), most confident first."""
+        ...
+
+    def list_questions(self, doc_id: str) -> list[SynthesizedQuestion]: ...
+
+    def get_chunk_profiles(self, chunk_ids: list[str]) -> dict[str, ChunkProfile]: ...
+
+    def search_questions(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredQuestion]:
+        """Synthesized questions of the persona's documents, by cosine, best first."""
+        ...
+
+    def search_profiles(
+        self, vector: np.ndarray, persona: str, surface: str, limit: int
+    ) -> list[ScoredDocument]:
+        """The persona's documents by the cosine of one profile surface's vector, best first."""
+        ...
+
+    def document_index(self, persona: str) -> DocumentIndex:
+        """Titles, names (relational index) and dates of the persona's documents."""
+        ...
+
+    def get_chunks(self, chunk_ids: list[str]) -> dict[str, Chunk]: ...
+
+    def chunk_documents(self, chunk_ids: list[str]) -> dict[str, str]:
+        """chunk id → id of the document it belongs to (unknown ids are left out)."""
+        ...
+
+    def first_chunks(self, doc_ids: list[str]) -> dict[str, str]:
+        """doc id → id of its first chunk."""
+        ...
+
+    def adjacent_chunks(self, chunk_ids: list[str]) -> dict[str, list[str]]:
+        """chunk id → the ids of the chunks just before and after it in its document (in
+        reading order; unknown ids and chunks with no neighbour are left out)."""
+        ...
+
+    def list_chunks(self, doc_id: str) -> list[Chunk]:
+        """A document's chunks in reading order."""
+        ...
+
+    def search_keyword(self, query: str, persona: str, limit: int) -> list[ScoredChunk]:
+        """BM25 over `index_text`, best first; higher score is better."""
+        ...
+
+    def search_vector(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredChunk]:
+        """Cosine similarity (vectors are unit length), best first."""
+        ...
+
+    def generation(self) -> str:
+        """Changes whenever anything in the store is written (by any process), and differs
+        between two stores: what a cache of answers is keyed on."""
+        ...
+
+
+class KnowledgeStore(KnowledgeReader, Protocol):
+    """The knowledge and its writes: what ingestion and enrichment keep, and their accounting."""
+
+    def upsert_persona(self, persona: Persona) -> None: ...
 
     def replace_document(
         self,
@@ -114,20 +189,31 @@ class Store(Protocol):
         """The document with its chunks, vectors and enrichment (None when unknown)."""
         ...
 
-    def get_profile(self, doc_id: str) -> DocumentProfile | None:
-        """The document's profile with the agent's active findings applied: the newest
-        `document_type` finding replaces its type, a `stale_manifest` finding marks its manifest
-        stale."""
+    def delete_document(self, doc_id: str) -> bool:
+        """Delete a document with everything about it, its findings too (replacing a document
+        keeps them)."""
         ...
 
-    def get_profiles(self, doc_ids: list[str]) -> dict[str, DocumentProfile]:
-        """`get_profile` of many documents in one read: doc id → profile, for those that have one."""
+    def writer(self) -> AbstractContextManager[None]:
+        """Held by an ingestion run from its first read of the store to its last write: a second
+        run over the same store (another process) waits, then finds the work done."""
         ...
 
-    def list_relationships(self, doc_ids: list[str]) -> list[Relationship]:
-        """Outgoing relationships of these documents, with the agent's active `relationship`
-        findings (origin "agent"), most confident first."""
+    def record_llm_run(self, summary: dict[str, object]) -> None:
+        """Keep one run's LLM use (calls, tokens, cost, fallbacks by kind) for `shu stats`."""
         ...
+
+    def llm_totals(self) -> dict[str, object]:
+        """Sums over every recorded run."""
+        ...
+
+    def enrichment_stats(self) -> dict[str, dict[str, int]]:
+        """artifact → method → count, plus chunks with a context prefix."""
+        ...
+
+
+class FindingStore(Protocol):
+    """What the agent wrote back about the knowledge, with provenance, undoable."""
 
     def add_finding(self, finding: Finding) -> Finding:
         """Keep what the agent found; returned with its `id` (and `created`, UTC ISO seconds, if
@@ -144,7 +230,10 @@ class Store(Protocol):
         already undone. Moves the generation."""
         ...
 
-    # What the server keeps beside the knowledge; none of it moves the generation.
+
+class AccountStore(Protocol):
+    """What the server keeps about who asks: keys, signals and users' profiles; none of it
+    moves the generation."""
 
     def add_key(self, key: ApiKey, secret_hash: str) -> None:
         """Keep a key with the hash of its secret (never the secret)."""
@@ -196,6 +285,10 @@ class Store(Protocol):
         """Delete a user's profile (their signals go with `forget_signals`)."""
         ...
 
+
+class JobStore(Protocol):
+    """Background jobs and their progress, kept so a client can leave and come back."""
+
     def save_job(self, job: Job) -> None:
         """Insert or update a job (its cancel request, kept apart, is left as it is)."""
         ...
@@ -210,77 +303,14 @@ class Store(Protocol):
         """Jobs (with these statuses, or all), newest first."""
         ...
 
-    def list_questions(self, doc_id: str) -> list[SynthesizedQuestion]: ...
 
-    def get_chunk_profiles(self, chunk_ids: list[str]) -> dict[str, ChunkProfile]: ...
+class AnsweringStore(KnowledgeReader, FindingStore, Protocol):
+    """What answering needs: the knowledge to read, and the findings the agent writes back."""
 
-    def search_questions(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredQuestion]:
-        """Synthesized questions of the persona's documents, by cosine, best first."""
-        ...
 
-    def search_profiles(
-        self, vector: np.ndarray, persona: str, surface: str, limit: int
-    ) -> list[ScoredDocument]:
-        """The persona's documents by the cosine of one profile surface's vector, best first."""
-        ...
-
-    def document_index(self, persona: str) -> DocumentIndex:
-        """Titles, names (relational index) and dates of the persona's documents."""
-        ...
-
-    def record_llm_run(self, summary: dict[str, object]) -> None:
-        """Keep one run's LLM use (calls, tokens, cost, fallbacks by kind) for `shu stats`."""
-        ...
-
-    def llm_totals(self) -> dict[str, object]:
-        """Sums over every recorded run."""
-        ...
-
-    def enrichment_stats(self) -> dict[str, dict[str, int]]:
-        """artifact → method → count, plus chunks with a context prefix."""
-        ...
-
-    def delete_document(self, doc_id: str) -> bool:
-        """Delete a document with everything about it, its findings too (replacing a document
-        keeps them)."""
-        ...
-
-    def get_chunks(self, chunk_ids: list[str]) -> dict[str, Chunk]: ...
-
-    def chunk_documents(self, chunk_ids: list[str]) -> dict[str, str]:
-        """chunk id → id of the document it belongs to (unknown ids are left out)."""
-        ...
-
-    def first_chunks(self, doc_ids: list[str]) -> dict[str, str]:
-        """doc id → id of its first chunk."""
-        ...
-
-    def adjacent_chunks(self, chunk_ids: list[str]) -> dict[str, list[str]]:
-        """chunk id → the ids of the chunks just before and after it in its document (in
-        reading order; unknown ids and chunks with no neighbour are left out)."""
-        ...
-
-    def list_chunks(self, doc_id: str) -> list[Chunk]:
-        """A document's chunks in reading order."""
-        ...
-
-    def search_keyword(self, query: str, persona: str, limit: int) -> list[ScoredChunk]:
-        """BM25 over `index_text`, best first; higher score is better."""
-        ...
-
-    def search_vector(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredChunk]:
-        """Cosine similarity (vectors are unit length), best first."""
-        ...
-
-    def writer(self) -> AbstractContextManager[None]:
-        """Held by an ingestion run from its first read of the store to its last write: a second
-        run over the same store (another process) waits, then finds the work done."""
-        ...
-
-    def generation(self) -> str:
-        """Changes whenever anything in the store is written (by any process), and differs
-        between two stores: what a cache of answers is keyed on."""
-        ...
+class Store(KnowledgeStore, FindingStore, AccountStore, JobStore, Protocol):
+    """Every role in one backend (SQLite, PostgreSQL): what the factory opens. A caller types
+    against the narrowest role it needs."""
 
     def stats(self) -> StoreStats: ...
 

@@ -203,10 +203,10 @@ def _set_up_users(kb: KnowledgeBase, data: PersonalData) -> dict[str, dict[str, 
     stars = data.stars()
     for user in data.users:
         fields = {k: v for k, v in user.items() if k not in ("id", "stars")}
-        kb.set_user(user["id"], fields)
+        kb.accounts.set_user(user["id"], fields)
         for doc_id in stars[user["id"]]:
-            kb.feedback(Signal(user=user["id"], persona=data.slug, kind="star", doc_id=doc_id))
-        profile = kb.learn_user(user["id"])
+            kb.accounts.feedback(Signal(user=user["id"], persona=data.slug, kind="star", doc_id=doc_id))
+        profile = kb.accounts.learn_user(user["id"])
         learned[user["id"]] = {
             "contacts": [(c.name, c.affinity) for c in profile.contacts],
             "projects": [(p.value, p.weight, p.source) for p in profile.projects],

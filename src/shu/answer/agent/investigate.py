@@ -16,7 +16,7 @@ from shu.models.embed.base import Embedder
 from shu.models.llm.client import LLMClient
 from shu.retrieve.asker import Asker
 from shu.retrieve.pipeline import RetrievalPipeline
-from shu.store.base import Store
+from shu.store.base import AnsweringStore
 from shu.types import AgentTrace, Persona, RetrievalResult
 
 log = logging.getLogger(__name__)
@@ -26,7 +26,7 @@ class Agent:
     def __init__(
         self,
         settings: AgentSettings,
-        store: Store,
+        store: AnsweringStore,
         embedder: Embedder,
         pipeline: RetrievalPipeline,
         llm: LLMClient | None = None,

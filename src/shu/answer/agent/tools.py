@@ -19,7 +19,7 @@ from shu.answer.quote import quoted
 from shu.models.embed.base import Embedder
 from shu.retrieve.asker import Asker
 from shu.retrieve.pipeline import RetrievalPipeline
-from shu.store.base import Store
+from shu.store.base import KnowledgeReader
 from shu.types import DOCUMENT_TYPES, Document, Finding, Persona, SearchHit
 
 _FOUND = 5
@@ -32,7 +32,7 @@ class PersonaDocuments:
     """The persona's documents by id, read from the store as they are asked for (a knowledge base
     of a million chunks is never listed whole); a document of another persona is not in it."""
 
-    def __init__(self, store: Store, persona: str) -> None:
+    def __init__(self, store: KnowledgeReader, persona: str) -> None:
         self.store = store
         self.persona = persona
         self._read: dict[str, Document | None] = {}
@@ -58,7 +58,7 @@ class Workspace:
     """What the tools reach: one persona's documents in one store; searches rank for the asker
     (their personal boosts) when there is one."""
 
-    store: Store
+    store: KnowledgeReader
     embedder: Embedder
     pipeline: RetrievalPipeline
     persona: Persona

@@ -65,7 +65,8 @@ def server_abuse_check(work: Path) -> Check:
         with running(create_app(kb)) as url:
             _foreign_hosts(url, None, "without keys", check)
         tokens = {
-            name: kb.create_key(name, admin=True)[1] for name in ("hosts", "json", "busy", "calm", "rate")
+            name: kb.accounts.create_key(name, admin=True)[1]
+            for name in ("hosts", "json", "busy", "calm", "rate")
         }
         with running(create_app(kb)) as url:
             _foreign_hosts(url, tokens["hosts"], "with keys", check)

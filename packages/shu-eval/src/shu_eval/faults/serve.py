@@ -37,7 +37,7 @@ def serve_walls_check(work: Path, url: str = "") -> Check:
     check = Check(f"persona and user walls (HTTP, MCP){store_label(url)}", 0)
     with open_kb(work / "serve-walls-home", ["answer.cache=false", *store_overrides(url)]) as kb:
         kb.ingest(root)
-        tokens = {p: kb.create_key(f"user-{p}", [p])[1] for p in PERSONAS}
+        tokens = {p: kb.accounts.create_key(f"user-{p}", [p])[1] for p in PERSONAS}
         with running(create_app(kb)) as url:
             for persona, token in tokens.items():
                 _http_walls(kb, url, persona, token, check)
@@ -102,7 +102,7 @@ def _learning_walls(kb: KnowledgeBase, url: str, persona: str, token: str, check
         elif claimed.status_code != 403:
             check.breaches += 1
             check.notes.append(f"PUT /v1/users/me emails={clerk(other)} as {persona}: {claimed.status_code}")
-    kb.set_user(f"user-{persona}", {"emails": [clerk(p) for p in PERSONAS]})  # as an admin would
+    kb.accounts.set_user(f"user-{persona}", {"emails": [clerk(p) for p in PERSONAS]})  # as an admin would
     check.inputs += 3
     learned = httpx.post(f"{url}/v1/users/me/learn", headers=headers, timeout=60)
     listed = httpx.get(f"{url}/v1/personas", headers=headers, timeout=60)

@@ -11,7 +11,7 @@ import re
 import secrets
 
 from shu.errors import ForbiddenError, InvalidRequestError, NotFoundError, UnauthorizedError
-from shu.store.base import Store
+from shu.store.base import AccountStore
 from shu.store.rows import now
 from shu.types import ApiKey
 
@@ -19,12 +19,13 @@ _TOKEN = re.compile(r"^shu_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$")
 _USER = re.compile(r"^[\w.@+-]{1,100}$")
 
 
-def create_key(store: Store, user: str, personas: list[str], admin: bool = False) -> tuple[ApiKey, str]:
-    """A new key for `user` reaching `personas` (none: every persona); the key and its token,
-    which is shown once and never stored."""
+def create_key(
+    store: AccountStore, user: str, personas: list[str], known: set[str], admin: bool = False
+) -> tuple[ApiKey, str]:
+    """A new key for `user` reaching `personas` (none: every persona; each among the `known`
+    ones); the key and its token, which is shown once and never stored."""
     if not _USER.match(user):
         raise InvalidRequestError(f"user {user!r}: use 1–100 letters, digits or . @ + - _")
-    known = {p.slug for p in store.list_personas()}
     unknown = sorted(set(personas) - known)
     if unknown:
         raise NotFoundError(f"unknown persona(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
@@ -34,7 +35,7 @@ def create_key(store: Store, user: str, personas: list[str], admin: bool = False
     return key, f"shu_{key_id}_{secret}"
 
 
-def authenticate(store: Store, token: str | None) -> ApiKey:
+def authenticate(store: AccountStore, token: str | None) -> ApiKey:
     """The key a bearer token belongs to; 401 for none, a malformed, unknown or revoked one."""
     if not token:
         raise UnauthorizedError("this server needs a key: send `Authorization: Bearer shu_…`")

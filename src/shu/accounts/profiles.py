@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from shu.errors import InvalidRequestError
-from shu.store.base import Store
+from shu.store.base import KnowledgeReader
 from shu.store.rows import now
 from shu.types import Contact, Document, DocumentProfile, ProfileItem, Signal, UserProfile
 
@@ -41,7 +41,7 @@ class _Traffic:
 
 
 def learn(
-    store: Store,
+    store: KnowledgeReader,
     profile: UserProfile,
     signals: list[Signal],
     today: date | None = None,
@@ -160,7 +160,9 @@ def _projects(own: list[Document], profiles: dict[str, DocumentProfile], stamp: 
     return items[:MAX_LEARNED]
 
 
-def _interests(store: Store, signals: list[Signal], stamp: str, reference: date) -> list[ProfileItem]:
+def _interests(
+    store: KnowledgeReader, signals: list[Signal], stamp: str, reference: date
+) -> list[ProfileItem]:
     weights: Counter[str] = Counter()
     today = datetime(reference.year, reference.month, reference.day, tzinfo=UTC)
     for signal in signals:

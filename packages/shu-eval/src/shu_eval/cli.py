@@ -1,6 +1,6 @@
-"""The measuring commands of `shu`: `eval` (retrieval and answers), `eval-scope`, `eval-verify`,
-`faults`, `bench`, `bench-stores`, `bench-peers`. Mounted on the command line by `register`, so
-the user-facing CLI (`shu.serve.cli`) needs none of the eval internals."""
+"""The measuring commands of `shu`, mounted by `register` through the `shu.commands` entry point
+(the product never imports this package): `eval` (retrieval and answers) here, the labelled
+decisions and `tune` in `cli_checks`, the benchmarks and `faults` in `cli_bench`."""
 
 from __future__ import annotations
 
@@ -11,12 +11,14 @@ import typer
 from rich.markup import escape
 
 from shu.errors import ShuError
-from shu.kb import KnowledgeBase, open_kb
+from shu.kb import KnowledgeBase
 from shu.serve.console import emit_json as _emit_json
 from shu.serve.console import err, out, state
 from shu.serve.console import fail as _fail
 from shu.serve.console import open_from_state as _kb
 from shu.serve.console import progress as _progress
+from shu_eval.cli_bench import bench, bench_formats, bench_peers, bench_serve, bench_stores, faults
+from shu_eval.cli_checks import eval_personal, eval_scope, eval_verify, example_kb, tune
 
 if TYPE_CHECKING:
     from shu_eval.configs import EvalConfig
@@ -190,7 +192,7 @@ def _labelled(
         try:
             graded, data = labelled.evaluate(
                 folder,
-                lambda name, path: _example_kb(path, f"answers-{name}")[0],
+                lambda name, path: example_kb(path, f"answers-{name}")[0],
                 limit,
                 advance,
                 split,
@@ -380,319 +382,6 @@ def _print_calibration(found_answers: dict[str, dict[str, Any]]) -> None:
         highlight=False,
         markup=False,
     )
-
-
-def faults(
-    full: Annotated[
-        bool, typer.Option("--full", help="The full suite (≥ 50 crash runs, ≥ 1,000 bad files).")
-    ] = False,
-    postgres: Annotated[
-        str | None,
-        typer.Option(help="postgresql://… (may CREATE DATABASE): every store-backed check runs there too."),
-    ] = None,
-) -> None:
-    """The fault suite: kill -9 and resume, a hostile corpus, concurrent runs, persona walls,
-    injected instructions. Prints the table; exits 1 when anything crashed, hung, was lost or crossed."""
-    from shu_eval.faults.run import FULL, SHORT, failures, markdown, timed
-
-    scale = FULL if full else SHORT
-    checks, seconds = timed(scale, postgres, lambda line: err.print(escape(line), highlight=False))
-    out.print(markdown(checks, scale, seconds), highlight=False, markup=False)
-    if failures(checks):
-        raise typer.Exit(1)
-
-
-def bench_stores(
-    url: Annotated[
-        str | None, typer.Option(help="postgresql://… (an empty database) to compare with SQLite.")
-    ] = None,
-    chunks: Annotated[int, typer.Option(min=1000, help="Chunks in the synthetic knowledge base.")] = 100_000,
-    queries: Annotated[int, typer.Option(min=10, help="Queries per store.")] = 200,
-    personas: Annotated[
-        int,
-        typer.Option(min=1, help="Spread the chunks over this many personas (a fresh process asks each)."),
-    ] = 1,
-) -> None:
-    """SQLite beside PostgreSQL: load rate, index build, recall@10 vs exact, query latency."""
-    from shu_eval.bench_stores import markdown, run, run_spread, spread_markdown
-
-    if personas > 1 and queries <= personas:
-        _fail(f"--queries must be more than --personas ({personas}): the first round only builds indexes")
-    try:
-        if personas > 1:
-            spread = run_spread(url, chunks, queries, personas)
-            out.print(spread_markdown(spread, queries), highlight=False, markup=False)
-            return
-        results = run(url, chunks, queries)
-    except ShuError as exc:
-        _fail(str(exc))
-    out.print(markdown(results, queries), highlight=False, markup=False)
-
-
-def bench_peers(
-    dataset: Annotated[Path, typer.Argument(help="A BEIR-format folder.")],
-    split: Annotated[str, typer.Option(help="qrels split.")] = "test",
-    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N queries.")] = None,
-) -> None:
-    """Shu's search beside bm25s + Chroma on the same corpus, vectors and queries."""
-    from shu_eval.build import open_eval_store
-    from shu_eval.dataset import load_dataset
-    from shu_eval.peers import markdown, run_peers
-
-    with _kb() as kb:
-        loaded = load_dataset(dataset, split)
-        with _progress() as advance:
-            built = open_eval_store(loaded, kb.settings, kb.embedder, advance)
-        results, embed_ms = run_peers(loaded, built, kb.embedder, limit)
-        built.store.close()
-    queries = min(limit or len(loaded.queries), len(loaded.queries))
-    out.print(markdown(results, loaded, queries, embed_ms), highlight=False, markup=False)
-
-
-def eval_scope(
-    examples: Annotated[Path, typer.Option(help="The persona folders the questions are about.")] = Path(
-        "examples/personas"
-    ),
-    questions: Annotated[
-        Path | None, typer.Option(help="JSONL of labelled questions (default: the shipped set).")
-    ] = None,
-    output: Annotated[Path | None, typer.Option(help="Folder for scope.jsonl and results.md.")] = None,
-) -> None:
-    """Answer, decline or defer? Labelled questions (answerable, unanswerable, out of scope) over
-    the example knowledge base: confusion matrices, and the rules' thresholds calibrated on dev."""
-    from shu_eval.scope import (
-        ask_all,
-        calibrate,
-        confusion_markdown,
-        labelled_questions,
-        redecide,
-        write_rows,
-    )
-
-    try:
-        asked_questions = labelled_questions(questions)
-    except (ValueError, OSError) as exc:
-        _fail(f"{questions}: {exc}")
-    kb, work = _example_kb(examples, "scope")
-    with kb, _progress() as advance:
-        asked = ask_all(kb, asked_questions, advance)
-        rules = kb.llm is None
-        min_evidence = kb.settings.answer.min_evidence
-    answerer = asked[0].method if asked else "none"
-    parts = [
-        confusion_markdown(asked, f"all ({answerer})"),
-        confusion_markdown([a for a in asked if a.split == "test"], "test split"),
-    ]
-    if rules:
-        scope, fitted = calibrate(asked, min_evidence)
-        test = redecide([a for a in asked if a.split == "test"], scope, min_evidence)
-        parts.append(
-            f"Calibrated on dev (macro accuracy {fitted:.3f}): answer.scope_threshold={scope:.2f} "
-            f"(with answer.min_evidence={min_evidence:.2f}). With it, on test:\n\n"
-            + confusion_markdown(test, "test, calibrated")
-        )
-    folder = output or work / "results"
-    write_rows(asked, folder)
-    (folder / "results.md").write_text("\n".join(parts), encoding="utf-8")
-    out.print("\n".join(parts), highlight=False, markup=False)
-
-
-def _example_kb(examples: Path, name: str) -> tuple[KnowledgeBase, Path]:
-    """A fresh copy of the example personas, ingested into its own knowledge base (same settings
-    and overrides, no answer cache) under `<home>/eval-cache/<name>`."""
-    import shutil
-
-    if not examples.is_dir():
-        _fail(f"{examples}: no such folder of personas")
-    with _kb() as main:
-        work = main.settings.home / "eval-cache" / name
-    shutil.rmtree(work, ignore_errors=True)
-    shutil.copytree(examples, work / "personas")
-    try:
-        kb = open_kb(work / "kb", [*state.overrides, "answer.cache=false"])
-        kb.ingest(work / "personas")
-    except ShuError as exc:
-        _fail(str(exc))
-    return kb, work
-
-
-def eval_verify(
-    examples: Annotated[Path, typer.Option(help="The persona folders the claims cite.")] = Path(
-        "examples/personas"
-    ),
-    claims: Annotated[
-        Path | None, typer.Option(help="JSONL of planted claims (default: the shipped set).")
-    ] = None,
-) -> None:
-    """How well the verifier finds planted errors (changed numbers, swapped names, wrong
-    documents, unstated claims) and keeps correct paraphrases: precision and recall per method."""
-    from shu.answer.verify.factory import create_verifier
-    from shu.config.settings import VerifySettings
-    from shu_eval.verify import check_all, markdown, planted_claims
-
-    try:
-        planted = planted_claims(claims)
-    except (ValueError, OSError) as exc:
-        _fail(f"{claims}: {exc}")
-    kb, _ = _example_kb(examples, "verify")
-    with kb:
-        client = kb.llm.client if kb.llm else None
-        methods = {"rules": VerifySettings(method="rules")}
-        if client is not None:
-            methods["llm"] = VerifySettings(method="llm")
-        per_method = {}
-        for name, settings in methods.items():
-            verifier = create_verifier(settings, kb.embedder, client)
-            assert verifier is not None
-            per_method[name] = check_all(kb.store, planted, verifier)
-    out.print(markdown(per_method), highlight=False, markup=False)
-
-
-def bench(
-    documents: Annotated[int, typer.Option(help="Documents for the ingestion benchmark.")] = 300,
-    sizes: Annotated[
-        str, typer.Option(help="Comma-separated store sizes (chunks) for search latency.")
-    ] = "10000,100000",
-    queries: Annotated[int, typer.Option(help="Queries per store size.")] = 200,
-) -> None:
-    """Benchmark ingestion throughput and hybrid search latency; prints Markdown tables."""
-    from shu_eval.bench import markdown_tables, run
-
-    try:
-        scale = [int(size) for size in sizes.split(",") if size.strip()]
-    except ValueError:
-        _fail(f"--sizes {sizes!r}: expected numbers separated by commas")
-    try:
-        ingest_result, searches = run(documents, scale, queries, overrides=state.overrides)
-    except ShuError as exc:
-        _fail(str(exc))
-    out.print(markdown_tables(ingest_result, searches), highlight=False, markup=False)
-
-
-def bench_serve(
-    examples: Annotated[Path, typer.Option(help="The persona folders to serve.")] = Path("examples/personas"),
-    clients: Annotated[int, typer.Option(min=1, max=64, help="Concurrent clients.")] = 8,
-    seconds: Annotated[float, typer.Option(min=1, help="How long the load runs.")] = 60.0,
-    job: Annotated[bool, typer.Option("--job/--no-job", help="Keep an ingest job running meanwhile.")] = True,
-) -> None:
-    """`shu serve` under load on loopback: clients searching and asking while an ingest job runs;
-    requests/s, p50/p95/p99 and errors."""
-    from shu_eval.bench_serve import markdown, run
-
-    if not examples.is_dir():
-        _fail(f"{examples}: no such folder of personas")
-    result = run(examples, clients, seconds, job)
-    out.print(markdown(result), highlight=False, markup=False)
-    if result.errors:
-        raise typer.Exit(1)
-
-
-def bench_formats(
-    enron: Annotated[
-        Path | None, typer.Option(help="The Enron QA JSON (enron_annotated.json), ingested as .eml files.")
-    ] = None,
-) -> None:
-    """Each document format's conversion and ingestion time on generated samples."""
-    from shu_eval.bench_formats import markdown, run
-
-    if enron is not None and not enron.is_file():
-        _fail(f"{enron}: no such file")
-    out.print(markdown(run(enron)), highlight=False, markup=False)
-
-
-def eval_personal(
-    data: Annotated[
-        Path, typer.Option(help="The dataset: a persona folder, users.json and queries.jsonl.")
-    ] = Path("tests/eval/data/personal"),
-) -> None:
-    """Personalized retrieval measured: the same ambiguous questions asked by different people,
-    without a user, with every boost, and with each boost off or alone; nDCG@10 and Recall@10."""
-    from shu_eval.personal import markdown, run
-
-    if not data.is_dir():
-        _fail(f"{data}: no such folder")
-    try:
-        result = run(data, overrides=state.overrides)
-    except ShuError as exc:
-        _fail(str(exc))
-    out.print(markdown(result), highlight=False, markup=False)
-
-
-def tune(
-    persona: Annotated[
-        str | None, typer.Argument(help="The persona to fit (not with --dataset).", show_default=False)
-    ] = None,
-    queries: Annotated[
-        Path | None, typer.Option(help='JSONL: {"id", "text", "user", "relevant": {doc: grade}}.')
-    ] = None,
-    feedback: Annotated[
-        bool, typer.Option("--feedback", help="Label questions from the users' recorded feedback.")
-    ] = False,
-    dataset: Annotated[
-        Path | None,
-        typer.Option(help="A BEIR folder: fit on its train split, judge on test (printed, never written)."),
-    ] = None,
-    write: Annotated[bool, typer.Option("--write", help="Keep the best if it wins on held-out.")] = False,
-) -> None:
-    """Fit the ranking weights (surface weights, expansion, fusion mode, personal boosts and their
-    bound) on labelled questions; print the current and the best on a held-out part; with --write
-    keep them only if they are better there."""
-    from shu_eval import tune as tuning
-
-    if dataset is not None:
-        _tune_dataset(dataset)
-        return
-    if persona is None or (queries is None) == (not feedback):
-        _fail("give a persona and one of --queries FILE or --feedback (or --dataset PATH alone)")
-    with _kb() as kb:
-        try:
-            labelled = tuning.load_queries(queries) if queries else tuning.from_feedback(kb.store, persona)
-            result = tuning.tune(kb, persona, labelled)
-        except ShuError as exc:
-            _fail(str(exc))
-        out.print(tuning.markdown(result), highlight=False, markup=False)
-        if not result.better:
-            out.print("The current weights stay: the best on train does not win on the held-out part.")
-            return
-        if write:
-            path = tuning.write(kb.settings.home, persona, result.changed)
-            out.print(f"written to {path}", highlight=False)
-        else:
-            out.print("Better on the held-out part: run again with --write to keep them.")
-
-
-def _tune_dataset(path: Path) -> None:
-    from shu.retrieve.pipeline import RetrievalPipeline
-    from shu_eval import tune as tuning
-    from shu_eval.build import open_eval_store
-    from shu_eval.dataset import load_dataset
-
-    with _kb() as kb, _progress() as advance:
-        try:
-            test = load_dataset(path, "test")
-            train = load_dataset(path, "train") if (path / "qrels" / "train.tsv").is_file() else None
-            built = open_eval_store(test, kb.settings, kb.embedder, advance)
-        except ShuError as exc:
-            _fail(str(exc))
-        try:
-
-            def labelled(loaded: Any) -> list[tuning.Labelled]:
-                return [
-                    tuning.Labelled(q.id, q.text, None, loaded.qrels[q.id], q.persona) for q in loaded.queries
-                ]
-
-            fit_on, judge_on = (labelled(train), labelled(test)) if train else tuning.split(labelled(test))
-            pipeline = RetrievalPipeline(built.store, kb.embedder, kb.settings.retrieval)
-            personas = built.store.list_personas()
-            current = tuning.current_weights(kb.settings.retrieval, personas[0], tuning.DATASET_SPACE)
-            result = tuning.fit(
-                tuning.store_ranker(built.store, pipeline), fit_on, judge_on, current, tuning.DATASET_SPACE
-            )
-        finally:
-            built.store.close()
-    split = "train → test" if train else "half of test → the other half"
-    out.print(f"{test.name} ({split})", highlight=False, markup=False)
-    out.print(tuning.markdown(result), highlight=False, markup=False)
 
 
 def register(app: typer.Typer) -> None:

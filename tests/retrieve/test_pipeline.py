@@ -209,9 +209,9 @@ def test_expansion_never_follows_a_link_into_another_personas_document(
 
 
 def test_variations_of_negative_similarity_keep_their_order_under_convex_fusion() -> None:
-    from shu.retrieve.pipeline import _fuse_within
+    from shu.retrieve.hybrid import fuse_wordings
     from shu.store.base import ScoredChunk
     from shu.types import RetrievalParams
 
-    fused = _fuse_within([[ScoredChunk("best", -0.02), ScoredChunk("worst", -0.30)]], RetrievalParams())
+    fused = fuse_wordings([[ScoredChunk("best", -0.02), ScoredChunk("worst", -0.30)]], RetrievalParams())
     assert [s.chunk_id for s in fused] == ["best", "worst"]

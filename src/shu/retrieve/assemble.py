@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from shu.config.settings import RetrievalSettings
+from shu.retrieve.hybrid import Surfaces
 from shu.store.base import KnowledgeReader
 from shu.text import count_tokens
 from shu.types import (
@@ -16,6 +18,7 @@ from shu.types import (
     ContextDocument,
     ContextSection,
     Document,
+    QueryPlan,
     SearchHit,
     knowledge_base_path,
 )
@@ -146,3 +149,51 @@ def _cut(text: str, tokens: int) -> str:
             break
         words.append(word)
     return " ".join(words)
+
+
+_ESCALATE_TOP = 3
+"""How many of the question and synopsis surfaces' best documents may be escalated to whole."""
+_ESCALATE_CHUNK_RANK = 5
+"""A document already among this many best chunks is not escalated."""
+
+
+def assembly_request(
+    store: KnowledgeReader,
+    settings: RetrievalSettings,
+    plan: QueryPlan,
+    found: Surfaces,
+    hits: list[SearchHit],
+    notes: list[str],
+) -> AssemblyRequest:
+    """What to assemble: the hits, and the documents to give whole — the one a lookup names
+    (`full_document`), and those the question or synopsis surface found but the chunks missed
+    (`escalate`)."""
+    whole: list[str] = []
+    owners = store.chunk_documents(
+        [
+            s.chunk_id
+            for name in ("titles", "questions", "synopsis")
+            for s in found.get(name, [])[:_ESCALATE_TOP]
+        ]
+    )
+    if settings.full_document and plan.answer_style == "full_document" and found.get("titles"):
+        target = owners.get(found["titles"][0].chunk_id)
+        if target:
+            whole.append(target)
+            notes.append(f"document lookup: {target} returned whole")
+    escalated: list[str] = []
+    if settings.escalate:
+        top_chunks = {h.chunk.doc_id for h in hits[:_ESCALATE_CHUNK_RANK]}
+        for name in ("questions", "synopsis"):
+            for scored in found.get(name, [])[:_ESCALATE_TOP]:
+                doc_id = owners.get(scored.chunk_id)
+                if doc_id and doc_id not in top_chunks and doc_id not in whole and doc_id not in escalated:
+                    escalated.append(doc_id)
+        if escalated:
+            notes.append(f"escalated to whole documents: {', '.join(escalated)}")
+    return AssemblyRequest(
+        hits=hits,
+        budget=settings.context_tokens,
+        lookup=whole[0] if whole else None,
+        escalated=tuple(escalated),
+    )

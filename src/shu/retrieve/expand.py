@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from shu.types import Expansion, Relationship, RetrievalPlan
+from shu.config.settings import RetrievalSettings
+from shu.retrieve.hybrid import HybridSearcher, Surfaces
+from shu.store.base import KnowledgeReader
+from shu.types import Expansion, Relationship, RetrievalParams, RetrievalPlan
 
 
 def plan_candidates(
@@ -46,3 +49,47 @@ def plan_candidates(
     existing = known([e.doc_id for e in proposed]) if known and proposed else None
     expanded = [e for e in proposed if existing is None or e.doc_id in existing][:limit]
     return RetrievalPlan(seeds=seeds, expanded=expanded, relation_types=relation_types)
+
+
+def expand_fused(
+    store: KnowledgeReader,
+    searcher: HybridSearcher,
+    settings: RetrievalSettings,
+    fused: list[tuple[str, float]],
+    found: Surfaces,
+    persona: str,
+    params: RetrievalParams,
+    skip: bool,
+) -> tuple[RetrievalPlan, list[tuple[str, float]], dict[str, str]]:
+    """Seeds are the best documents of the fused list; each document one outgoing relationship
+    away joins with a share of its seed's score (`expansion_weight` × confidence)."""
+    if skip or not settings.expand or not params.expansion_weight or not settings.max_expansions:
+        return RetrievalPlan(), fused, {}
+    owners = store.chunk_documents([c for c, _ in fused[: params.candidates * 2]])
+    seed_scores: dict[str, float] = {}
+    for chunk_id, score in fused:
+        doc_id = owners.get(chunk_id)
+        if doc_id is not None and doc_id not in seed_scores:
+            seed_scores[doc_id] = score
+        if len(seed_scores) >= settings.expand_seeds:
+            break
+    plan = plan_candidates(
+        list(seed_scores),
+        store.list_relationships,
+        settings.relation_types,
+        settings.max_expansions,
+        # only targets this persona may see: a link into another persona's document is not followed
+        known=lambda ids: {d.id for d in store.get_documents(ids).values() if persona in d.personas},
+    )
+    if not plan.expanded:
+        return plan, fused, {}
+    chunk_of = searcher.representatives([e.doc_id for e in plan.expanded], [found["keyword"], found["dense"]])
+    scores = dict(fused)
+    via: dict[str, str] = {}
+    for expansion in plan.expanded:
+        chunk_id = chunk_of.get(expansion.doc_id)
+        score = params.expansion_weight * seed_scores[expansion.via] * expansion.confidence
+        if chunk_id is not None and score > scores.get(chunk_id, 0.0):
+            scores[chunk_id] = score
+            via[chunk_id] = f"{expansion.via} {expansion.relation}"
+    return plan, sorted(scores.items(), key=lambda pair: pair[1], reverse=True), via

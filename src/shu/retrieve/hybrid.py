@@ -211,3 +211,30 @@ def _cap_per_document(
             kept.append((chunk_id, score))
             counts[doc_id] = counts.get(doc_id, 0) + 1
     return kept
+
+
+def fuse_wordings(lists: list[list[ScoredChunk]], params: RetrievalParams) -> list[ScoredChunk]:
+    """One surface searched with several wordings → one list. Under RRF, RRF; under convex
+    fusion, each list's scores divided by its best and the best of them kept per chunk, so the
+    surface still carries scores that convex fusion can compare (RRF scores are nearly flat)."""
+    if params.fusion == "convex":
+        best: dict[str, float] = {}
+        for listed in lists:
+            top = max((s.score for s in listed), default=0.0)
+            top = top if top > 0 else 1.0  # all-negative cosines keep their order
+            for scored in listed:
+                best[scored.chunk_id] = max(best.get(scored.chunk_id, 0.0), scored.score / top)
+        fused = sorted(best.items(), key=lambda pair: -pair[1])
+    else:
+        fused = reciprocal_rank_fusion([[s.chunk_id for s in listed] for listed in lists], k=params.rrf_k)
+    return [ScoredChunk(chunk_id=c, score=s) for c, s in fused[: params.candidates]]
+
+
+def decisive_question(found: Surfaces, threshold: float) -> str | None:
+    """The question surface is decisive when its best match clears the threshold well ahead of
+    the next document's."""
+    questions = found.get("questions", [])
+    if not questions or questions[0].score < threshold:
+        return None
+    runner_up = questions[1].score if len(questions) > 1 else 0.0
+    return questions[0].chunk_id if questions[0].score - runner_up >= 0.05 else None

@@ -16,11 +16,10 @@ from shu.models.embed.base import Embedder
 from shu.models.llm.client import LLMClient
 from shu.models.rerank.base import Reranker
 from shu.retrieve.asker import Asker
-from shu.retrieve.assemble import AssemblyRequest, assemble
+from shu.retrieve.assemble import AssemblyRequest, assemble, assembly_request
 from shu.retrieve.classify import classify
-from shu.retrieve.expand import plan_candidates
-from shu.retrieve.fusion import reciprocal_rank_fusion
-from shu.retrieve.hybrid import HybridSearcher, Surfaces, fuse, widened
+from shu.retrieve.expand import expand_fused
+from shu.retrieve.hybrid import HybridSearcher, Surfaces, decisive_question, fuse, fuse_wordings, widened
 from shu.retrieve.neighbours import with_adjacent, with_document
 from shu.retrieve.personal import personal_boost
 from shu.retrieve.planner import LLMPlanner
@@ -34,7 +33,6 @@ from shu.types import (
     ProfileMatch,
     QueryPlan,
     RetrievalParams,
-    RetrievalPlan,
     RetrievalResult,
     SearchHit,
     SearchQueries,
@@ -44,8 +42,6 @@ from shu.types import (
 log = logging.getLogger(__name__)
 
 _TRACE_DEPTH = 20
-_ESCALATE_TOP = 3
-_ESCALATE_CHUNK_RANK = 5
 
 
 class RetrievalPipeline:
@@ -97,7 +93,9 @@ class RetrievalPipeline:
         with _timed(timings, "search"):
             vector = self.embedder.embed_query(queries.rewritten)
             found = self.searcher.surfaces(queries.rewritten, persona.slug, params, vector)
-            decisive = _decisive(found, self.settings.decisive_question) if params.question_weight else None
+            decisive = (
+                decisive_question(found, self.settings.decisive_question) if params.question_weight else None
+            )
             if decisive:
                 notes.append(f"question surface decisive ({decisive}): variations and expansion skipped")
             else:
@@ -114,8 +112,8 @@ class RetrievalPipeline:
         with _timed(timings, "fuse"):
             fused = self._with_surroundings(fuse(found, params), params)
         with _timed(timings, "expand"):
-            retrieval_plan, fused, expanded_via = self._expand(
-                fused, found, persona.slug, params, skip=bool(decisive)
+            retrieval_plan, fused, expanded_via = expand_fused(
+                self.store, self.searcher, self.settings, fused, found, persona.slug, params, bool(decisive)
             )
         boosts: list[PersonalBoost] = []
         resolved: list[ProfileMatch] = []
@@ -131,7 +129,9 @@ class RetrievalPipeline:
         context = AssembledContext(budget=self.settings.context_tokens)
         if assemble_context:
             with _timed(timings, "assemble"):
-                context = assemble(self.store, self._assembly(plan, found, hits, notes))
+                context = assemble(
+                    self.store, assembly_request(self.store, self.settings, plan, found, hits, notes)
+                )
         return RetrievalResult(
             question=question,
             persona=persona.slug,
@@ -225,8 +225,8 @@ class RetrievalPipeline:
             vector = self.embedder.embed_query(queries.hypothetical_answer)
             dense_lists.append(self.store.search_vector(vector, persona, params.candidates))
         return found | {
-            "keyword": _fuse_within(keyword_lists, params),
-            "dense": _fuse_within(dense_lists, params),
+            "keyword": fuse_wordings(keyword_lists, params),
+            "dense": fuse_wordings(dense_lists, params),
         }
 
     def _plan_surfaces(
@@ -268,54 +268,6 @@ class RetrievalPipeline:
             fused = with_document(fused, self.store.chunk_documents(head), params.document_weight)
         return fused
 
-    def _expand(
-        self,
-        fused: list[tuple[str, float]],
-        found: Surfaces,
-        persona: str,
-        params: RetrievalParams,
-        skip: bool,
-    ) -> tuple[RetrievalPlan, list[tuple[str, float]], dict[str, str]]:
-        """Seeds are the best documents of the fused list; each document one outgoing relationship
-        away joins with a share of its seed's score (`expansion_weight` × confidence)."""
-        if (
-            skip
-            or not self.settings.expand
-            or not params.expansion_weight
-            or not self.settings.max_expansions
-        ):
-            return RetrievalPlan(), fused, {}
-        owners = self.store.chunk_documents([c for c, _ in fused[: params.candidates * 2]])
-        seed_scores: dict[str, float] = {}
-        for chunk_id, score in fused:
-            doc_id = owners.get(chunk_id)
-            if doc_id is not None and doc_id not in seed_scores:
-                seed_scores[doc_id] = score
-            if len(seed_scores) >= self.settings.expand_seeds:
-                break
-        plan = plan_candidates(
-            list(seed_scores),
-            self.store.list_relationships,
-            self.settings.relation_types,
-            self.settings.max_expansions,
-            # only targets this persona may see: a link into another persona's document is not followed
-            known=lambda ids: {d.id for d in self.store.get_documents(ids).values() if persona in d.personas},
-        )
-        if not plan.expanded:
-            return plan, fused, {}
-        chunk_of = self.searcher.representatives(
-            [e.doc_id for e in plan.expanded], [found["keyword"], found["dense"]]
-        )
-        scores = dict(fused)
-        via: dict[str, str] = {}
-        for expansion in plan.expanded:
-            chunk_id = chunk_of.get(expansion.doc_id)
-            score = params.expansion_weight * seed_scores[expansion.via] * expansion.confidence
-            if chunk_id is not None and score > scores.get(chunk_id, 0.0):
-                scores[chunk_id] = score
-                via[chunk_id] = f"{expansion.via} {expansion.relation}"
-        return plan, sorted(scores.items(), key=lambda pair: pair[1], reverse=True), via
-
     def _rerank(self, query: str, hits: list[SearchHit], notes: list[str]) -> list[SearchHit]:
         """Every candidate up to the depth is scored (in batches), then sorted; the rest follow."""
         if self.reranker is None or not hits:
@@ -330,44 +282,6 @@ class RetrievalPipeline:
             return hits
         ranked = sorted(zip(head, scores, strict=True), key=lambda pair: -pair[1])
         return [hit.model_copy(update={"rerank_score": score}) for hit, score in ranked] + tail
-
-    def _assembly(
-        self, plan: QueryPlan, found: Surfaces, hits: list[SearchHit], notes: list[str]
-    ) -> AssemblyRequest:
-        whole: list[str] = []
-        owners = self.store.chunk_documents(
-            [
-                s.chunk_id
-                for name in ("titles", "questions", "synopsis")
-                for s in found.get(name, [])[:_ESCALATE_TOP]
-            ]
-        )
-        if self.settings.full_document and plan.answer_style == "full_document" and found.get("titles"):
-            target = owners.get(found["titles"][0].chunk_id)
-            if target:
-                whole.append(target)
-                notes.append(f"document lookup: {target} returned whole")
-        escalated: list[str] = []
-        if self.settings.escalate:
-            top_chunks = {h.chunk.doc_id for h in hits[:_ESCALATE_CHUNK_RANK]}
-            for name in ("questions", "synopsis"):
-                for scored in found.get(name, [])[:_ESCALATE_TOP]:
-                    doc_id = owners.get(scored.chunk_id)
-                    if (
-                        doc_id
-                        and doc_id not in top_chunks
-                        and doc_id not in whole
-                        and doc_id not in escalated
-                    ):
-                        escalated.append(doc_id)
-            if escalated:
-                notes.append(f"escalated to whole documents: {', '.join(escalated)}")
-        return AssemblyRequest(
-            hits=hits,
-            budget=self.settings.context_tokens,
-            lookup=whole[0] if whole else None,
-            escalated=tuple(escalated),
-        )
 
 
 def _interleaved(first: list[SearchHit], second: list[SearchHit]) -> list[SearchHit]:
@@ -397,33 +311,6 @@ def _weighted_by_selectivity(
         if share < 1.0:
             notes.append(f"{surface} surface weighted {share:.2f} by selectivity")
     return params.model_copy(update=update) if update else params
-
-
-def _fuse_within(lists: list[list[ScoredChunk]], params: RetrievalParams) -> list[ScoredChunk]:
-    """One surface searched with several wordings → one list. Under RRF, RRF; under convex
-    fusion, each list's scores divided by its best and the best of them kept per chunk, so the
-    surface still carries scores that convex fusion can compare (RRF scores are nearly flat)."""
-    if params.fusion == "convex":
-        best: dict[str, float] = {}
-        for listed in lists:
-            top = max((s.score for s in listed), default=0.0)
-            top = top if top > 0 else 1.0  # all-negative cosines keep their order
-            for scored in listed:
-                best[scored.chunk_id] = max(best.get(scored.chunk_id, 0.0), scored.score / top)
-        fused = sorted(best.items(), key=lambda pair: -pair[1])
-    else:
-        fused = reciprocal_rank_fusion([[s.chunk_id for s in listed] for listed in lists], k=params.rrf_k)
-    return [ScoredChunk(chunk_id=c, score=s) for c, s in fused[: params.candidates]]
-
-
-def _decisive(found: Surfaces, threshold: float) -> str | None:
-    """The question surface is decisive when its best match clears the threshold well ahead of
-    the next document's."""
-    questions = found.get("questions", [])
-    if not questions or questions[0].score < threshold:
-        return None
-    runner_up = questions[1].score if len(questions) > 1 else 0.0
-    return questions[0].chunk_id if questions[0].score - runner_up >= 0.05 else None
 
 
 @contextmanager

@@ -1,0 +1,64 @@
+"""The settings of a document's way in: its enrichment, its chunks, and the limits on reading it."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class EnrichSettings(BaseModel):
+    """Ingestion-time intelligence, artifact by artifact."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    enabled: bool = True
+    method: Literal["auto", "extractive"] = Field(
+        "auto",
+        description="auto: the LLM writes the artifacts when one is configured, else the non-LLM "
+        "methods; extractive: always the non-LLM methods (local: extractive)",
+    )
+    profiles: bool = True
+    questions: bool = True
+    chunk_profiles: bool = True
+    context: bool = Field(
+        False, description="prefix each chunk's indexed text with its context (measured first)"
+    )
+    llm_relationships: bool = Field(
+        True, description="with an LLM: propose typed relationships to other documents, quote-checked"
+    )
+
+
+class ChunkingSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    max_tokens: int = Field(180, ge=16, le=4000)
+    overlap_tokens: int = Field(30, ge=0, le=1000)
+
+
+class IngestSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    max_file_mb: float = Field(20.0, gt=0)
+    url_timeout_s: float = Field(10.0, gt=0, le=3600, description="longest wait for one read")
+    url_total_s: float = Field(60.0, gt=0, le=86_400, description="longest a whole download may take")
+    allow_private_urls: bool = Field(
+        False, description="fetch URLs on loopback and private networks (a URL list is input)"
+    )
+    embed_batch_chunks: int = Field(
+        256, ge=1, description="chunks gathered across documents per embedding call"
+    )
+    max_file_seconds: float = Field(300.0, gt=0, description="longest conversion of one raw file")
+    max_expansion: float = Field(
+        50.0,
+        gt=0,
+        description="bytes inflated from archive parts (each read counted) and bytes of Markdown "
+        "made, per byte of a raw file (1 MB is always allowed)",
+    )
+    max_markdown_mb: float = Field(50.0, gt=0, description="Markdown made from one raw file")
+    max_documents: int = Field(
+        2000, ge=1, description="documents made from one raw file (a mailbox's messages, attachments)"
+    )
+    max_table_cells: int = Field(
+        200_000, ge=1, description="HTML table cells read from one raw file (each costs ~1 KB while read)"
+    )

@@ -1,0 +1,116 @@
+"""The query pipeline's settings: its stages, the reranker, and the boosts for the person asking."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from shu.types import RetrievalParams
+
+
+class RerankSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    method: Literal["none", "cross-encoder", "llm"] = "none"
+    model_path: Path | None = Field(None, description="folder with model.onnx + tokenizer.json")
+    depth: int = Field(30, ge=1, le=500, description="how many fused candidates are reranked")
+    batch_size: int = Field(16, ge=1, le=256)
+
+
+class PersonalSettings(BaseModel):
+    """RELATIONAL-BOOST for the person asking (`--as USER`, the key's user): each boost bounded,
+    the total capped, a share of the places kept for the unboosted ranking."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    enabled: bool = True
+    contact: float = Field(0.2, ge=0.0, le=1.0, description="× the affinity of the closest contact involved")
+    project: float = Field(0.3, ge=0.0, le=1.0, description="a document of one of the asker's projects")
+    interest: float = Field(0.15, ge=0.0, le=1.0, description="a document matching an interest")
+    own: float = Field(0.1, ge=0.0, le=1.0, description="a document the asker wrote or received")
+    familiar: float = Field(0.1, ge=0.0, le=1.0, description="× how much the asker used the document before")
+    role: float = Field(
+        0.15, ge=0.0, le=1.0, description="× how much the document matters to the asker's role"
+    )
+    fresh: float = Field(0.02, ge=0.0, le=1.0, description="× how fresh the document is for its kind")
+    deadline: float = Field(0.1, ge=0.0, le=1.0, description="a due date of the document coming up soon")
+    deadline_days: int = Field(21, ge=1, le=365, description="how far ahead a due date counts as coming up")
+    now: str | None = Field(
+        None,
+        pattern=r"^\d{4}-\d{2}-\d{2}$",
+        description="the day freshness and due dates count from (default: today)",
+    )
+
+    @field_validator("now")
+    @classmethod
+    def _a_real_day(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                date.fromisoformat(value)
+            except ValueError:
+                raise ValueError(f"{value!r} is not a day of the calendar (YYYY-MM-DD)") from None
+        return value
+
+    ambiguous_at: float = Field(
+        0.9, ge=0.0, le=1.0, description="second document's score ÷ first's from which boosts count fully"
+    )
+    clear_at: float = Field(
+        0.6, ge=0.0, le=1.0, description="second ÷ first at or below which the question needs no asker"
+    )
+    max_boost: float = Field(
+        0.8,
+        ge=0.0,
+        le=2.0,
+        description="the most a score is raised (relative; boosts add up and are squashed below it)",
+    )
+    unboosted_share: float = Field(
+        0.3, ge=0.0, le=1.0, description="share of the first `guard_places` unboosted results kept there"
+    )
+    guard_places: int = Field(10, ge=1, le=100)
+    depth: int = Field(50, ge=1, le=1000, description="fused results considered for boosting")
+
+
+class RetrievalSettings(BaseModel):
+    """The query pipeline's stages; each can be switched off. Surface weights live in each
+    persona's `retrieval` config."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    plan: bool = Field(True, description="classify the question (rules; an LLM when configured)")
+    plan_method: Literal["auto", "rules"] = Field(
+        "auto", description="auto: the LLM classifies when one is configured; rules: never (local: rules)"
+    )
+    transform: bool = Field(
+        False, description="spell out contractions before searching (measured neutral; aliases always apply)"
+    )
+    multiquery: bool = Field(False, description="search rule/LLM variations of the question too")
+    hyde: bool = Field(True, description="with an LLM: embed a hypothetical answer too")
+    expand: bool = Field(True, description="one hop along outgoing relationships from the seeds")
+    relation_types: list[str] | None = Field(None, description="only expand along these types")
+    expand_seeds: int = Field(5, ge=1, le=50, description="top documents whose relationships are followed")
+    max_expansions: int = Field(10, ge=0, le=100)
+    decisive_question: float = Field(
+        0.9, ge=0.0, le=1.0, description="a question match this close ends the search early"
+    )
+    rerank: RerankSettings = Field(default_factory=RerankSettings)
+    context_tokens: int = Field(16_000, ge=256, le=1_000_000, description="assembled context budget")
+    full_document: bool = Field(True, description="document lookups return the whole document")
+    escalate: bool = Field(True, description="load a whole document its summary matches but chunks do not")
+    personal: PersonalSettings = Field(default_factory=PersonalSettings)
+    tuned: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="persona → retrieval parameters fitted by `shu tune`, laid over persona.config.json's",
+    )
+
+    @field_validator("tuned")
+    @classmethod
+    def _tuned_are_parameters(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        for persona, fields in value.items():
+            unknown = set(fields) - set(RetrievalParams.model_fields)
+            if unknown:
+                raise ValueError(f"tuned.{persona}: not retrieval parameters: {', '.join(sorted(unknown))}")
+            RetrievalParams.model_validate(fields)
+        return value

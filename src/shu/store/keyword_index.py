@@ -182,9 +182,11 @@ class KeywordIndex:
         terms, slots, tfs, lengths = self._encode(rows, first)
         self._register(rows, lengths)
         self.live = np.concatenate([self.live, np.ones(len(rows), dtype=bool)])
-        old = self.recent_triples
-        self.recent_triples = tuple(
-            np.concatenate(pair) for pair in zip(old, (terms, slots, tfs), strict=True)
+        old_terms, old_slots, old_tfs = self.recent_triples
+        self.recent_triples = (
+            np.concatenate([old_terms, terms]),
+            np.concatenate([old_slots, slots]),
+            np.concatenate([old_tfs, tfs]),
         )
         self.recent = _Postings.build(*self.recent_triples, self.lengths, len(self.vocabulary))
         self.changed += len(rows)

@@ -22,7 +22,8 @@ def _json(model: BaseModel, **dump: Any) -> str:
 
 
 class PostgresServiceTables:
-    def _connection(self) -> AbstractContextManager[Any]: ...  # provided by PostgresStore
+    def _connection(self) -> AbstractContextManager[Any]:  # provided by PostgresStore
+        raise NotImplementedError
 
     # -- keys ------------------------------------------------------------------------------
 
@@ -53,11 +54,11 @@ class PostgresServiceTables:
             cursor = conn.execute(
                 "UPDATE api_keys SET revoked = true WHERE id = %s AND NOT revoked", (_clean(key_id),)
             )
-            return cursor.rowcount > 0
+            return int(cursor.rowcount) > 0
 
     def delete_keys(self, user: str) -> int:
         with self._connection() as conn:
-            return conn.execute('DELETE FROM api_keys WHERE "user" = %s', (_clean(user),)).rowcount
+            return int(conn.execute('DELETE FROM api_keys WHERE "user" = %s', (_clean(user),)).rowcount)
 
     # -- signals ---------------------------------------------------------------------------
 
@@ -95,7 +96,7 @@ class PostgresServiceTables:
 
     def forget_signals(self, user: str) -> int:
         with self._connection() as conn:
-            return conn.execute('DELETE FROM signals WHERE "user" = %s', (_clean(user),)).rowcount
+            return int(conn.execute('DELETE FROM signals WHERE "user" = %s', (_clean(user),)).rowcount)
 
     # -- users' profiles ---------------------------------------------------------------------
 
@@ -122,7 +123,8 @@ class PostgresServiceTables:
 
     def delete_user(self, user_id: str) -> bool:
         with self._connection() as conn:
-            return conn.execute("DELETE FROM user_profiles WHERE id = %s", (_clean(user_id),)).rowcount > 0
+            deleted = conn.execute("DELETE FROM user_profiles WHERE id = %s", (_clean(user_id),))
+            return int(deleted.rowcount) > 0
 
     # -- jobs ------------------------------------------------------------------------------
 
@@ -140,7 +142,7 @@ class PostgresServiceTables:
                 "UPDATE jobs SET cancel = true WHERE id = %s AND status IN ('queued', 'running')",
                 (_clean(job_id),),
             )
-            return cursor.rowcount > 0
+            return int(cursor.rowcount) > 0
 
     def get_job(self, job_id: str) -> Job | None:
         with self._connection() as conn:

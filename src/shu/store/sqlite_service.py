@@ -20,7 +20,8 @@ class SQLiteServiceTables:
     _db: sqlite3.Connection
     _lock: threading.RLock
 
-    def _read(self) -> sqlite3.Connection: ...  # provided by SQLiteStore
+    def _read(self) -> sqlite3.Connection:  # provided by SQLiteStore
+        raise NotImplementedError
 
     @contextmanager
     def _statement(self) -> Iterator[sqlite3.Connection]:

@@ -11,7 +11,13 @@ import pytest
 from shu.config.settings import StoreSettings
 from shu.store.base import Store
 from shu.store.sqlite import SQLiteStore
-from tests.store.conformance import FindingsConformance, ServiceConformance, StoreConformance
+from tests.store.conformance import (
+    AccountsConformance,
+    ConcurrencyConformance,
+    FindingsConformance,
+    JobsConformance,
+    KnowledgeConformance,
+)
 from tests.store.postgres_server import fresh_database
 
 
@@ -64,5 +70,7 @@ def reopened(store: Store, location: str) -> Iterator[Store]:
     opened.close()
 
 
-class TestStoreConformance(StoreConformance, FindingsConformance, ServiceConformance):
+class TestStoreConformance(
+    KnowledgeConformance, ConcurrencyConformance, FindingsConformance, AccountsConformance, JobsConformance
+):
     pass

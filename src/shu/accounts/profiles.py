@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from shu.errors import InvalidRequestError
+from shu.months import MONTHS
 from shu.store.base import KnowledgeReader
 from shu.store.rows import now
 from shu.types import Contact, Document, DocumentProfile, ProfileItem, Signal, UserProfile
@@ -183,9 +184,9 @@ def _interests(
     ]
 
 
-_CALENDAR_WORDS = frozenset(
-    "january february march april may june july august september october november december monday "
-    "tuesday wednesday thursday friday saturday sunday today tomorrow yesterday week month year".split()
+_CALENDAR_WORDS = frozenset(MONTHS) | frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday week month "
+    "year".split()
 )
 
 

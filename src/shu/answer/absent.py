@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from lemminflect import getAllLemmas
 
 from shu.answer.polarity import is_yes_no
+from shu.months import MONTHS
 from shu.store.base import KnowledgeReader
 from shu.text import STOPWORDS, words
 from shu.types import AssembledContext, Persona
@@ -42,9 +43,8 @@ _QUESTION_WORDS = frozenset(
     "who whom whose what which when where why how is are was were do does did can could should would "
     "will shall may might must has have had i i'm i've i'd i'll ok please".split()
 )
-_COMMON_CAPITALISED = frozenset(
-    "monday tuesday wednesday thursday friday saturday sunday january february march april may june "
-    "july august september october november december mr mrs ms dr".split()
+_COMMON_CAPITALISED = frozenset(MONTHS) | frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday mr mrs ms dr".split()
 )
 
 

@@ -5,18 +5,13 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from shu.months import MONTH_NAMES_RE, MONTH_NUMBERS
 from shu.types import Entity, TemporalScope
 
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        "january february march april may june july august september october november december".split(),
-        start=1,
-    )
-}
-_MONTH = r"(January|February|March|April|May|June|July|August|September|October|November|December)"
+_MONTHS = MONTH_NUMBERS
+_MONTH = rf"({MONTH_NAMES_RE})"
 _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}}) {_MONTH},? (\d{{4}})\b")
 _MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH} (\d{{1,2}}),? (\d{{4}})\b")
 _AMOUNT = re.compile(

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from datetime import date
 
 from shu.enrich.entities import find_dates
+from shu.months import MONTH_NAMES_RE, MONTHS
 from shu.roles import FAMILIES
 from shu.text import as_strings, iso_date, split_sentences, stem, words
 from shu.types import (
@@ -54,8 +55,7 @@ _SCHEDULE_HEADING = re.compile(
     r"^#+ .*\b(milestones?|timeline|schedule|deadlines?|due dates?|key dates)\b", re.I
 )
 _LIST_ITEM = re.compile(r"\s*([-*|]|\d+\.)\s")
-_MONTHS = "january february march april may june july august september october november december".split()
-_MONTH = r"(January|February|March|April|May|June|July|August|September|October|November|December)"
+_MONTH = rf"({MONTH_NAMES_RE})"
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}}) {_MONTH}\b(?!,? \d{{4}})")
 _MONTH_DAY = re.compile(rf"\b{_MONTH} (\d{{1,2}})\b(?!,? \d{{4}})")
 MIN_CUES = 2
@@ -189,7 +189,7 @@ def _yearless_dates(line: str, reference: date | None) -> list[str]:
         (m[1], m[2]) for m in _MONTH_DAY.finditer(line)
     ]
     for month_name, day in pairs:
-        month = _MONTHS.index(month_name.lower()) + 1
+        month = MONTHS.index(month_name.lower()) + 1
         for year in (reference.year, reference.year + 1):
             try:
                 candidate = date(year, month, int(day))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from shu.months import MONTH_NUMBERS, MONTHS_RE
 from shu.text import content_words, words
 from shu.types import QueryPlan, QueryType, TemporalScope
 
@@ -54,16 +55,11 @@ _TWO_QUESTIONS = re.compile(
 )
 _TEMPORAL_CUE = re.compile(
     r"^when\b|\b(?:last|next|this) (?:week|month|quarter|year)\b|\b(?:yesterday|today|recently|latest)\b"
-    r"|\b(?:before|after|since|during|until) (?:the )?(?:\d{4}|january|february|march|april|may|june|july"
-    r"|august|september|october|november|december|q[1-4])\b|\btimeline\b|\bhistory of\b",
+    rf"|\b(?:before|after|since|during|until) (?:the )?(?:\d{{4}}|{MONTHS_RE}|q[1-4])\b"
+    r"|\btimeline\b|\bhistory of\b",
     re.I,
 )
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        "january february march april may june july august september october november december".split(), 1
-    )
-}
+_MONTHS = MONTH_NUMBERS
 _ISO_DATE = re.compile(r"\b((?:19|20)\d{2})-(\d{2})(?:-(\d{2}))?\b")
 _MONTH_YEAR = re.compile(r"\b(" + "|".join(_MONTHS) + r")\s+((?:19|20)\d{2})\b", re.I)
 _YEAR = re.compile(r"\b((?:19|20)\d{2})\b")

@@ -22,6 +22,7 @@ from shu.answer.citations import ContextKeys
 from shu.answer.extractive import candidate_sentences
 from shu.answer.verify.base import Claim, cited_text
 from shu.models.embed.base import Embedder
+from shu.months import MONTHS
 from shu.text import STOPWORDS, content_words, stem
 from shu.types import AssembledContext, ClaimVerdict, Verification
 
@@ -40,11 +41,7 @@ one the claim got wrong."""
 _SHARED_FOR_POLARITY = 0.8
 """Share of a claim's words a cited sentence must hold for the opposite polarity to contradict it."""
 _CLOSE_IN_MEANING = 0.5
-_MONTHS = {
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
-    "saturday", "sunday",
-}  # fmt: skip
+_MONTHS = {*MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 
 
 def numbers_in(text: str) -> set[str]:

@@ -20,6 +20,7 @@ from shu.ingest.budget import current
 from shu.ingest.convert.base import Converted
 from shu.ingest.convert.chat import markdown_safe
 from shu.ingest.convert.decode import decode_text
+from shu.months import MONTH_NAMES
 from shu.text import slugify
 
 MAX_EVENTS = 5_000
@@ -38,20 +39,7 @@ _STATUSES = {
 }
 _RESOURCES = frozenset({"ROOM", "RESOURCE"})
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-_MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
+_MONTHS = MONTH_NAMES
 _RRULE_DAYS = {
     code: name for code, name in zip(("MO", "TU", "WE", "TH", "FR", "SA", "SU"), _WEEKDAYS, strict=True)
 }

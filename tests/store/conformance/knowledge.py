@@ -1,12 +1,6 @@
-"""The conformance suite every `Store` backend passes, run over each backend by
-`tests/store/test_conformance.py` (a `store` fixture parametrized by backend, fresh and empty)."""
+"""The knowledge store's conformance (`KnowledgeReader` and `KnowledgeStore`)."""
 
 from __future__ import annotations
-
-import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta
 
 import numpy as np
 import pytest
@@ -14,73 +8,23 @@ import pytest
 from shu.errors import StoreError
 from shu.store.base import Store
 from shu.types import (
-    ApiKey,
-    Chunk,
     ChunkProfile,
-    Contact,
-    Document,
     DocumentProfile,
     Enrichment,
-    Finding,
-    Job,
     Participant,
-    Persona,
-    PersonaConfig,
-    ProfileItem,
     Provenance,
     Relationship,
-    Signal,
     SynthesizedQuestion,
     TemporalScope,
-    UserProfile,
 )
-
-DIM = 8
-
-
-def persona(slug: str, tags: list[str] | None = None) -> Persona:
-    return Persona(
-        slug=slug,
-        display_name=slug.title(),
-        config=PersonaConfig(slug=slug, display_name=slug.title(), tags=tags or []),
-    )
+from tests.store.conformance.records import DIM, chunks, document, persona, unit, vectors
 
 
-def document(doc_id: str, personas: list[str], **fields: object) -> Document:
-    values: dict[str, object] = {
-        "title": f"Title {doc_id}",
-        "content_hash": f"h-{doc_id}",
-        "path": f"/kb/{doc_id}.md",
-    }
-    return Document(id=doc_id, personas=personas, **(values | fields))  # type: ignore[arg-type]
+class KnowledgeConformance:
+    """The knowledge store: personas, documents with their chunks, vectors and enrichment, keyword,
+    vector, question and profile search within a persona, the generation, one writer at a time,
+    and reads that never see half of a write."""
 
-
-def chunks(doc_id: str, texts: list[str]) -> list[Chunk]:
-    return [
-        Chunk(
-            id=f"{doc_id}#{i}",
-            doc_id=doc_id,
-            ord=i,
-            section_path=f"S{i}",
-            text=t,
-            index_text=t,
-            token_count=len(t.split()),
-        )
-        for i, t in enumerate(texts)
-    ]
-
-
-def unit(*values: float) -> np.ndarray:
-    vector = np.zeros(DIM, dtype=np.float32)
-    vector[: len(values)] = values
-    return vector / np.linalg.norm(vector)
-
-
-def vectors(*rows: np.ndarray) -> np.ndarray:
-    return np.vstack(rows).astype(np.float32)
-
-
-class StoreConformance:
     @pytest.fixture
     def filled(self, store: Store) -> Store:
         for slug in ("alpha", "beta"):
@@ -290,30 +234,6 @@ class StoreConformance:
         found = store.adjacent_chunks(["talk#0", "talk#1", "talk#2", "solo#0", "missing"])
         assert found == {"talk#0": ["talk#1"], "talk#1": ["talk#0", "talk#2"], "talk#2": ["talk#1"]}
         assert store.adjacent_chunks([]) == {}
-
-    def test_one_writer_at_a_time(self, store: Store) -> None:
-        inside = threading.Event()
-        times: dict[str, float] = {}
-
-        def first() -> None:
-            with store.writer():
-                inside.set()
-                time.sleep(0.3)
-                times["first out"] = time.monotonic()
-
-        def second() -> None:
-            inside.wait(5)
-            with store.writer():
-                times["second in"] = time.monotonic()
-
-        threads = [threading.Thread(target=first), threading.Thread(target=second)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(10)
-        assert times["second in"] >= times["first out"]
-        with store.writer():
-            pass  # free again
 
     def test_stats(self, filled: Store) -> None:
         stats = filled.stats()
@@ -539,30 +459,6 @@ class StoreConformance:
 
     # -- many writers ---------------------------------------------------------------------------
 
-    def test_concurrent_writers_lose_nothing(self, store: Store) -> None:
-        store.upsert_persona(persona("alpha"))
-        store.replace_document(document("seed", ["alpha"]), chunks("seed", ["x"]), vectors(unit(1)), "e")
-
-        def write(worker: int) -> None:
-            for n in range(8):
-                doc_id = f"w{worker}-{n}"
-                store.replace_document(
-                    document(doc_id, ["alpha"]),
-                    chunks(doc_id, [f"worker{worker} note{n} shared words", "second chunk"]),
-                    vectors(unit(1, worker), unit(worker, 1)),
-                    "e",
-                )
-                if n % 3 == 2:
-                    store.delete_document(f"w{worker}-{n - 1}")
-
-        with ThreadPoolExecutor(4) as pool:
-            list(pool.map(write, range(4)))
-        stats = store.stats()
-        assert stats.documents == 1 + 4 * (8 - 2) and stats.chunks == 1 + 2 * 4 * 6
-        for worker in range(4):
-            hits = store.search_keyword(f"worker{worker} note7", "alpha", 3)
-            assert hits[0].chunk_id == f"w{worker}-7#0"
-
     def test_a_small_persona_inside_a_big_table_gets_its_full_top_k(self, store: Store) -> None:
         """Filtered vector search keeps recall: 40 chunks of one persona among 3,000 of another
         (an HNSW scan that filtered after the fact would return only a few)."""
@@ -585,309 +481,3 @@ class StoreConformance:
         found = store.search_vector(query, "small", 10)
         exact = np.argsort(-(small_vectors @ query))[:10]
         assert [h.chunk_id for h in found] == [f"small30#{i}" for i in exact]
-
-    def test_reads_in_another_thread_never_see_half_of_a_replaced_document(self, store: Store) -> None:
-        """A server reads while an in-process ingest replaces documents: every read sees one
-        whole version (all chunks of version n, as many as version n has), never a mix."""
-        store.upsert_persona(persona("alpha"))
-
-        def version(n: int) -> tuple[Document, list[Chunk], np.ndarray]:
-            count = 2 + n % 3
-            texts = [f"version {n} part {i}" for i in range(count)]
-            return document("d", ["alpha"]), chunks("d", texts), vectors(*[unit(1, i) for i in range(count)])
-
-        store.replace_document(*version(0), "test-embedder")
-        seen: list[str] = []
-        done = threading.Event()
-
-        def read() -> None:
-            while not done.is_set():
-                found = store.list_chunks("d")
-                versions = {c.text.split()[1] for c in found}
-                if len(versions) != 1 or len(found) != 2 + int(next(iter(versions))) % 3:
-                    seen.append(f"mixed: {[c.text for c in found]}")
-                by_id = store.get_chunks([f"d#{i}" for i in range(4)])
-                if len({c.text.split()[1] for c in by_id.values()}) > 1:
-                    seen.append(f"mixed by id: {sorted(c.text for c in by_id.values())}")
-
-        readers = [threading.Thread(target=read) for _ in range(2)]
-        for reader in readers:
-            reader.start()
-        try:
-            for n in range(1, 40):
-                store.replace_document(*version(n), "test-embedder")
-        finally:
-            done.set()
-            for reader in readers:
-                reader.join()
-        assert seen == []
-
-    def test_an_export_never_mixes_two_versions_of_a_document(self, store: Store) -> None:
-        """`shu migrate` reads while ingestion may write: each export is one version, whole."""
-        store.upsert_persona(persona("alpha"))
-        versions = {
-            "old": (["old one", "old two"], vectors(unit(1), unit(1, 1))),
-            "new": (["new one", "new two"], vectors(unit(0, 1), unit(0, 1, 1))),
-        }
-        store.replace_document(
-            document("d", ["alpha"]), chunks("d", versions["old"][0]), versions["old"][1], "e"
-        )
-        stop = False
-
-        def write() -> None:
-            turn = 0
-            while not stop:
-                texts, rows = versions["new" if turn % 2 else "old"]
-                store.replace_document(document("d", ["alpha"]), chunks("d", texts), rows, "e")
-                turn += 1
-
-        with ThreadPoolExecutor(1) as pool:
-            writer = pool.submit(write)
-            try:
-                for _ in range(60):
-                    stored = store.export_document("d")
-                    assert stored is not None
-                    name = stored.chunks[0].text.split()[0]
-                    assert [c.text.split()[0] for c in stored.chunks] == [name, name]
-                    assert np.allclose(stored.vectors, versions[name][1]), "chunks and vectors of one version"
-            finally:
-                stop = True
-                writer.result()
-
-
-def finding(
-    kind: str = "relationship", doc_id: str = "p1", persona: str = "alpha", **fields: object
-) -> Finding:
-    values: dict[str, object] = {"evidence": f"words of {doc_id}", "question": "what links them?"}
-    if kind == "relationship":
-        values |= {"target": "p2", "value": "explains"}
-    return Finding(kind=kind, doc_id=doc_id, persona=persona, **(values | fields))  # type: ignore[arg-type]
-
-
-class FindingsConformance:
-    """What the agent finds, written back with provenance and undoable: listed per persona,
-    shown in relationships and profiles while active, gone from them once undone."""
-
-    @pytest.fixture
-    def profiled(self, store: Store) -> Store:
-        for slug in ("alpha", "beta"):
-            store.upsert_persona(persona(slug))
-        provenance = Provenance(method="extractive")
-        for doc_id, personas in (("p1", ["alpha", "beta"]), ("p2", ["alpha"])):
-            enrichment = Enrichment(
-                profile=DocumentProfile(
-                    doc_id=doc_id,
-                    synopsis=f"About {doc_id}.",
-                    document_type="narrative",
-                    provenance=provenance,
-                ),
-                relationships=[
-                    Relationship(source=doc_id, target="x", type="references", origin="link", confidence=0.9),
-                    Relationship(source=doc_id, target="y", type="related_to", origin="llm", confidence=0.5),
-                ],
-            )
-            store.replace_document(
-                document(doc_id, personas),
-                chunks(doc_id, [f"text of {doc_id}"]),
-                vectors(unit(1)),
-                "test-embedder",
-                enrichment,
-            )
-        return store
-
-    def test_a_finding_is_stored_with_an_id_and_the_time_it_was_found(self, profiled: Store) -> None:
-        stored = profiled.add_finding(finding())
-        assert isinstance(stored.id, int) and not stored.undone
-        created = datetime.fromisoformat(stored.created)
-        assert created.utcoffset() == timedelta(0) and created.microsecond == 0
-        assert abs(datetime.now(created.tzinfo) - created) < timedelta(minutes=5)
-        assert profiled.list_findings() == [stored]
-        given = profiled.add_finding(
-            finding("stale_manifest", value="pricing", created="2026-01-02T03:04:05+00:00")
-        )
-        assert given.created == "2026-01-02T03:04:05+00:00" and given.id != stored.id
-        assert profiled.list_findings("alpha")[1] == given, "kept as given, with its provenance"
-        assert (given.evidence, given.question, given.method) == ("words of p1", "what links them?", "rules")
-
-    def test_the_same_active_finding_is_stored_once(self, profiled: Store) -> None:
-        first = profiled.add_finding(finding())
-        generation = profiled.generation()
-        again = profiled.add_finding(finding(evidence="other words"))
-        assert again == first and len(profiled.list_findings()) == 1
-        assert profiled.generation() == generation, "nothing written"
-        assert profiled.add_finding(finding(value="supersedes")).id != first.id
-        assert profiled.add_finding(finding(persona="beta")).id != first.id
-        assert first.id is not None and profiled.undo_finding(first.id)
-        renewed = profiled.add_finding(finding())
-        assert renewed.id != first.id and not renewed.undone, "undone, it may be found again"
-        assert len(profiled.list_findings()) == 3 and len(profiled.list_findings(include_undone=True)) == 4
-
-    def test_findings_are_listed_per_persona_newest_first(self, profiled: Store) -> None:
-        older = profiled.add_finding(finding("document_type", value="reference"))
-        newer = profiled.add_finding(finding())
-        beta = profiled.add_finding(finding("stale_manifest", persona="beta", value="prices"))
-        backdated = profiled.add_finding(
-            finding("document_type", doc_id="p2", value="technical", created="2020-01-01T00:00:00+00:00")
-        )
-        assert [f.id for f in profiled.list_findings("alpha")] == [newer.id, older.id, backdated.id]
-        assert profiled.list_findings("beta") == [beta], "beta never sees alpha's findings"
-        assert profiled.list_findings("gamma") == []
-        assert [f.id for f in profiled.list_findings()] == [beta.id, newer.id, older.id, backdated.id]
-
-    def test_a_finding_is_undone_once_and_kept_for_the_record(self, profiled: Store) -> None:
-        stored = profiled.add_finding(finding())
-        assert stored.id is not None
-        assert profiled.undo_finding(stored.id) is True
-        assert profiled.undo_finding(stored.id) is False, "already undone"
-        assert profiled.undo_finding(stored.id + 1000) is False, "unknown"
-        assert profiled.list_findings() == [] and profiled.list_findings("alpha") == []
-        kept = profiled.list_findings("alpha", include_undone=True)
-        assert [(f.id, f.undone) for f in kept] == [(stored.id, True)]
-
-    def test_an_active_relationship_finding_is_a_relationship_of_the_agent(self, profiled: Store) -> None:
-        stored = profiled.add_finding(finding(evidence="p1 explains what p2 decided"))
-        found = profiled.list_relationships(["p1"])
-        assert [(r.target, r.type, r.origin) for r in found] == [
-            ("x", "references", "link"),
-            ("p2", "explains", "agent"),
-            ("y", "related_to", "llm"),
-        ], "sorted with the others, most confident first"
-        assert found[1].source == "p1" and found[1].confidence == pytest.approx(0.6)
-        assert found[1].evidence == "p1 explains what p2 decided"
-        assert [r.origin for r in profiled.list_relationships(["p2"])] == ["link", "llm"]
-        assert stored.id is not None and profiled.undo_finding(stored.id)
-        assert [r.origin for r in profiled.list_relationships(["p1"])] == ["link", "llm"]
-
-    def test_profile_findings_correct_the_profile_until_undone(self, profiled: Store) -> None:
-        before = profiled.get_profile("p1")
-        assert before is not None and before.document_type == "narrative" and not before.manifest.stale
-        typed = profiled.add_finding(finding("document_type", value="reference"))
-        profiled.add_finding(finding("document_type", value="memo"))  # not a document type: ignored
-        profile = profiled.get_profile("p1")
-        assert profile is not None and profile.document_type == "reference" and not profile.manifest.stale
-        newest = profiled.add_finding(finding("document_type", value="technical", persona="beta"))
-        stale = profiled.add_finding(finding("stale_manifest", value="the 2026 prices"))
-        profile = profiled.get_profile("p1")
-        assert profile is not None and profile.document_type == "technical" and profile.manifest.stale
-        assert profile.synopsis == before.synopsis and profile.provenance == before.provenance
-        many = profiled.get_profiles(["p2", "nobody", "p1", "p1"])
-        assert set(many) == {"p1", "p2"}, "the profiled ones, nobody left out"
-        assert many["p1"] == profile and many["p2"] == profiled.get_profile("p2"), "findings applied to each"
-        assert profiled.get_profiles([]) == {}
-        assert profiled.get_profile("p2") == profiled.export_document("p2").enrichment.profile  # type: ignore[union-attr]
-        for done in (newest, stale):
-            assert done.id is not None and profiled.undo_finding(done.id)
-        profile = profiled.get_profile("p1")
-        assert profile is not None and profile.document_type == "reference" and not profile.manifest.stale
-        assert typed.id is not None and profiled.undo_finding(typed.id)
-        assert profiled.get_profile("p1") == before
-        assert profiled.get_profile("nobody") is None
-
-    def test_an_export_leaves_the_findings_out(self, profiled: Store) -> None:
-        """`shu migrate` copies findings apart: they never become part of the enrichment."""
-        profiled.add_finding(finding())
-        profiled.add_finding(finding("stale_manifest", value="prices"))
-        stored = profiled.export_document("p1")
-        assert stored is not None and stored.enrichment.profile is not None
-        assert not stored.enrichment.profile.manifest.stale
-        assert [r.origin for r in stored.enrichment.relationships] == ["link", "llm"]
-
-    def test_the_generation_moves_when_a_finding_is_added_or_undone(self, profiled: Store) -> None:
-        seen = [profiled.generation()]
-        stored = profiled.add_finding(finding())
-        seen.append(profiled.generation())
-        profiled.list_findings()
-        profiled.list_relationships(["p1"])
-        profiled.get_profile("p1")
-        assert profiled.generation() == seen[-1], "reads leave it alone"
-        assert stored.id is not None and profiled.undo_finding(stored.id)
-        seen.append(profiled.generation())
-        assert not profiled.undo_finding(stored.id)
-        assert profiled.generation() == seen[-1]
-        assert len(set(seen)) == 3, seen
-
-    def test_deleting_a_document_deletes_its_findings_replacing_keeps_them(self, profiled: Store) -> None:
-        profiled.add_finding(finding())
-        profiled.add_finding(finding("stale_manifest", value="prices"))
-        other = profiled.add_finding(finding("document_type", doc_id="p2", value="reference"))
-        profiled.replace_document(
-            document("p1", ["alpha", "beta"]), chunks("p1", ["new text"]), vectors(unit(1)), "test-embedder"
-        )
-        assert len(profiled.list_findings()) == 3, "a re-ingested document keeps them"
-        assert [r.origin for r in profiled.list_relationships(["p1"])] == ["agent"]
-        assert profiled.get_profile("p1") is None, "no profile to correct"
-        assert profiled.delete_document("p1")
-        assert profiled.list_findings(include_undone=True) == [other]
-        assert profiled.list_relationships(["p1"]) == []
-
-
-class ServiceConformance:
-    """What a store keeps for the server: keys (hashed, revocable), each user's own signals, and
-    jobs whose cancel request survives the worker's progress writes; none of it moves the
-    generation (cached answers stay valid)."""
-
-    def test_keys_are_kept_with_their_hash_and_revoked_once(self, store: Store) -> None:
-        before = store.generation()
-        key = ApiKey(id="k1", user="ana", personas=["alpha"], admin=False, created="2026-01-01T00:00:00")
-        store.add_key(key, "hash-of-secret")
-        store.add_key(ApiKey(id="k2", user="root", admin=True, created="2026-01-02T00:00:00"), "h2")
-        assert store.get_key("k1") == (key, "hash-of-secret")
-        assert store.get_key("nope") is None
-        assert [k.id for k in store.list_keys()] == ["k1", "k2"]
-        assert store.revoke_key("k1") and not store.revoke_key("k1") and not store.revoke_key("nope")
-        found = store.get_key("k1")
-        assert found is not None and found[0].revoked
-        assert [k.revoked for k in store.list_keys()] == [True, False]
-        assert store.delete_keys("ana") == 1 and [k.id for k in store.list_keys()] == ["k2"]
-        assert store.generation() == before
-
-    def test_signals_are_each_users_own_newest_first_and_can_be_forgotten(self, store: Store) -> None:
-        before = store.generation()
-        first = store.add_signal(Signal(user="ana", persona="alpha", kind="up", question="q1", answer="a1"))
-        assert first.id is not None and first.created
-        late = "2999-01-01T00:00:00"
-        store.add_signal(Signal(user="ana", persona="beta", kind="star", doc_id="d1", created=late))
-        store.add_signal(Signal(user="bob", persona="alpha", kind="down", question="q\x00"))
-        assert [s.kind for s in store.list_signals("ana")] == ["star", "up"]
-        assert [s.kind for s in store.list_signals("ana", "alpha")] == ["up"]
-        assert store.list_signals("ana", "alpha")[0] == first
-        assert [s.user for s in store.list_signals("bob")] == ["bob"]
-        assert store.forget_signals("ana") == 2 and store.list_signals("ana") == []
-        assert len(store.list_signals("bob")) == 1
-        assert store.generation() == before
-
-    def test_a_cancel_request_survives_progress_writes(self, store: Store) -> None:
-        job = Job(id="j1", kind="ingest", path="/data", created="2026-01-01T00:00:00")
-        store.save_job(job)
-        store.save_job(Job(id="j0", kind="reindex", path="/x", status="done", created="2025-01-01T00:00:00"))
-        assert store.get_job("j1") == job and store.get_job("nope") is None
-        assert store.request_cancel("j1")
-        assert not store.request_cancel("j0") and not store.request_cancel("no")
-        running = job.model_copy(update={"status": "running", "processed": 3, "total": 9})
-        store.save_job(running)
-        found = store.get_job("j1")
-        assert found is not None and found.processed == 3 and found.cancel_requested
-        assert [j.id for j in store.list_jobs()] == ["j1", "j0"]
-        assert [j.id for j in store.list_jobs(["queued", "running"])] == ["j1"]
-        assert [j.id for j in store.list_jobs(limit=1)] == ["j1"]
-
-    def test_a_users_profile_is_kept_replaced_and_deleted(self, store: Store) -> None:
-        before = store.generation()
-        profile = UserProfile(
-            id="ana",
-            name="Ana Lima",
-            emails=["ana@harbor.example"],
-            roles=["treasurer"],
-            contacts=[Contact(name="Jonas Berg", email="jonas@harbor.example", affinity=0.8, source="email")],
-            projects=[ProfileItem(value="Q3 repair budget", source="frontmatter")],
-            preferences={"detail": "summary"},
-        )
-        saved = store.save_user(profile)
-        assert saved.updated and store.get_user("ana") == saved
-        store.save_user(profile.model_copy(update={"name": "Ana L."}))
-        store.save_user(UserProfile(id="bob"))
-        found = store.get_user("ana")
-        assert found is not None and found.name == "Ana L." and found.contacts[0].affinity == 0.8
-        assert store.list_users() == ["ana", "bob"] and store.get_user("nobody") is None
-        assert store.delete_user("ana") and not store.delete_user("ana") and store.list_users() == ["bob"]
-        assert store.generation() == before

@@ -109,9 +109,9 @@ def _inner(
             f"or package.module:Class ({exc})"
         ) from exc
     try:
-        answerer = found(settings, embedder)
+        answerer: Answerer = found(settings, embedder)  # a class named in settings: checked below
     except Exception as exc:  # a user's class: whatever it raises, say which setting built it
         raise ConfigError(f"answer.method {settings.method!r}: could not be built ({exc})") from exc
     if not callable(getattr(answerer, "answer", None)):
         raise ConfigError(f"answer.method {settings.method!r}: {class_name} has no answer(result, persona)")
-    return answerer  # type: ignore[no-any-return]
+    return answerer

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterator
+from typing import TypedDict
 
 from shu.answer.citations import ContextKeys, check_citations
 from shu.answer.evidence import evidence_context, reader_decided
@@ -206,7 +207,14 @@ class LLMAnswerer:
         return quoted_answer.model_copy(update={"fallback_reason": reason, **spent_on(spent)})
 
 
-def spent_on(results: list[ChatResult]) -> dict[str, int]:
+class Spent(TypedDict):
+    """What an answer's model calls cost, as `Answer` fields."""
+
+    llm_calls: int
+    llm_tokens: int
+
+
+def spent_on(results: list[ChatResult]) -> Spent:
     """`llm_calls` and `llm_tokens` of an answer that took these replies."""
     tokens = sum(r.usage.prompt_tokens + r.usage.completion_tokens for r in results)
     return {"llm_calls": len(results), "llm_tokens": tokens}

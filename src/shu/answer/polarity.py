@@ -108,7 +108,7 @@ def _describes_its_document(question: str, sentence: str) -> bool:
     the data"): it names the question's subject, not an answer to it, unless the question asks
     about the document itself ("Does the guide cover winter pruning?")."""
     described = _ABOUT_ITSELF.match(sentence)
-    return bool(described) and described.group(1).lower() not in question.lower()
+    return described is not None and described.group(1).lower() not in question.lower()
 
 
 _ABOUT_ITSELF = re.compile(

@@ -6,7 +6,7 @@ import re
 from datetime import date
 
 from shu.months import MONTH_NAMES_RE, MONTH_NUMBERS
-from shu.types import Entity, TemporalScope
+from shu.types import Entity, EntityKind, TemporalScope
 
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
@@ -48,10 +48,10 @@ def temporal_scope(text: str, known_date: str | None = None) -> TemporalScope:
 def find_entities(text: str, limit: int = 30) -> list[Entity]:
     entities: dict[tuple[str, str], Entity] = {}
 
-    def add(name: str, kind: str) -> None:
+    def add(name: str, kind: EntityKind) -> None:
         key = (name.casefold(), kind)
         if key not in entities and len(entities) < limit:
-            entities[key] = Entity(name=name, kind=kind)  # type: ignore[arg-type]
+            entities[key] = Entity(name=name, kind=kind)
 
     for email in _EMAIL.findall(text):
         add(email, "email")

@@ -6,26 +6,31 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from shu.enrich.entities import find_entities, temporal_scope
 from shu.enrich.keyphrases import keyphrases
-from shu.markdown import split_sections
+from shu.markdown import Section, split_sections
 from shu.text import content_words, split_sentences
 from shu.types import (
+    AuthorityLevel,
     CapabilityManifest,
     Chunk,
     ChunkProfile,
+    Completeness,
     Document,
     DocumentProfile,
+    DocumentType,
     Entity,
     Participant,
+    ParticipantRole,
     Provenance,
     SynthesizedQuestion,
 )
 
 METHOD = "extractive"
 _ADDRESS = re.compile(r"^\s*(?P<name>[^<]*?)\s*<(?P<email>[^>]+)>\s*$")
-_TYPE_BY_LABEL = {
+_TYPE_BY_LABEL: dict[str, DocumentType] = {
     "email": "conversational",
     "chat": "conversational",
     "meeting_notes": "narrative",
@@ -41,7 +46,7 @@ _TYPE_BY_LABEL = {
     "tech_memo": "technical",
     "release_notes": "technical",
 }
-_AUTHORITY = {
+_AUTHORITY: dict[str, AuthorityLevel] = {
     "policy": "authoritative",
     "spec": "authoritative",
     "guide": "authoritative",
@@ -76,13 +81,13 @@ def profile_document(doc: Document, body: str) -> Extracted:
     profile = DocumentProfile(
         doc_id=doc.id,
         synopsis=lead_sentences(body) or doc.summary or doc.title,
-        document_type=_document_type(doc, body),  # type: ignore[arg-type]
+        document_type=_document_type(doc, body),
         entities=entities,
         temporal_scope=temporal_scope(prose, doc.date),
         manifest=CapabilityManifest(
             answers_questions_about=phrases[:6],
             provides_information_type=_information_types(doc, body, entities),
-            authority_level=_AUTHORITY.get(doc.type or "", "unknown"),  # type: ignore[arg-type]
+            authority_level=_AUTHORITY.get(doc.type or "", "unknown"),
             completeness=_completeness(prose),
             question_domains=_domains(sections, doc.title),
         ),
@@ -113,7 +118,7 @@ def lead_sentences(markdown: str, max_words: int = 60) -> str:
 
 
 def template_questions(
-    doc: Document, sections: list, phrases: list[str], profile: DocumentProfile, limit: int = 20
+    doc: Document, sections: list[Section], phrases: list[str], profile: DocumentProfile, limit: int = 20
 ) -> list[SynthesizedQuestion]:
     """Questions the document answers, from its headings, keyphrases and facts (5–20)."""
     texts: list[str] = []
@@ -184,7 +189,7 @@ def _heading_question(heading: str, title: str) -> str:
     return f"What does {title} say about {clean}?"
 
 
-def _document_type(doc: Document, body: str) -> str:
+def _document_type(doc: Document, body: str) -> DocumentType:
     if doc.type in _TYPE_BY_LABEL:
         return _TYPE_BY_LABEL[doc.type]
     lines = [line for line in body.splitlines() if line.strip()]
@@ -215,12 +220,12 @@ def _information_types(doc: Document, body: str, entities: list[Entity]) -> list
     return found or ["descriptive text"]
 
 
-def _completeness(prose: str) -> str:
+def _completeness(prose: str) -> Completeness:
     words = len(prose.split())
     return "complete" if words >= 300 else "partial" if words >= 80 else "fragment"
 
 
-def _domains(sections: list, title: str) -> list[str]:
+def _domains(sections: list[Section], title: str) -> list[str]:
     domains: list[str] = []
     for section in sections:
         parts = [p for p in section.path.split(" > ") if p != title]
@@ -229,11 +234,12 @@ def _domains(sections: list, title: str) -> list[str]:
     return domains[:8]
 
 
-_ROLES = ("author", "recipient", "subject", "mentioned", "decision_maker")
+_ROLES: tuple[ParticipantRole, ...] = ("author", "recipient", "subject", "mentioned", "decision_maker")
 
 
 def _participants(doc: Document) -> list[Participant]:
     found: list[Participant] = []
+    role: ParticipantRole
     for key, role in (("from", "author"), ("author", "author"), ("to", "recipient"), ("cc", "recipient")):
         for address in _as_list(doc.meta.get(key)):
             for part in str(address).split(","):
@@ -254,16 +260,20 @@ def _given_participant(item: dict[object, object]) -> list[Participant]:
     name, email, role = (str(item.get(k) or "").strip() for k in ("name", "email", "role"))
     if not name and not email:
         return []
-    kept_role = role if role in _ROLES else "mentioned"
-    return [Participant(name=name or email, email=email or None, role=kept_role)]  # type: ignore[arg-type]
+    kept_role = role if _is_role(role) else "mentioned"
+    return [Participant(name=name or email, email=email or None, role=kept_role)]
 
 
-def _participant(text: str, role: str) -> Participant:
+def _is_role(value: str) -> TypeGuard[ParticipantRole]:
+    return value in _ROLES
+
+
+def _participant(text: str, role: ParticipantRole) -> Participant:
     match = _ADDRESS.match(text)
     if match:
-        return Participant(name=match["name"].strip('" ') or match["email"], email=match["email"], role=role)  # type: ignore[arg-type]
+        return Participant(name=match["name"].strip('" ') or match["email"], email=match["email"], role=role)
     text = text.strip()
-    return Participant(name=text, email=text if "@" in text else None, role=role)  # type: ignore[arg-type]
+    return Participant(name=text, email=text if "@" in text else None, role=role)
 
 
 def _as_list(value: object) -> list[object]:

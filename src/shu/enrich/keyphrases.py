@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
 from shu.text import content_words
 
+if TYPE_CHECKING:
+    from yake import KeywordExtractor
+
 
 @cache
-def _extractor(top: int):  # type: ignore[no-untyped-def]
+def _extractor(top: int) -> KeywordExtractor:
     import yake
 
     return yake.KeywordExtractor(lan="en", n=3, top=top * 2, dedupLim=0.7)

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from typing import Literal
+from collections.abc import Callable
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
 from shu.enrich import validate
 from shu.errors import ShuError
+from shu.models.llm.base import Message
 from shu.models.llm.client import LLMClient, Structured
 from shu.prompts import load_prompt
 from shu.types import (
@@ -31,6 +33,9 @@ from shu.types import (
     TemporalRelevance,
     TemporalScope,
 )
+
+_Out = TypeVar("_Out", bound=BaseModel)
+_Made = TypeVar("_Made")
 
 MAX_DOCUMENT_CHARS = 12_000
 LLM_RELATIONSHIP_CONFIDENCE = 0.8
@@ -278,16 +283,24 @@ class LLMEnricher:
             lambda value: validate.check_relationships(value, text, {c.id for c in candidates}),
         )
 
-    def _ask(self, kind, messages, schema, version, build, check):  # type: ignore[no-untyped-def]
+    def _ask(
+        self,
+        kind: str,
+        messages: list[Message],
+        schema: type[_Out],
+        version: str,
+        build: Callable[[_Out, Provenance], _Made],
+        check: Callable[[_Made], list[str]],
+    ) -> _Made | None:
         """Ask, convert, validate (the client asks again once); None means: use the fallback."""
         started = time.perf_counter()
         provenance = Provenance(method=f"llm:{self.client.name}", prompt_version=version)
 
-        def checked(out: BaseModel) -> list[str]:
+        def checked(out: _Out) -> list[str]:
             return check(build(out, provenance))
 
         try:
-            answer: Structured = self.client.structured(messages, schema, max_tokens=700, check=checked)
+            answer: Structured[_Out] = self.client.structured(messages, schema, max_tokens=700, check=checked)
         except ShuError as exc:
             self.failures[f"{kind}: {exc.__class__.__name__}"] += 1
             return None

@@ -72,4 +72,5 @@ def _freshness(updated: str, moment: datetime) -> float:
     if not updated:
         return 1.0
     age = (moment - datetime.fromisoformat(updated)).days
-    return round(0.5 ** (max(age, 0) / PROFILE_HALF_LIFE_DAYS), 3)
+    decay: float = 0.5 ** (max(age, 0) / PROFILE_HALF_LIFE_DAYS)  # typeshed: float ** float is Any
+    return round(decay, 3)

@@ -9,7 +9,7 @@ import re
 
 from shu.months import MONTH_NUMBERS, MONTHS_RE
 from shu.text import content_words, words
-from shu.types import QueryPlan, QueryType, TemporalScope
+from shu.types import AnswerStyle, Complexity, QueryPlan, QueryType, TemporalScope
 
 _LOOKUP = re.compile(
     r"^(?:please\s+)?(?:show|open|display|print|fetch|pull up|bring up|give me|get me|read|find)\b"
@@ -83,13 +83,14 @@ def classify(query: str, known_names: list[str] | None = None) -> QueryPlan:
     entities = _entities(text, known_names or [])
     lookup = _lookup_target(text)
     query_type = _query_type(text, lookup, scope, entities)
-    style = {"document_lookup": "full_document", "structural": "list_sources"}.get(query_type, "synthesize")
+    styles: dict[str, AnswerStyle] = {"document_lookup": "full_document", "structural": "list_sources"}
+    style = styles.get(query_type, "synthesize")
     return QueryPlan(
         query_type=query_type,
         entities=entities,
         temporal_scope=scope,
         implied_document_type=_implied_type(text),
-        answer_style=style,  # type: ignore[arg-type]
+        answer_style=style,
         complexity=_complexity(text, query_type),
         title_hints=[lookup] if lookup else [m.strip() for m in _QUOTED.findall(text)],
         confidence=0.8 if query_type != "factual" else 0.6,
@@ -178,7 +179,7 @@ def _implied_type(text: str) -> str | None:
     return None
 
 
-def _complexity(text: str, query_type: QueryType) -> str:
+def _complexity(text: str, query_type: QueryType) -> Complexity:
     if query_type == "multi_step" or len(words(text)) > 25:
         return "complex"
     if query_type in ("interpretive", "relational", "structural") or len(words(text)) > 12:

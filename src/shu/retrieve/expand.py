@@ -87,9 +87,9 @@ def expand_fused(
     scores = dict(fused)
     via: dict[str, str] = {}
     for expansion in plan.expanded:
-        chunk_id = chunk_of.get(expansion.doc_id)
+        target = chunk_of.get(expansion.doc_id)
         score = params.expansion_weight * seed_scores[expansion.via] * expansion.confidence
-        if chunk_id is not None and score > scores.get(chunk_id, 0.0):
-            scores[chunk_id] = score
-            via[chunk_id] = f"{expansion.via} {expansion.relation}"
+        if target is not None and score > scores.get(target, 0.0):
+            scores[target] = score
+            via[target] = f"{expansion.via} {expansion.relation}"
     return plan, sorted(scores.items(), key=lambda pair: pair[1], reverse=True), via

@@ -40,7 +40,7 @@ class LLMPlanner:
             )
         except ShuError:
             return classify(question, known_names).model_copy(update={"method": "rules (llm failed)"})
-        out: _PlanOut = answer.value  # type: ignore[assignment]
+        out: _PlanOut = answer.value
         return QueryPlan(
             query_type=out.query_type,
             entities=out.entities,

@@ -72,7 +72,11 @@ def expand_abbreviations(text: str, aliases: dict[str, str]) -> str:
     for short, long in sorted(aliases.items(), key=lambda pair: -len(pair[0])):
         pattern = re.compile(rf"\b{re.escape(short)}\b", re.I if short.islower() else 0)
         if long.casefold() not in text.casefold():
-            text = pattern.sub(lambda m, long=long: f"{m.group(0)} ({long})", text, count=1)
+
+            def with_long(m: re.Match[str], long: str = long) -> str:
+                return f"{m.group(0)} ({long})"
+
+            text = pattern.sub(with_long, text, count=1)
     return text
 
 
@@ -112,7 +116,7 @@ class LLMTransformer:
             )
         except ShuError:
             return fallback.model_copy(update={"method": "rules (llm failed)"})
-        out: _Rewrites = answer.value  # type: ignore[assignment]
+        out: _Rewrites = answer.value
         return SearchQueries(
             original=question,
             rewritten=fallback.rewritten,

@@ -33,12 +33,15 @@ class CitationCheck(BaseModel):
     """Factual sentences that cite nothing: flagged."""
 
 
+VerdictKind = Literal["supported", "unsupported", "contradicted"]
+
+
 class ClaimVerdict(BaseModel):
     """One claim of an answer checked against the sections it cites."""
 
     claim: str
     citations: list[str] = Field(default_factory=list)
-    verdict: Literal["supported", "unsupported", "contradicted"]
+    verdict: VerdictKind
     reason: str
     quote: str | None = None
     """The cited text's sentence that bears on the claim (verbatim)."""
@@ -102,13 +105,16 @@ class AgentTrace(BaseModel):
     ms: float = 0.0
 
 
+FindingKind = Literal["relationship", "stale_manifest", "document_type"]
+
+
 class Finding(BaseModel):
     """What the agent discovered about the knowledge base, written back with provenance (spec
     §5.7) and undoable: a relationship (quote-checked), a capability manifest that promised what
     its document lacks (stale), a corrected document type."""
 
     id: int | None = None
-    kind: Literal["relationship", "stale_manifest", "document_type"]
+    kind: FindingKind
     doc_id: str
     persona: str
     target: str | None = None

@@ -19,14 +19,20 @@ class Provenance(BaseModel):
     tokens: int = 0
 
 
+EntityKind = Literal["person", "organization", "email", "date", "amount", "concept", "place", "other"]
+ParticipantRole = Literal["author", "recipient", "subject", "mentioned", "decision_maker"]
+AuthorityLevel = Literal["authoritative", "informative", "informal", "unknown"]
+Completeness = Literal["complete", "partial", "fragment"]
+
+
 class Entity(BaseModel):
     name: str
-    kind: Literal["person", "organization", "email", "date", "amount", "concept", "place", "other"]
+    kind: EntityKind
 
 
 class Participant(BaseModel):
     name: str
-    role: Literal["author", "recipient", "subject", "mentioned", "decision_maker"]
+    role: ParticipantRole
     email: str | None = None
 
 
@@ -38,8 +44,8 @@ class TemporalScope(BaseModel):
 class CapabilityManifest(BaseModel):
     answers_questions_about: list[str] = Field(default_factory=list)
     provides_information_type: list[str] = Field(default_factory=list)
-    authority_level: Literal["authoritative", "informative", "informal", "unknown"] = "unknown"
-    completeness: Literal["complete", "partial", "fragment"] = "partial"
+    authority_level: AuthorityLevel = "unknown"
+    completeness: Completeness = "partial"
     question_domains: list[str] = Field(default_factory=list)
     stale: bool = False
     """Flagged by the agent: the document lacks what it promised (an active `stale_manifest`

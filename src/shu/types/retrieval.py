@@ -54,7 +54,7 @@ class Citation(BaseModel):
     """The document's file relative to the knowledge base (`lumen-support/RAG/pricing.md`),
     never a path of the machine."""
 
-    @computed_field  # type: ignore[prop-decorator]
+    @computed_field  # type: ignore[prop-decorator]  # mypy: decorated property; pydantic's documented form
     @property
     def anchor(self) -> str:
         """The GitHub-style anchor of the section's heading (`Plan overview` → `plan-overview`)."""
@@ -89,6 +89,7 @@ QueryType = Literal[
 
 
 AnswerStyle = Literal["full_document", "synthesize", "list_sources"]
+Complexity = Literal["simple", "moderate", "complex"]
 
 
 class QueryPlan(BaseModel):
@@ -99,7 +100,7 @@ class QueryPlan(BaseModel):
     temporal_scope: TemporalScope = Field(default_factory=TemporalScope)
     implied_document_type: str | None = None
     answer_style: AnswerStyle = "synthesize"
-    complexity: Literal["simple", "moderate", "complex"] = "simple"
+    complexity: Complexity = "simple"
     title_hints: list[str] = Field(default_factory=list)
     """Words naming a document the question asks for ("show me my biography" → biography)."""
     confidence: float = Field(0.5, ge=0.0, le=1.0)

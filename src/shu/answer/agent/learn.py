@@ -12,7 +12,7 @@ from __future__ import annotations
 from shu.answer.agent.loop import AgentState
 from shu.answer.agent.tools import Workspace
 from shu.text import content_words, split_sentences, stem
-from shu.types import Finding
+from shu.types import Finding, FindingKind
 
 _MIN_TITLE_CHARS = 12
 
@@ -64,7 +64,7 @@ def _stale_manifests(state: AgentState, ws: Workspace, read: dict[str, str], met
 
 
 def _finding(
-    kind: str,
+    kind: FindingKind,
     doc_id: str,
     ws: Workspace,
     state: AgentState,
@@ -74,7 +74,7 @@ def _finding(
     evidence: str,
 ) -> Finding:
     return Finding(
-        kind=kind,  # type: ignore[arg-type]
+        kind=kind,
         doc_id=doc_id,
         persona=ws.persona.slug,
         target=target,

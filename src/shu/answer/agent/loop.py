@@ -85,7 +85,8 @@ class Choice:
 
 
 class Chooser(Protocol):
-    method: str
+    @property
+    def method(self) -> str: ...
 
     def next(self, state: AgentState, ws: Workspace) -> Choice: ...
 

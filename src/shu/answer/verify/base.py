@@ -58,11 +58,11 @@ def apply_verification(
     In the text, the mark is a note on its own line after the sentence and its citations: what
     the cited section says instead when it contradicts the claim."""
     flagged: dict[int, ClaimVerdict] = {}
-    for claim, verdict in zip(claims, verification.verdicts, strict=True):
-        if verdict.verdict != "supported":
+    for claim, given in zip(claims, verification.verdicts, strict=True):
+        if given.verdict != "supported":
             worst = flagged.get(claim.sentence)
-            if worst is None or (verdict.verdict == "contradicted" and worst.verdict != "contradicted"):
-                flagged[claim.sentence] = verdict
+            if worst is None or (given.verdict == "contradicted" and worst.verdict != "contradicted"):
+                flagged[claim.sentence] = given
     spent = {
         "llm_calls": answer.llm_calls + verification.llm_calls,
         "llm_tokens": answer.llm_tokens + verification.llm_tokens,

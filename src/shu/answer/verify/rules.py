@@ -24,7 +24,7 @@ from shu.answer.verify.base import Claim, cited_text
 from shu.models.embed.base import Embedder
 from shu.months import MONTHS
 from shu.text import STOPWORDS, content_words, stem
-from shu.types import AssembledContext, ClaimVerdict, Verification
+from shu.types import AssembledContext, ClaimVerdict, VerdictKind, Verification
 
 _NUMBER = re.compile(r"\d[\d,.]*\d|\d")
 _CODE = re.compile(r"(?<![\w-])[A-Za-z][\w-]*\d[\w-]*")
@@ -179,12 +179,12 @@ def _opposite(claim: str, group: list[str], shares: list[float]) -> tuple[str, s
 
 
 def _verdict(
-    claim: Claim, verdict: str, reason: str, quote: str | None = None, similarity: float | None = None
+    claim: Claim, verdict: VerdictKind, reason: str, quote: str | None = None, similarity: float | None = None
 ) -> ClaimVerdict:
     return ClaimVerdict(
         claim=claim.text,
         citations=claim.citations,
-        verdict=verdict,  # type: ignore[arg-type]
+        verdict=verdict,
         reason=reason,
         quote=quote,
         similarity=None if similarity is None else round(similarity, 4),

@@ -5,6 +5,7 @@ stored unchanged, so it resumes where it stopped)."""
 
 from __future__ import annotations
 
+import builtins
 import logging
 import queue
 import threading
@@ -78,7 +79,7 @@ class JobRunner:
             raise ConflictError(f"job {job_id} is already {job.status}")
         return self.get(job_id)
 
-    def resume(self) -> list[Job]:
+    def resume(self) -> builtins.list[Job]:  # `list` here is the method above
         """Queue again the jobs a previous server left queued or running."""
         left = sorted(self.store.list_jobs(ACTIVE, limit=1000), key=lambda j: j.created)
         for job in left:

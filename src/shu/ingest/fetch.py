@@ -17,6 +17,7 @@ import ipaddress
 import socket
 import threading
 import time
+from typing import cast
 
 import httpx
 
@@ -51,9 +52,9 @@ def download(url: str, settings: IngestSettings, max_bytes: int) -> tuple[bytes,
         raise error
     if isinstance(error, httpx.HTTPError):
         raise DocumentError(f"cannot fetch ({error.__class__.__name__}: {error or 'no network'})") from error
-    if error is not None:
+    if isinstance(error, BaseException):  # the only thing work() stores under "error"
         raise DocumentError(f"cannot fetch ({error.__class__.__name__}: {error})") from error
-    return outcome["value"]  # type: ignore[return-value]
+    return cast(tuple[bytes, str], outcome["value"])  # work() returned: `_get`'s value
 
 
 def _get(client: httpx.Client, url: str, settings: IngestSettings, max_bytes: int) -> tuple[bytes, str]:

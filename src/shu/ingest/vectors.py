@@ -48,12 +48,12 @@ def embed_batch(embedder: Embedder, items: list[tuple[list[Chunk], Enrichment]])
     vectors = embedder.embed_documents(texts) if texts else np.zeros((0, 0), dtype=np.float32)
     found: list[DocumentVectors] = []
     offset = 0
-    for count, asked, surfaces in layout:
+    for count, asked, names in layout:
         chunk_vectors = vectors[offset : offset + count]
         offset += count
         question_vectors = vectors[offset : offset + asked] if asked else None
         offset += asked
-        profile = {surface: vectors[offset + i] for i, surface in enumerate(surfaces)}
-        offset += len(surfaces)
+        profile = {surface: vectors[offset + i] for i, surface in enumerate(names)}
+        offset += len(names)
         found.append(DocumentVectors(chunk_vectors, question_vectors, profile))
     return found

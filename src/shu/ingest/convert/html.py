@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import cast
 
 from bs4 import BeautifulSoup, Tag
 from markdownify import markdownify
@@ -56,15 +57,21 @@ def _is_hidden(tag: Tag) -> bool:
     """Elements a browser never shows: `hidden`, `aria-hidden="true"`, `display:none`."""
     if tag.attrs is None:
         return False
-    style = (tag.get("style") or "").replace(" ", "").lower()
+    style = (_single(tag, "style") or "").replace(" ", "").lower()
     return tag.has_attr("hidden") or tag.get("aria-hidden") == "true" or "display:none" in style
+
+
+def _single(tag: Tag, key: str) -> str | None:
+    """A single-valued attribute: bs4 gives a list (AttributeValueList) only for the multi-valued
+    ones (class, rel, headers, ...), never for style, name, property or content."""
+    return cast("str | None", tag.get(key))
 
 
 def _page_meta(soup: BeautifulSoup) -> dict[str, object]:
     meta: dict[str, object] = {}
     for tag in soup.find_all("meta"):
-        key = (tag.get("name") or tag.get("property") or "").lower()
-        value = (tag.get("content") or "").strip()
+        key = (_single(tag, "name") or _single(tag, "property") or "").lower()
+        value = (_single(tag, "content") or "").strip()
         if not value:
             continue
         if key in {"date", "article:published_time", "dc.date", "publication_date"}:

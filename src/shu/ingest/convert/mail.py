@@ -22,7 +22,7 @@ from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from shu.errors import DocumentError, ShuError, SkipDocument
 from shu.ingest.budget import OverBudget, current
@@ -232,7 +232,8 @@ def _body(message: Message) -> str:
     try:
         text = part.get_content()
     except (LookupError, ValueError):  # an unknown charset: decode what can be decoded
-        text = (part.get_payload(decode=True) or b"").decode("utf-8", errors="replace")
+        payload = part.get_payload(decode=True)  # bytes, or None: the body part is never multipart
+        text = (payload if isinstance(payload, bytes) else b"").decode("utf-8", errors="replace")
     if part.get_content_subtype() == "html":  # its headings sit under the subject's
         markdown = html_to_markdown(f"<html><body>{text}</body></html>").markdown
         return re.sub(r"^(#{1,5}) ", r"#\1 ", markdown, flags=re.M)
@@ -248,7 +249,7 @@ def _attachments(message: Message) -> tuple[list[tuple[str, bytes]], list[bytes]
         if part.get_content_type() == "message/rfc822":
             inner = part.get_payload()
             if isinstance(inner, list) and inner:
-                forwarded.append(inner[0].as_bytes())
+                forwarded.append(cast(Message, inner[0]).as_bytes())  # an rfc822 part holds [its Message]
             continue
         name = part.get_filename()
         payload = part.get_payload(decode=True)
@@ -306,7 +307,8 @@ def _attachment(
                 f"-{number}" if number else ""
             )
         part.title = part.title or _first_heading(part.markdown) or name
-        relations = part.meta.get("relations") if isinstance(part.meta.get("relations"), dict) else {}
+        found = part.meta.get("relations")
+        relations = found if isinstance(found, dict) else {}
         part.meta["relations"] = relations | {"attached_to": [parent]}
         part.meta.setdefault("date", mail.date.date().isoformat() if mail.date else None)
         part.meta["attachment_name"] = name

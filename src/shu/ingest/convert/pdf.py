@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from pypdf import PdfReader
+from pypdf import PageObject, PdfReader
 from pypdf.errors import DependencyError, PdfReadError, PyPdfError
 
 from shu.errors import DocumentError
@@ -52,7 +52,8 @@ def convert(data: bytes, path: Path) -> Converted:
     markdown = _to_markdown(lines)
     info_title = None
     with contextlib.suppress(PyPdfError):
-        info_title = (reader.metadata or {}).get("/Title")
+        metadata = reader.metadata
+        info_title = metadata.get("/Title") if metadata else None
     title = str(info_title).strip() if info_title else None
     if not markdown.strip():
         return _scanned(data, path, title)
@@ -103,13 +104,13 @@ def _try_empty_password(reader: PdfReader) -> bool:
         return False
 
 
-def _page_lines(page) -> list[_Line]:  # type: ignore[no-untyped-def]
+def _page_lines(page: PageObject) -> list[_Line]:
     """Text of one page as lines, each with the largest font size seen on it and how far from
     the top of the page it starts."""
     pieces: list[tuple[str, float, float]] = []
     height = float(page.mediabox.height)
 
-    def visit(text: str, cm, tm, font_dict, font_size: float) -> None:  # type: ignore[no-untyped-def]
+    def visit(text: str, cm: list[float], tm: list[float], font_dict: object, font_size: float) -> None:
         scale = abs(tm[3]) if tm and tm[3] else 1.0
         top = -1.0
         if tm and cm:
@@ -196,7 +197,7 @@ def _markdown_table(rows: list[list[str]]) -> str:
 
 
 def _to_markdown(lines: list[_Line]) -> str:
-    sizes = Counter()
+    sizes: Counter[float] = Counter()
     for line in lines:
         if line.text:
             sizes[round(line.size, 1)] += len(line.text)

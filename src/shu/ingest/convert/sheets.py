@@ -199,7 +199,10 @@ def render_rows(header: list[str], rows: list[list[str]], level: int) -> str:
 
 def markdown_table(header: list[str], rows: list[list[str]]) -> str:
     width = max([len(header), *(len(row) for row in rows)])
-    pad = lambda cells: list(cells) + [""] * (width - len(cells))  # noqa: E731
+
+    def pad(cells: list[str]) -> list[str]:
+        return list(cells) + [""] * (width - len(cells))
+
     lines = [_row_line(pad(header)), _row_line(["---"] * width)]
     return "\n".join(lines + [_row_line(pad(row)) for row in rows])
 

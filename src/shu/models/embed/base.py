@@ -29,4 +29,5 @@ class Embedder(Protocol):
 def l2_normalise(matrix: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (matrix / norms).astype(np.float32, copy=False)
+    normalised: np.ndarray = (matrix / norms).astype(np.float32, copy=False)
+    return normalised

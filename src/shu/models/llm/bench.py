@@ -15,8 +15,14 @@ import os
 import statistics
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from shu.models.registry import default_models_dir, resolve_model_path
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from llama_cpp.llama_types import ChatCompletionRequestMessage, CreateChatCompletionStreamResponse
 
 _PASSAGE = (
     "The Pro plan allows 1,200 API requests per minute per workspace, and the Starter plan allows 60. "
@@ -29,7 +35,7 @@ _QUESTION = "Describe in detail, in at least 120 words, everything the passages 
 
 def measure(
     path: Path, threads: int, batch: int, ctx: int, prompt_tokens: int, generate: int, runs: int
-) -> dict:
+) -> dict[str, object]:
     from llama_cpp import Llama
 
     started = time.perf_counter()
@@ -45,7 +51,7 @@ def measure(
     loaded = time.perf_counter() - started
     passage_tokens = len(llama.tokenize(_PASSAGE.encode(), add_bos=False))
     context = _PASSAGE * max(1, prompt_tokens // passage_tokens)
-    messages = [
+    messages: list[ChatCompletionRequestMessage] = [
         {"role": "system", "content": "Answer from the numbered passages only; cite them as [1]."},
         {
             "role": "user",
@@ -59,14 +65,19 @@ def measure(
         started = time.perf_counter()
         first = None
         pieces = 0
-        for chunk in llama.create_chat_completion(
-            messages=messages,  # type: ignore[arg-type]
-            max_tokens=generate,
-            temperature=0.0,
-            stream=True,
-            stop=[],
-        ):
-            if chunk["choices"][0]["delta"].get("content"):  # type: ignore[index]
+        # llama_cpp types the reply as a response or a stream whatever `stream` is: streamed
+        chunks = cast(
+            "Iterator[CreateChatCompletionStreamResponse]",
+            llama.create_chat_completion(
+                messages=messages,
+                max_tokens=generate,
+                temperature=0.0,
+                stream=True,
+                stop=[],
+            ),
+        )
+        for chunk in chunks:
+            if chunk["choices"][0]["delta"].get("content"):
                 pieces += 1
                 if first is None:
                     first = time.perf_counter() - started

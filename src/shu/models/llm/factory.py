@@ -7,6 +7,7 @@ import os
 from shu.config.settings import LLMSettings
 from shu.errors import ConfigError
 from shu.models.llm.anthropic import AnthropicLLM
+from shu.models.llm.base import LLM
 from shu.models.llm.cache import ResponseCache
 from shu.models.llm.client import Accounting, LLMClient
 from shu.models.llm.local import LocalLLM, LocalOptions
@@ -24,6 +25,7 @@ def create_llm(settings: LLMSettings, cache: ResponseCache | None = None) -> LLM
     if not settings.model:
         raise ConfigError(f"llm.provider={settings.provider} needs llm.model")
     api_key = os.environ.get(settings.api_key_env) if settings.api_key_env else None
+    provider: LLM
     if settings.provider == "openai":
         if not settings.base_url:
             raise ConfigError("llm.provider=openai needs llm.base_url (e.g. http://127.0.0.1:8080/v1)")

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from shu.errors import ConfigError
 from shu.models.llm.base import ChatResult, LLMError, Message, Usage
@@ -26,6 +26,11 @@ from shu.models.llm.openai_compat import grammar_safe
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
+    from llama_cpp.llama_types import (
+        ChatCompletionRequestMessage,
+        CreateChatCompletionResponse,
+        CreateChatCompletionStreamResponse,
+    )
 
 
 @dataclass(frozen=True)
@@ -132,17 +137,21 @@ class LocalLLM:
             extra["response_format"] = {"type": "json_object", "schema": grammar_safe(json_schema)}
         with loaded.lock:
             try:
-                reply = loaded.llama.create_chat_completion(
-                    messages=[m.model_dump() for m in messages],  # type: ignore[misc]
-                    max_tokens=max_tokens,
-                    temperature=temperature,
-                    seed=0,
-                    **extra,
+                # llama_cpp types the reply as a response or a stream whatever `stream` is: not streamed
+                reply = cast(
+                    "CreateChatCompletionResponse",
+                    loaded.llama.create_chat_completion(
+                        messages=_request(messages),
+                        max_tokens=max_tokens,
+                        temperature=temperature,
+                        seed=0,
+                        **extra,
+                    ),
                 )
             except (ValueError, RuntimeError) as exc:  # e.g. the prompt does not fit n_ctx
                 raise LLMError(f"{self.name}: {exc}") from exc
-        choice = reply["choices"][0]  # type: ignore[index]
-        usage = reply.get("usage") or {}  # type: ignore[union-attr]
+        choice = reply["choices"][0]
+        usage = reply.get("usage") or {}
         return ChatResult(
             text=choice["message"]["content"] or "",
             model=self.name,
@@ -159,17 +168,20 @@ class LocalLLM:
         loaded = self._model
         with loaded.lock:
             try:
-                chunks = loaded.llama.create_chat_completion(
-                    messages=[m.model_dump() for m in messages],  # type: ignore[misc]
-                    max_tokens=max_tokens,
-                    temperature=temperature,
-                    seed=0,
-                    stream=True,
+                chunks = cast(
+                    "Iterator[CreateChatCompletionStreamResponse]",
+                    loaded.llama.create_chat_completion(
+                        messages=_request(messages),
+                        max_tokens=max_tokens,
+                        temperature=temperature,
+                        seed=0,
+                        stream=True,
+                    ),
                 )
                 generated = 0
                 for chunk in chunks:
-                    delta = chunk["choices"][0]["delta"]  # type: ignore[index]
-                    piece = delta.get("content")  # type: ignore[union-attr]
+                    delta = chunk["choices"][0]["delta"]
+                    piece = delta.get("content")
                     if piece:
                         generated += 1
                         yield str(piece)
@@ -183,3 +195,8 @@ class LocalLLM:
         loaded = self._model
         with loaded.lock:
             return len(loaded.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+
+def _request(messages: list[Message]) -> list[ChatCompletionRequestMessage]:
+    """The messages as llama_cpp's request dicts: a role (system, user, assistant) and a text each."""
+    return cast("list[ChatCompletionRequestMessage]", [m.model_dump() for m in messages])

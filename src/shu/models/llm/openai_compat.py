@@ -115,7 +115,8 @@ def server_events(
                 raise LLMError(
                     f"{client.base_url}{path}: HTTP {response.status_code} {detail}", retryable=retryable
                 )
-            event, data = "message", []
+            event = "message"
+            data: list[str] = []
             for line in response.iter_lines():
                 if not line:
                     if data:

@@ -53,7 +53,8 @@ def learn(
     documents and signals are read (what the asking key reaches); None reads every persona."""
     documents = [d for d in store.list_documents() if _reached(d.personas, personas)]
     signals = [s for s in signals if _reached([s.persona], personas)]
-    newest = max((_day(d.date) for d in documents if _day(d.date)), default=None)
+    days = [_day(d.date) for d in documents]
+    newest = max((day for day in days if day), default=None)
     reference = today or newest or datetime.now(UTC).date()
     addresses = {e.lower() for e in profile.emails} | ({profile.id.lower()} if "@" in profile.id else set())
     traffic: dict[str, _Traffic] = {}
@@ -227,8 +228,8 @@ def with_fields(profile: UserProfile, fields: dict[str, Any]) -> UserProfile:
             given = [ProfileItem(value=str(v), source="set", updated=stamp) for v in _as_list(fields[key])]
             update[key] = given + [i for i in getattr(profile, key) if i.source != "set"]
     if "contacts" in fields:
-        given = [_contact(c, stamp) for c in fields["contacts"] or []]
-        update["contacts"] = given + [c for c in profile.contacts if c.source != "set"]
+        contacts = [_contact(c, stamp) for c in fields["contacts"] or []]
+        update["contacts"] = contacts + [c for c in profile.contacts if c.source != "set"]
     try:
         return UserProfile.model_validate(profile.model_dump() | update)
     except ValueError as exc:

@@ -29,6 +29,7 @@ from shu.serve.users_cli import users_app
 from shu.types import http_url
 
 if TYPE_CHECKING:
+    from shu.ingest.job import Redo
     from shu.types import Document
 
 app = typer.Typer(
@@ -89,9 +90,9 @@ def enrich(
 ) -> None:
     """Run ingestion-time intelligence (profiles, questions, chunk profiles, context) again.
     Each document is committed on its own: an interrupted run resumes where it stopped."""
-    redo = "all" if force else "fallbacks" if only_missing else "changed"
+    redo: Redo = "all" if force else "fallbacks" if only_missing else "changed"
     with _kb() as kb, _progress() as advance:
-        report = kb.ingest(path, progress=advance, redo=redo)  # type: ignore[arg-type]
+        report = kb.ingest(path, progress=advance, redo=redo)
     _finish(report)
 
 

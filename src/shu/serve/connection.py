@@ -23,7 +23,7 @@ _ARRIVING = (h11.IDLE, h11.SEND_BODY)
 class TimedH11Protocol(H11Protocol):
     read_timeout_s = DEFAULT_READ_TIMEOUT_S
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # uvicorn's H11Protocol narrows it too
         self._read_deadline: asyncio.TimerHandle | None = None
         super().connection_made(transport)
         self._arm()

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from rich.markup import escape
@@ -56,7 +56,7 @@ def row(table: Table, *cells: str) -> None:
     table.add_row(*(escape(cell) for cell in cells))
 
 
-def fail(message: str, code: int = 2) -> None:
+def fail(message: str, code: int = 2) -> NoReturn:
     err.print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(code)
 

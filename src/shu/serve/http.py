@@ -375,7 +375,7 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
     app.router.routes.extend(mcp_app.routes)  # /mcp: streamable HTTP, sessions run by the lifespan
     app.mount("/", StaticFiles(directory=WEB_PAGE, html=True), name="web")
-    app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]
+    app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]  # starlette: a handler takes any Exception
     app.add_middleware(WorkLimiter, settings=limits, identify=_key_id(kb))
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
     app.add_middleware(HostGuard, rule=HostRule(bound=host, configured=limits.allowed_hosts))

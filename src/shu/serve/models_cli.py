@@ -4,7 +4,7 @@ verified again. Use one with `--set llm.provider=local --set llm.model=<name>`."
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, TypedDict
 
 import typer
 from rich.markup import escape
@@ -64,11 +64,22 @@ def install(
     out.print(f"use it: shu --set llm.provider=local --set llm.model={escape(name)} ask …")
 
 
+class _Listed(TypedDict):
+    name: str
+    size: int
+    licence: str
+    parts: int
+    template: str
+    installed: str | None
+    verified_at: str | None
+    description: str
+
+
 @models_app.command("list")
 def list_models() -> None:
     """Known models, and for each whether it is installed (size on disk) and verified (sha256)."""
     store = _store()
-    found = []
+    found: list[_Listed] = []
     for model in known_models().values():
         path = store.installed(model)
         record = store.record(model) or {}

@@ -49,13 +49,13 @@ def trace_tree(result: RetrievalResult) -> Tree:
         for match in result.resolved:
             personal.add(f"“{escape(match.phrase)}” means {escape(match.means)} ({match.kind})")
     results = root.add(f"results{f' (reranked by {escape(result.reranker)})' if result.reranker else ''}")
-    for rank, hit in enumerate(result.hits, start=1):
-        extra = [f"rerank {hit.rerank_score:.3f}"] if hit.rerank_score is not None else []
-        extra += ["tag boost"] if hit.tag_boosted else []
-        extra += [f"via {hit.expanded_via}"] if hit.expanded_via else []
-        ranks = " ".join(f"{name}#{r}" for name, r in hit.surfaces.items())
+    for rank, ranked in enumerate(result.hits, start=1):
+        extra = [f"rerank {ranked.rerank_score:.3f}"] if ranked.rerank_score is not None else []
+        extra += ["tag boost"] if ranked.tag_boosted else []
+        extra += [f"via {ranked.expanded_via}"] if ranked.expanded_via else []
+        ranks = " ".join(f"{name}#{r}" for name, r in ranked.surfaces.items())
         results.add(
-            f"{rank}. {hit.score:.4f} {escape(hit.citation_key)} [dim]{escape(ranks)}"
+            f"{rank}. {ranked.score:.4f} {escape(ranked.citation_key)} [dim]{escape(ranks)}"
             f"{' · ' + escape(', '.join(extra)) if extra else ''}[/]"
         )
     context = result.context

@@ -3,7 +3,7 @@ forgotten (everything about a user: profile, signals, keys)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
 from rich.markup import escape
@@ -107,15 +107,16 @@ def feedback(
     question: Annotated[str, typer.Option(help="The question it is about.")] = "",
 ) -> None:
     """Record a signal of a user (thumbs, a star, a document opened) for their personal ranking."""
-    from shu.types import Signal
+    from shu.types import Signal, SignalKind
 
     if kind not in ("up", "down", "star", "unstar", "opened", "escalated"):
         raise typer.BadParameter("up, down, star, unstar, opened or escalated", param_hint="--kind")
     with open_kb() as kb:
         kb.accounts.user(user)  # an unknown user is an error, not a new one
+        signal = cast("SignalKind", kind)  # one of the kinds checked above
         stored = kb.accounts.feedback(
-            Signal(user=user, persona=persona, kind=kind, doc_id=doc, question=question)
-        )  # type: ignore[arg-type]
+            Signal(user=user, persona=persona, kind=signal, doc_id=doc, question=question)
+        )
     if state.as_json:
         emit_json(stored.model_dump())
         return

@@ -8,6 +8,8 @@ import re
 import unicodedata
 from datetime import date
 
+from shu.months import MONTHS
+
 _TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 _WORD = re.compile(r"\w+", re.UNICODE)
 _ABBREVIATIONS = {
@@ -33,18 +35,8 @@ _ABBREVIATIONS = {
     "u.s",
     "a.m",
     "p.m",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
+    *(month[:3] for month in MONTHS if month != "may"),  # "Jan." ends no sentence; "May." does
     "sept",
-    "oct",
-    "nov",
-    "dec",
 }
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 

@@ -12,6 +12,7 @@ from lemminflect import getAllLemmas
 
 from shu.answer.asked import asked
 from shu.answer.candidate import Candidate
+from shu.months import MONTH_ABBREVIATIONS_RE
 from shu.types import AssembledContext
 
 
@@ -44,7 +45,7 @@ _ANSWER_KINDS = [
     (
         re.compile(r"^\s*(?:when|what (?:date|time|day|year))\b", re.I),
         re.compile(
-            r"\b(?:\d{4}-\d{2}|\d{1,2}:\d{2}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+            rf"\b(?:\d{{4}}-\d{{2}}|\d{{1,2}}:\d{{2}}|(?:{MONTH_ABBREVIATIONS_RE})[a-z]*"
             r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d{4}|yesterday|today|tonight"
             r"|tomorrow|ago|(?:last|next|this past) (?:night|week|weekend|month|year|[a-z]+day))\b",
             re.I,

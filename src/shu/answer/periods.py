@@ -16,11 +16,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-_MONTHS = "january february march april may june july august september october november december".split()
-_MONTH = (
-    r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
+from shu.months import MONTH_NAMES, MONTH_WORDS_RE, MONTHS
+
+_MONTH = rf"(?P<month>{MONTH_WORDS_RE})"
 _ASKED = re.compile(
     rf"\b{_MONTH}\.?\s+(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?(?:of\s+)?(?P<year>(?:19|20)\d\d)\b", re.I
 )
@@ -41,7 +39,7 @@ class Month:
         return f"{self.year:04d}-{self.month:02d}"
 
     def __str__(self) -> str:
-        return f"{_MONTHS[self.month - 1].capitalize()} {self.year}"
+        return f"{MONTH_NAMES[self.month - 1]} {self.year}"
 
 
 def asked_months(question: str) -> list[Month]:
@@ -86,4 +84,4 @@ def _month_after(day: str) -> str:
 
 def _month(match: re.Match[str]) -> Month:
     name = match.group("month").lower()[:3]
-    return Month(int(match.group("year")), [m[:3] for m in _MONTHS].index(name) + 1)
+    return Month(int(match.group("year")), [m[:3] for m in MONTHS].index(name) + 1)

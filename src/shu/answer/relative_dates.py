@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable
 from datetime import date, timedelta
 
+from shu.months import MONTH_ABBREVIATIONS_RE, MONTH_NAMES_RE, MONTHS
+
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _WEEKDAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?"
 _COUNTS = {
@@ -36,10 +38,9 @@ _PATTERN = re.compile(
 )
 
 
-_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 RESOLVED = re.compile(
     rf"\((?:written |the \w+ (?:before|after|of) |[\w ]{{1,20}} (?:day|week|month|year)s? before )?"
-    rf"(?:\d{{1,2}} (?:{_MONTHS}) \d{{4}}|(?:{_MONTHS}) \d{{4}}|\d{{4}})\)"
+    rf"(?:\d{{1,2}} (?:{MONTH_NAMES_RE}) \d{{4}}|(?:{MONTH_NAMES_RE}) \d{{4}}|\d{{4}})\)"
 )
 """A date this module wrote into a sentence: "(7 May 2023)", "(the Friday before 15 July 2023)",
 "(August 2023)", "(2022)", "(written 16 March 2023)"."""
@@ -69,10 +70,11 @@ def has_relative_date(text: str) -> bool:
     return _PATTERN.search(text) is not None
 
 
+_NOT_MAY = "|".join(month for month in MONTHS if month != "may")
+"""Every month's name but May's, which is mostly the verb."""
 _A_TIME = re.compile(
-    rf"""\b(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\ \d|\d{{1,2}}\ (?:jan|feb|mar
-    |apr|may|jun|jul|aug|sep|oct|nov|dec)|january|february|march|april|june|july|august|september
-    |october|november|december|{_WEEKDAY}|(?:19|20)\d\d|\d{{1,2}}[:.]\d\d|\d{{1,2}}\s?[ap]\.?m\b|noon|midnight
+    rf"""\b(?:(?:{MONTH_ABBREVIATIONS_RE})[a-z]*\.?\ \d|\d{{1,2}}\ (?:{MONTH_ABBREVIATIONS_RE})|{_NOT_MAY}
+    |{_WEEKDAY}|(?:19|20)\d\d|\d{{1,2}}[:.]\d\d|\d{{1,2}}\s?[ap]\.?m\b|noon|midnight
     |spring|summer|autumn|fall|winter|weekend|season|ago|since|until|before|after|during|when)\b""",
     re.I | re.X,
 )

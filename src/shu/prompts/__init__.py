@@ -1,7 +1,11 @@
 """Every LLM prompt Shu sends, one versioned file each (`<name>.v<N>.md`: a `## system` part and
 a `## user` part), loaded by name. Placeholders (`$question`) are filled strictly: a missing value
 or a stray `$` in a template is an error, never a prompt sent half-filled. The file name is the
-version recorded with everything the prompt produced."""
+version recorded with everything the prompt produced.
+
+A `Message` (system, user or assistant) is what a prompt becomes and what a model reads: defined
+here, below the models (`shu.models.llm` takes messages and re-exports it), so imports between
+the two point one way, models → prompts."""
 
 from __future__ import annotations
 
@@ -10,9 +14,16 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from string import Template
+from typing import Literal
+
+from pydantic import BaseModel
 
 from shu.errors import ShuError
-from shu.models.llm.base import Message
+
+
+class Message(BaseModel):
+    role: Literal["system", "user", "assistant"]
+    content: str
 
 
 class PromptError(ShuError):

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
 from shu.errors import ShuError
-
-
-class Message(BaseModel):
-    role: Literal["system", "user", "assistant"]
-    content: str
+from shu.prompts import Message as Message  # a prompt's message, what a model reads
 
 
 class Usage(BaseModel):

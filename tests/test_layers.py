@@ -1,5 +1,6 @@
-"""The flow is the layout: the front ends reach Shu through `shu.kb` only — no store internals —
-and the product never imports the measuring package `shu_eval` (its commands mount themselves on
+"""The flow is the layout: imports between Shu's top-level packages point down the layers only
+(never up, never sideways), the front ends reach Shu through `shu.kb` — no store internals — and
+the product never imports the measuring package `shu_eval` (its commands mount themselves on
 `shu` through the `shu.commands` entry points)."""
 
 from __future__ import annotations
@@ -9,7 +10,28 @@ from pathlib import Path
 
 import shu
 
-SERVE = Path(shu.__file__).parent / "serve"
+PRODUCT = Path(shu.__file__).parent
+SERVE = PRODUCT / "serve"
+LAYERS = [
+    {"serve"},
+    {"kb"},
+    {"accounts", "jobs"},
+    {"answer"},
+    {"retrieve"},
+    {"ingest"},
+    {"enrich"},
+    {"store"},
+    {"models"},
+    {"prompts"},
+    {"config"},
+    {"checks", "roles", "markdown"},
+    {"text"},
+    {"months"},
+    {"types"},
+    {"errors"},
+]
+"""Shu's top-level packages and modules from the front ends down (docs/architecture.md draws it);
+a package may import only from the layers below its own."""
 
 
 def imported(path: Path) -> set[str]:
@@ -23,6 +45,29 @@ def imported(path: Path) -> set[str]:
     return found
 
 
+def layer_of(name: str) -> int:
+    return next(i for i, layer in enumerate(LAYERS) if name in layer)
+
+
+def test_every_top_level_package_has_a_layer() -> None:
+    names = {p.stem for p in PRODUCT.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists()}
+    assert names - {"__init__"} == set().union(*LAYERS)
+
+
+def test_imports_point_down_the_layers_only() -> None:
+    crossing = set()
+    for path in PRODUCT.rglob("*.py"):
+        part = path.relative_to(PRODUCT).parts[0].removesuffix(".py")
+        if part == "__init__":  # the package's face re-exports from below
+            continue
+        for module in imported(path):
+            names = module.split(".")
+            inside = names[0] == "shu" and len(names) > 1 and names[1] != part
+            if inside and layer_of(names[1]) <= layer_of(part):
+                crossing.add(f"{path.relative_to(PRODUCT)}: {module}")
+    assert crossing == set()
+
+
 def test_serve_imports_no_store_internals() -> None:
     crossing = {
         f"{path.name}: {module}"
@@ -34,10 +79,9 @@ def test_serve_imports_no_store_internals() -> None:
 
 
 def test_the_product_never_imports_the_measuring_package() -> None:
-    product = Path(shu.__file__).parent
     crossing = {
-        f"{path.relative_to(product)}: {module}"
-        for path in product.rglob("*.py")
+        f"{path.relative_to(PRODUCT)}: {module}"
+        for path in PRODUCT.rglob("*.py")
         for module in imported(path)
         if module.split(".")[0] == "shu_eval"
     }

@@ -6,14 +6,29 @@ short parts of one whole (conversation turns, e-mail paragraphs, facts of one ar
 - document: a chunk gains a share of what the other chunks of its document scored (a document
   with many matching parts is about the question).
 
-Both work on fused (chunk id, score) lists and leave the order alone when their weight is 0.
+Both work on fused (chunk id, score) lists and leave the order alone when their weight is 0;
+`with_surroundings` applies both as the persona's parameters weigh them.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 
+from shu.store.base import KnowledgeReader
+from shu.types import RetrievalParams
+
 Fused = list[tuple[str, float]]
+
+
+def with_surroundings(store: KnowledgeReader, fused: Fused, params: RetrievalParams) -> Fused:
+    """Neighbouring chunks and the rest of the document lend a share of their scores (the
+    neighbours of the best `2 × candidates` chunks; every chunk keeps its own score)."""
+    head = [chunk_id for chunk_id, _ in fused[: params.candidates * 2]]
+    if params.adjacent_weight:
+        fused = with_adjacent(fused, store.adjacent_chunks(head), params.adjacent_weight)
+    if params.document_weight:
+        fused = with_document(fused, store.chunk_documents(head), params.document_weight)
+    return fused
 
 
 def with_adjacent(fused: Fused, adjacent: dict[str, list[str]], weight: float) -> Fused:

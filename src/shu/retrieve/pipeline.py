@@ -19,12 +19,20 @@ from shu.retrieve.asker import Asker
 from shu.retrieve.assemble import AssemblyRequest, assemble, assembly_request
 from shu.retrieve.classify import classify
 from shu.retrieve.expand import expand_fused
-from shu.retrieve.hybrid import HybridSearcher, Surfaces, decisive_question, fuse, fuse_wordings, widened
-from shu.retrieve.neighbours import with_adjacent, with_document
+from shu.retrieve.hybrid import (
+    HybridSearcher,
+    Surfaces,
+    decisive_question,
+    fuse,
+    fuse_wordings,
+    weighted_by_selectivity,
+    widened,
+)
+from shu.retrieve.neighbours import with_surroundings
 from shu.retrieve.personal import personal_boost
 from shu.retrieve.planner import LLMPlanner
 from shu.retrieve.transform import LLMTransformer, rule_queries
-from shu.store.base import KnowledgeReader, ScoredChunk, ScoredDocument
+from shu.store.base import KnowledgeReader, ScoredChunk
 from shu.store.document_index import DocumentIndex
 from shu.types import (
     AssembledContext,
@@ -101,16 +109,16 @@ class RetrievalPipeline:
             else:
                 found = self._more_queries(found, queries, persona.slug, params)
             if self.settings.plan:
-                planned, selectivity = self._plan_surfaces(plan, index, found, params)
+                planned, selectivity = self.searcher.planned_surfaces(plan, index, found, params)
                 found |= planned
-                params = _weighted_by_selectivity(params, selectivity, notes)
+                params = weighted_by_selectivity(params, selectivity, notes)
             if params.keyword_weight and index.keywords:
                 found["keywords"] = [
                     ScoredChunk(chunk_id=c, score=s)
                     for c, s in index.search_keywords(question, params.candidates)
                 ]
         with _timed(timings, "fuse"):
-            fused = self._with_surroundings(fuse(found, params), params)
+            fused = with_surroundings(self.store, fuse(found, params), params)
         with _timed(timings, "expand"):
             retrieval_plan, fused, expanded_via = expand_fused(
                 self.store, self.searcher, self.settings, fused, found, persona.slug, params, bool(decisive)
@@ -229,45 +237,6 @@ class RetrievalPipeline:
             "dense": fuse_wordings(dense_lists, params),
         }
 
-    def _plan_surfaces(
-        self, plan: QueryPlan, index: DocumentIndex, found: Surfaces, params: RetrievalParams
-    ) -> tuple[Surfaces, dict[str, float]]:
-        """Title matches, the relational index (names the question mentions) and dates, with
-        the selectivity of the names and of the time span (what share of the documents they
-        leave out)."""
-        depth = params.candidates
-        documents: dict[str, list[ScoredDocument]] = {}
-        selectivity: dict[str, float] = {}
-        # Titles only for questions that name a document: as a surface for every question they
-        # cost SciFact 0.028 nDCG@10 (claims share words with paper titles).
-        titles = index.search_titles(" ".join(plan.title_hints), depth) if plan.title_hints else []
-        if titles:
-            documents["titles"] = [ScoredDocument(h.doc_id, h.score) for h in titles]
-        if plan.entities:
-            named, selectivity["relational"] = index.search_names(plan.entities, depth)
-            if named:
-                documents["relational"] = [ScoredDocument(h.doc_id, h.score) for h in named]
-        scope = plan.temporal_scope
-        if scope.start or scope.end:
-            dated, selectivity["temporal"] = index.search_dates(scope.start, scope.end, depth)
-            if dated:
-                documents["temporal"] = [ScoredDocument(h.doc_id, h.score) for h in dated]
-        if not documents:
-            return {}, selectivity
-        return self.searcher.represent(documents, [found["keyword"], found["dense"]]), selectivity
-
-    def _with_surroundings(
-        self, fused: list[tuple[str, float]], params: RetrievalParams
-    ) -> list[tuple[str, float]]:
-        """Neighbouring chunks and the rest of the document lend a share of their scores (the
-        neighbours of the best `2 × candidates` chunks; every chunk keeps its own score)."""
-        head = [chunk_id for chunk_id, _ in fused[: params.candidates * 2]]
-        if params.adjacent_weight:
-            fused = with_adjacent(fused, self.store.adjacent_chunks(head), params.adjacent_weight)
-        if params.document_weight:
-            fused = with_document(fused, self.store.chunk_documents(head), params.document_weight)
-        return fused
-
     def _rerank(self, query: str, hits: list[SearchHit], notes: list[str]) -> list[SearchHit]:
         """Every candidate up to the depth is scored (in batches), then sorted; the rest follow."""
         if self.reranker is None or not hits:
@@ -297,20 +266,6 @@ def _selective(plan: QueryPlan, index: DocumentIndex) -> QueryPlan:
     name most documents carry would only repeat what every document says."""
     entities = [name for name in plan.entities if index.name_selectivity(name) >= 0.5]
     return plan if entities == plan.entities else plan.model_copy(update={"entities": entities})
-
-
-def _weighted_by_selectivity(
-    params: RetrievalParams, selectivity: dict[str, float], notes: list[str]
-) -> RetrievalParams:
-    """A planned surface weighs its persona weight times its selectivity: names or dates that
-    most documents share carry almost nothing."""
-    update: dict[str, float] = {}
-    for surface, share in selectivity.items():
-        field = f"{surface}_weight"
-        update[field] = getattr(params, field) * share
-        if share < 1.0:
-            notes.append(f"{surface} surface weighted {share:.2f} by selectivity")
-    return params.model_copy(update=update) if update else params
 
 
 @contextmanager

@@ -27,7 +27,7 @@ from shu.answer.stream import AskEvent, final_answer
 from shu.config.settings import Settings, load_settings
 from shu.enrich.enricher import contextualize, with_context
 from shu.enrich.llm import LLMEnricher
-from shu.errors import ConflictError, InvalidRequestError, NotFoundError, ShuError, UnknownPersonaError
+from shu.errors import ConflictError, InvalidRequestError, NotFoundError, ShuError
 from shu.ingest.job import IngestJob, Progress, Redo
 from shu.ingest.report import IngestReport
 from shu.jobs import JobRunner
@@ -43,6 +43,7 @@ from shu.retrieve.asker import Asker, asker_of
 from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store import Store, open_store
 from shu.store.factory import open_store_url
+from shu.store.known import known_document, known_persona
 from shu.store.migrate import MigrationReport
 from shu.store.migrate import migrate as copy_store
 from shu.text import count_tokens, joined_without_overlap
@@ -57,7 +58,6 @@ from shu.types import (
     Persona,
     RetrievalResult,
     SearchHit,
-    Signal,
     citation_key,
 )
 
@@ -135,10 +135,7 @@ class KnowledgeBase:
         return JobRunner(self.store, self.ingest_job)
 
     def persona(self, slug: str) -> Persona:
-        persona = self.store.get_persona(slug)
-        if persona is None:
-            raise UnknownPersonaError(slug, [p.slug for p in self.store.list_personas()])
-        return persona
+        return known_persona(self.store, slug)
 
     def personas(self) -> list[Persona]:
         return self.store.list_personas()
@@ -152,12 +149,7 @@ class KnowledgeBase:
         """A document with its text by section, its profile and its relationships. With
         `persona`, only a document of that persona (another's is "not found", never "forbidden":
         its existence is not told)."""
-        if persona is not None:
-            self.persona(persona)
-        found = self.store.get_document(doc_id)
-        if found is None or (persona is not None and persona not in found.personas):
-            where = f" in persona {persona!r}" if persona is not None else ""
-            raise NotFoundError(f"no document {doc_id!r}{where}")
+        found = known_document(self.store, doc_id, persona)
         sections: list[DocumentSection] = []
         for chunk in self.store.list_chunks(doc_id):
             if sections and sections[-1].section_path == chunk.section_path:
@@ -347,21 +339,8 @@ class KnowledgeBase:
             if isinstance(event, Answer) and cache is not None and event.fallback_reason is None:
                 cache.put(key, generation, event)
             if isinstance(event, Answer) and user is not None:
-                self._used_in_answer(event, user)
+                self.accounts.used_in_answer(event, user)
             yield event
-
-    def _used_in_answer(self, answer: Answer, user: str) -> None:
-        """Each document an answer to `user` cites is a `used_in_answer` signal of theirs."""
-        for doc_id in dict.fromkeys(c.doc_id for c in answer.citations):
-            self.store.add_signal(
-                Signal(
-                    user=user,
-                    persona=answer.persona,
-                    kind="used_in_answer",
-                    doc_id=doc_id,
-                    question=answer.question,
-                )
-            )
 
     def _answer_fingerprint(self) -> str:
         """Everything besides the data that shapes an answer: settings, models, Shu and prompts."""

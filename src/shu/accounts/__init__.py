@@ -9,9 +9,10 @@ from typing import Any
 
 from shu.accounts.keys import authenticate, create_key
 from shu.accounts.profiles import from_file, learn, with_fields
-from shu.errors import ConflictError, InvalidRequestError, NotFoundError, UnknownPersonaError
+from shu.errors import ConflictError, InvalidRequestError, NotFoundError
 from shu.store.base import AccountStore, KnowledgeReader
-from shu.types import ApiKey, Signal, UserProfile
+from shu.store.known import known_document, known_persona
+from shu.types import Answer, ApiKey, Signal, UserProfile
 
 
 class Accounts:
@@ -56,13 +57,22 @@ class Accounts:
     def feedback(self, signal: Signal) -> Signal:
         """Keep what a user did with an answer or a document (for personalized retrieval); the
         document must be one of the signal's persona (another's is "not found")."""
-        if self.knowledge.get_persona(signal.persona) is None:
-            raise UnknownPersonaError(signal.persona, [p.slug for p in self.knowledge.list_personas()])
+        known_persona(self.knowledge, signal.persona)
         if signal.doc_id is not None:
-            found = self.knowledge.get_document(signal.doc_id)
-            if found is None or signal.persona not in found.personas:
-                raise NotFoundError(f"no document {signal.doc_id!r} in persona {signal.persona!r}")
+            known_document(self.knowledge, signal.doc_id, signal.persona)
         return self.store.add_signal(signal)
+
+    def used_in_answer(self, answer: Answer, user: str) -> None:
+        """Each document an answer to `user` cites is a `used_in_answer` signal of theirs."""
+        for doc_id in dict.fromkeys(c.doc_id for c in answer.citations):
+            signal = Signal(
+                user=user,
+                persona=answer.persona,
+                kind="used_in_answer",
+                doc_id=doc_id,
+                question=answer.question,
+            )
+            self.store.add_signal(signal)
 
     def signals(self, user: str, persona: str | None = None) -> list[Signal]:
         """One user's own signals, newest first."""

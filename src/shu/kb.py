@@ -191,7 +191,7 @@ class KnowledgeBase:
         self, chunk: str, document: str, title: str = "document", max_words: int = 100
     ) -> tuple[Chunk, str]:
         """The context prefix contextual retrieval would index a passage of a document with
-        (spec 003 `generate_context_for_chunk`): the chunk with `context` and `index_text` set, and
+        (docs/design/enrichment.md#context-tools): the chunk with `context` and `index_text` set, and
         the method that made the prefix ("llm" or "extractive")."""
         if not chunk.strip() or not document.strip():
             raise InvalidRequestError("both the chunk and its document are needed")

@@ -1,6 +1,6 @@
 """Role families: what a job title belongs to ("VP Sales" → sales, leadership) and the words that
 make a document matter to people in that role ("invoice", "budget" → finance). Enrichment scores
-documents against the cues (RoleRelevance, spec §3.2); retrieval maps the asker's roles onto the
+documents against the cues (RoleRelevance); retrieval maps the asker's roles onto the
 same families. Shared by both, so it lives below them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A document's relational context (spec §3.2): the roles it matters to, its projects with their
+"""A document's relational context: the roles it matters to, its projects with their
 strength, how it ages (half-life, due dates, recurrence) — by rules, and by a scripted LLM whose
 answer is kept only when it rests on the text."""
 

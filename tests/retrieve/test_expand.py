@@ -1,4 +1,5 @@
-"""ADR-005: one hop along outgoing relationships, filters, cycles, determinism, identity."""
+"""One hop along outgoing relationships (docs/design/query-pipeline.md#one-hop-expansion): filters,
+cycles, determinism, identity."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The citation check after generation (spec 004 §7.3): a generated answer may show only
+"""The citation check after generation: a generated answer may show only
 citations the context contained.
 
 - a key written exactly as a context section's key is kept;

@@ -1,5 +1,5 @@
 """The no-LLM answer: the sentences of the retrieved chunks that best answer the question,
-each cited `[^doc_id:section]` to the chunk it was taken from (spec 004 §7.3, §8).
+each cited `[^doc_id:section]` to the chunk it was taken from.
 
 Sentences are scored by meaning (cosine to the question), by the question's words they contain
 (IDF-weighted over the candidates), and by the rank of the chunk they come from. Text from a

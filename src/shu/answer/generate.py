@@ -1,4 +1,4 @@
-"""The LLM answer (stage 6 of the quality-first pipeline; spec 004 §7.3): the model writes the
+"""The LLM answer (docs/design/answers-and-citations.md#generation): the model writes the
 answer from the assembled context, each section headed by the exact key it must be cited with;
 the citations are checked after generation; when the model fails, the extractive answer is given,
 labelled with the reason.

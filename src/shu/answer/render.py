@@ -1,4 +1,4 @@
-"""Answer → Markdown a reader can follow (spec 004 §8).
+"""Answer → Markdown a reader can follow (docs/design/answers-and-citations.md#rendering).
 
 - `footnotes` (default): `[^1]` inline and, below, `[^1]: Title (date), §Section path — <link>`,
   the link being the source URL or the document's file in the knowledge base, at the section's

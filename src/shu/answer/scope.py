@@ -1,4 +1,4 @@
-"""Is a question within the persona's expertise? (spec 004 §11)
+"""Is a question within the persona's expertise? (docs/design/answers-and-citations.md#out-of-scope)
 
 - without an LLM (`SubjectScope`): the question's cosine with the persona's subject — the
   sentences of `persona.md`, its tags, the synopses and capability manifests of its documents,

@@ -125,7 +125,7 @@ class VerifySettings(BaseModel):
 
 
 class AgentSettings(BaseModel):
-    """Agentic retrieval (spec 000 §5): the surfaces as tools, within budgets."""
+    """Agentic retrieval (docs/design/agent.md): the surfaces as tools, within budgets."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 

@@ -1,4 +1,4 @@
-"""A document's relational context without an LLM (spec §3.2): the roles it matters to (the cue
+"""A document's relational context without an LLM: the roles it matters to (the cue
 words of each role family it uses, and how densely), the projects it belongs to (declared in its
 frontmatter: primary; another known project named in it: related or tangential), and how it ages
 (a half-life from its cadence or type, the due dates and milestones it sets, its recurrence)."""

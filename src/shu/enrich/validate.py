@@ -1,5 +1,5 @@
 """Checks that an LLM-written artifact is about its source and well formed, so garbage never
-reaches the index (spec 003 FR-4 and more). Each check returns the problems it found; an empty
+reaches the index (docs/design/enrichment.md#validation). Each check returns the problems it found; an empty
 list means the artifact may be kept."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""YAML frontmatter: split it from a Markdown file, and write it back in the spec's field order."""
+"""YAML frontmatter: split it from a Markdown file, and write it back in `FIELD_ORDER`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Persona folders (spec 004 §2, §4): `persona.md`, `persona.config.json`, `RAW-DOCS/`, `RAG/`."""
+"""Persona folders: `persona.md`, `persona.config.json`, `RAW-DOCS/`, `RAG/`."""
 
 from __future__ import annotations
 

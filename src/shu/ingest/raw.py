@@ -1,5 +1,6 @@
 """RAW-DOCS → RAG: convert each raw file to Markdown and write it with generated frontmatter
-(spec 004 §5). Conversion is skipped when the RAG file already records the raw file's hash."""
+(docs/design/personas-and-storage.md). Conversion is skipped when the RAG file already records
+the raw file's hash."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """What retrieval knows of the person asking, built from their profile and signals: contacts
-with affinity (learned ones weighing less as the profile ages, §6.4), projects, interests, role
+with affinity (learned ones weighing less as the profile ages), projects, interests, role
 families, how much they used each document (decayed signals), and the day it is for them."""
 
 from __future__ import annotations

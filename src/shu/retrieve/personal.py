@@ -1,10 +1,10 @@
-"""RELATIONAL-BOOST (spec §3.4, §4.3 step 6, §4.4): the same question ranked for the person asking.
+"""RELATIONAL-BOOST (docs/design/personalization.md): the same question ranked for the person asking.
 A document gains when it involves the asker's close contacts, belongs to one of their projects
 (by the strength of its link), matches their interests, is one they wrote or received or used
 before, matters to their role, is fresh for its kind, or has a due date coming up. Each boost is
 bounded, their sum is squashed below `max_boost`, the whole is scaled down when the question has
 a clear answer without the asker, the best unboosted results keep a share of the places
-(`unboosted_share`; the filter-bubble guard of §8.4), and every boost is in the trace with its
+(`unboosted_share`; the filter-bubble guard), and every boost is in the trace with its
 reason."""
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def _ambiguity(
     """How much room the question leaves for the asker: boosts count fully when the first two
     documents score alike (the question could mean either: "the proposal"), not at all when the
     first leads clearly ("What discount did Acme ask for?"), linearly in between; the filter-
-    bubble guard of §8.4 for questions that need no one's context."""
+    bubble guard (docs/design/personalization.md#bounds) for questions that need no one's context."""
     best: dict[str, float] = {}
     for chunk_id, score in head:
         doc_id = owners.get(chunk_id)

@@ -1,4 +1,4 @@
-"""PROFILE-MATCH (spec §4.3 step 2): the question's references resolved against the asker's
+"""PROFILE-MATCH: the question's references resolved against the asker's
 profile — "I/my/we" → the asker, a contact's first or full name → that contact, a project of
 theirs named → that project, "the proposal" → the document of their project titled so."""
 

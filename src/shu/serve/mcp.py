@@ -187,7 +187,7 @@ def _number(value: object) -> float:
 
 
 def _progress(view: dict[str, Any]) -> dict[str, Any]:
-    """A job in the shape of spec 003's progress."""
+    """A job as its progress (docs/design/personas-and-storage.md#job-progress)."""
     return {
         "job_id": view["id"],
         "kind": view["kind"],

@@ -1,4 +1,4 @@
-"""PostgreSQL schema (spec 004 §6, extended with every surface the SQLite store has), applied as
+"""PostgreSQL schema (the tables of docs/design/personas-and-storage.md#store-schema), applied as
 numbered, forward-only migrations recorded in `shu_migrations`. Vector columns are untyped
 `vector`; their HNSW indexes are built on a cast to the embedder's dimension once the first
 vectors arrive (`vector_indexes`)."""

@@ -66,7 +66,7 @@ class Contact(BaseModel):
 
 
 class UserProfile(BaseModel):
-    """Who is asking (spec §3.3): kept in the user's store only, seen by that user only."""
+    """Who is asking: kept in the user's store only, seen by that user only."""
 
     id: str = Field(min_length=1, max_length=100, pattern=r"^[\w.@+-]+$")
     name: str = ""

@@ -21,7 +21,7 @@ class AnswerSentence(BaseModel):
 
 
 class CitationCheck(BaseModel):
-    """What the check after generation found (spec 004 §7.3): every key shown resolves to a
+    """What the check after generation found: every key shown resolves to a
     section of the context; the rest is counted here, never shown."""
 
     kept: int = 0
@@ -109,8 +109,8 @@ FindingKind = Literal["relationship", "stale_manifest", "document_type"]
 
 
 class Finding(BaseModel):
-    """What the agent discovered about the knowledge base, written back with provenance (spec
-    §5.7) and undoable: a relationship (quote-checked), a capability manifest that promised what
+    """What the agent discovered about the knowledge base, written back with provenance
+    and undoable: a relationship (quote-checked), a capability manifest that promised what
     its document lacks (stale), a corrected document type."""
 
     id: int | None = None

@@ -141,7 +141,7 @@ def knowledge_base_path(path: str | None) -> str | None:
 
 
 def citation_key(doc_id: str, section_path: str) -> str:
-    """The inline citation `[^doc_id:section]` (spec 004 §7.3) for a chunk. Square brackets in
+    """The inline citation `[^doc_id:section]` for a chunk. Square brackets in
     a heading would end the citation early, so they are written as parentheses."""
     section = section_path.replace("[", "(").replace("]", ")")
     return f"[^{doc_id}:{section}]"

@@ -66,7 +66,7 @@ DOCUMENT_TYPES: tuple[str, ...] = (
 
 
 class RoleRelevance(BaseModel):
-    """Why a document matters to people in one role (spec §3.2 RoleRelevance)."""
+    """Why a document matters to people in one role (docs/design/enrichment.md#role-relevance)."""
 
     role: str = Field(max_length=40)
     """a role family of `shu.roles` ("finance", "engineering", …)"""
@@ -75,7 +75,7 @@ class RoleRelevance(BaseModel):
 
 
 class ProjectLink(BaseModel):
-    """A project the document belongs to or touches (spec §3.2 ProjectLink)."""
+    """A project the document belongs to or touches (docs/design/enrichment.md#project-links)."""
 
     project: str = Field(max_length=120)
     strength: float = Field(ge=0.0, le=1.0)
@@ -86,7 +86,7 @@ Cadence = Literal["daily", "weekly", "monthly", "quarterly", "yearly"]
 
 
 class TemporalRelevance(BaseModel):
-    """How the document ages (spec §3.2 TemporalRelevance)."""
+    """How the document ages (docs/design/enrichment.md#temporal-relevance)."""
 
     half_life_days: float | None = Field(None, gt=0.0)
     """after this many days the document counts half as fresh; None: it does not go stale"""
@@ -96,7 +96,7 @@ class TemporalRelevance(BaseModel):
 
 
 class RelationalContext(BaseModel):
-    """Who and what a document matters to (spec §3.2): the roles it is relevant to, the projects
+    """Who and what a document matters to: the roles it is relevant to, the projects
     it belongs to, how it ages. Its participants are `DocumentProfile.participants`."""
 
     roles: list[RoleRelevance] = Field(default_factory=list, max_length=8)

@@ -126,7 +126,7 @@ class Expansion(BaseModel):
 
 
 class RetrievalPlan(BaseModel):
-    """ADR-005: seed documents, the documents one outgoing relationship away, the limits."""
+    """The one-hop plan: seed documents, the documents one outgoing relationship away, the limits."""
 
     seeds: list[str] = Field(default_factory=list)
     expanded: list[Expansion] = Field(default_factory=list)
@@ -207,7 +207,7 @@ class PersonalBoost(BaseModel):
 
 
 class ProfileMatch(BaseModel):
-    """PROFILE-MATCH (spec §4.3 step 2): a reference in the question resolved against the asker's
+    """PROFILE-MATCH: a reference in the question resolved against the asker's
     profile ("my" → the asker, "John" → John Smith, "the proposal" → their project's proposal)."""
 
     phrase: str

@@ -1,4 +1,4 @@
-"""`shu eval-personal`: what RELATIONAL-BOOST (spec §3.4, §4.3 step 6) is worth, measured on an
+"""`shu eval-personal`: what RELATIONAL-BOOST (ranking for the person asking) is worth, measured on an
 invented organisation (`tests/eval/data/personal`): the same ambiguous questions ("What's the
 status of the proposal?") asked by different people, each with the documents that answer it *for
 them*, and plain fact questions with one answer whoever asks.

@@ -1,4 +1,4 @@
-"""Agentic retrieval (spec 000 §5): the store's surfaces as tools, chosen by an LLM through one
+"""Agentic retrieval (docs/design/agent.md): the store's surfaces as tools, chosen by an LLM through one
 validated `Action` or by rules, within step, time and token budgets; every step traced; what it
 learns written back as undoable findings."""
 

@@ -1,4 +1,4 @@
-"""What the agent learned, written back (spec 000 §5.7) as findings with provenance that
+"""What the agent learned, written back (docs/design/agent.md#findings) as findings with provenance that
 `shu findings undo` takes back:
 
 - a relationship: a document the agent read names another document it found by its title; the

@@ -1,4 +1,4 @@
-"""When a question goes to the agent (spec 000 §5.6): asked for (`--agent`, `agent.mode =
+"""When a question goes to the agent (docs/design/agent.md#invocation): asked for (`--agent`, `agent.mode =
 always`), an explicit request in the question ("dig deeper", "find everything about"), a question
 the planner found multi-step or both relational and temporal; or, after the static answer, its
 confidence below `agent.low_confidence`."""

@@ -2,7 +2,7 @@
 
 Metadata keeps what a question about a meeting needs: `start`/`end` (ISO; an all-day event's
 `end` is its last day, not iCalendar's exclusive next day), `location`, `organizer`, `attendees`
-with their role and answer, `participants` in the spec's roles (the organiser is the "author",
+with their role and answer, `participants` in the participant roles (the organiser is the "author",
 attendees are "recipient"s), the `uid` and the `recurrence` rule."""
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ LAYERS = [
     {"config"},
     {"checks", "roles", "markdown"},
     {"text"},
+    {"analysis"},
     {"months"},
     {"types"},
     {"errors"},

@@ -1,5 +1,6 @@
 """Plain-text helpers shared by chunking, search and answering: tokens, sentences, slugs, and the
-reading of loose metadata values (dates, lists of names)."""
+reading of loose metadata values (dates, lists of names). Words and their stems are defined in
+`shu.analysis` (what a word is, for matching and for the keyword index) and given here too."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ import re
 import unicodedata
 from datetime import date
 
+from shu.analysis import STOPWORDS as STOPWORDS
+from shu.analysis import content_words as content_words
+from shu.analysis import stem as stem
+from shu.analysis import words as words
 from shu.months import MONTHS
 
 _TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
-_WORD = re.compile(r"\w+", re.UNICODE)
 _ABBREVIATIONS = {
     "e.g",
     "i.e",
@@ -40,40 +44,10 @@ _ABBREVIATIONS = {
 }
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further
-    had has have having he her here hers herself him himself his how i if in into is it its
-    itself just me more most my myself no nor not now of off on once only or other our ours
-    ourselves out over own same she should so some such than that the their theirs them
-    themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours yourself yourselves""".split()
-)
-
 
 def count_tokens(text: str) -> int:
     """Word-level tokens (words and punctuation marks): the unit of chunk sizes."""
     return len(_TOKEN.findall(text))
-
-
-def words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
-
-
-def content_words(text: str) -> list[str]:
-    """Lower-cased words without stopwords (all words if nothing else is left)."""
-    found = words(text)
-    kept = [w for w in found if w not in STOPWORDS]
-    return kept or found
-
-
-def stem(word: str) -> str:
-    """A light suffix stripper for overlap tests: pricing/priced/prices/price → pric."""
-    for suffix in ("ations", "ation", "ings", "ing", "edly", "ed", "ies", "es", "ly", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            break
-    return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
 def split_sentences(text: str) -> list[str]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shu.text import content_words
+from shu.analysis import content_words
 from shu.types import Citation, ContextDocument, ContextSection
 
 

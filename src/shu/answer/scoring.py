@@ -9,11 +9,11 @@ import re
 
 import numpy as np
 
+from shu.analysis import content_words, stem
 from shu.answer.asked import Asked, asked
 from shu.answer.candidate import Candidate
 from shu.answer.expected import expected_answer
 from shu.models.embed.base import Embedder
-from shu.text import content_words, stem
 
 
 def sentence_scores(

@@ -18,16 +18,15 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 import threading
-import unicodedata
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 
 import numpy as np
-import Stemmer
+
+from shu.analysis import fts_tokens, fts_words, stem_words
 
 K1 = 1.2
 B = 0.75
@@ -36,39 +35,9 @@ CHANGE_LOG = 100_000
 """Entries a store's chunk change log keeps (an index further behind is built again)."""
 MERGE_SHARE = 0.1
 """Merge recent additions and removals into the main part once they pass this share of it."""
-_TOKEN = re.compile(r"[^\W_]+")
-_STEMMER = Stemmer.Stemmer("porter")
-_STEM_LOCK = threading.Lock()
-_STEMS: dict[str, str] = {}
 
 Row = tuple[str, str, str]
 """(chunk id, document id, indexed text)"""
-
-
-def fts_tokens(text: str) -> list[str]:
-    """The tokens SQLite FTS5 makes with `porter unicode61 remove_diacritics 2`: runs of letters
-    and digits, lower case, without diacritics, Porter-stemmed when 3 to 64 characters long."""
-    words = fts_words(text)
-    stems = dict(zip(distinct := list(set(words)), stem_words(distinct), strict=True))
-    return [stems[w] for w in words]
-
-
-def stem_words(words: list[str]) -> list[str]:
-    """FTS5's Porter stems of distinct words (words shorter than 3 or longer than 64 kept)."""
-    missing = [w for w in words if w not in _STEMS]
-    if missing:
-        with _STEM_LOCK:  # a PyStemmer object is not thread-safe
-            stemmed = _STEMMER.stemWords(missing)
-            _STEMS.update((w, s if 3 <= len(w) <= 64 else w) for w, s in zip(missing, stemmed, strict=True))
-    return [_STEMS[w] for w in words]
-
-
-def fts_words(text: str) -> list[str]:
-    """The words before stemming: runs of letters and digits, lower case, without diacritics."""
-    plain = text.lower()
-    if not plain.isascii():
-        plain = "".join(c for c in unicodedata.normalize("NFKD", plain) if not unicodedata.combining(c))
-    return _TOKEN.findall(plain)
 
 
 Triple = tuple[np.ndarray, np.ndarray, np.ndarray]

@@ -13,6 +13,7 @@ answer records (`replies`) each have their module.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 
@@ -244,7 +245,7 @@ class ExtractiveAnswerer:
     ) -> list[Candidate]:
         """A question in parts (the agent decomposed it): the best sentence for each part first,
         then the best overall, up to one sentence a part or `max_sentences`."""
-        vectors = np.stack([c.vector for c in candidates])
+        vectors = np.stack([cast(np.ndarray, c.vector) for c in candidates])  # scored: each has its vector
         picked: list[Candidate] = []
         for part in parts:
             scored = sentence_scores(self.embedder, part, candidates, vectors)

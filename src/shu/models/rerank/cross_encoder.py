@@ -6,10 +6,15 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from shu.errors import ConfigError
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
+    from tokenizers import Tokenizer
 
 
 class CrossEncoderReranker:
@@ -29,7 +34,7 @@ class CrossEncoderReranker:
         return f"cross-encoder:{self.folder.name}"
 
     @cached_property
-    def _tokenizer(self):  # type: ignore[no-untyped-def]
+    def _tokenizer(self) -> Tokenizer:
         from tokenizers import Tokenizer
 
         tokenizer = Tokenizer.from_file(str(self.folder / "tokenizer.json"))
@@ -38,7 +43,7 @@ class CrossEncoderReranker:
         return tokenizer
 
     @cached_property
-    def _session(self):  # type: ignore[no-untyped-def]
+    def _session(self) -> InferenceSession:
         import onnxruntime as ort
 
         options = ort.SessionOptions()

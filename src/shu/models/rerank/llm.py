@@ -35,11 +35,11 @@ class LLMReranker:
             f'<passage n="{i}">\n{p[: self.max_chars]}\n</passage>' for i, p in enumerate(passages, 1)
         )
 
-        def check(out: BaseModel) -> list[str]:
-            values = out.scores  # type: ignore[attr-defined]
+        def check(out: _Scores) -> list[str]:
+            values = out.scores
             problems = [] if len(values) == len(passages) else [f"{len(values)} scores for {len(passages)}"]
             return problems + [f"score {v} is outside 0–10" for v in values if not 0 <= v <= 10]
 
         messages = load_prompt("rerank").messages(question=query, passages=shown, count=str(len(passages)))
         answer = self.client.structured(messages, _Scores, max_tokens=200, check=check)
-        return [float(v) for v in answer.value.scores]  # type: ignore[attr-defined]
+        return [float(v) for v in answer.value.scores]

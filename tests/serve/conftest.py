@@ -13,6 +13,8 @@ from shu.models.llm.client import LLMClient
 from shu.models.llm.scripted import Script, ScriptedLLM
 from tests.conftest import CountingEmbedder, PersonaMaker, doc
 
+pytest.register_assert_rewrite("tests.serve.web_page")  # its checks fail with the tests' detail
+
 PRICING = doc("pricing", "Pricing", "# Pricing\n\n## Pro\n\nThe Pro plan costs $65 per seat per month.")
 PRO = "[^pricing:Pricing > Pro]"
 SmallKB = Callable[..., KnowledgeBase]

@@ -1,4 +1,4 @@
-"""Stage 3, ADR-005: from the seed documents, one hop along *outgoing* typed relationships,
+"""One-hop expansion: from the seed documents, one hop along *outgoing* typed relationships,
 optionally only of some types. No recursion: a document reached by expansion is never expanded
 itself. A seed ranked below the seed that points to it may be reached too (it then joins at
 its source's share). Deterministic: seeds in rank order, each seed's relationships most

@@ -1,4 +1,4 @@
-"""Hybrid search (spec 004 §7.2): BM25 top-N + dense top-N → RRF → tag boost → per-document cap,
+"""Hybrid search: BM25 top-N + dense top-N → convex/RRF fusion → tag boost → per-document cap,
 plus the document-level surfaces a persona weights (synthesized questions, synopses, capability
 manifests), and those the question's plan opens (titles, names, dates; `planned_surfaces`, weighed
 by their selectivity). The pieces (`surfaces`, `fuse`, `hits`) are what the query pipeline composes."""

@@ -1,4 +1,4 @@
-"""The query pipeline (spec 001 stages 1–5, spec 000 §4, ADR-005): plan → transform → search
+"""The query pipeline (docs/design/query-pipeline.md#stages): plan → transform → search
 every surface → fuse → expand one hop along relationships → boost and cap → rerank → assemble.
 Each stage can be switched off in `RetrievalSettings`; with every stage off it is plain hybrid
 search. The result carries the whole trace."""

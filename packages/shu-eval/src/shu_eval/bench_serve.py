@@ -16,11 +16,15 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 
 from shu.kb import open_kb
 from shu_eval.bench import machine, percentile
+
+if TYPE_CHECKING:
+    from shu.types import Document
 
 SERVE = "from shu.serve.cli import main; main()"
 
@@ -82,8 +86,8 @@ def run(examples: Path, clients: int = 8, seconds: float = 60.0, with_job: bool 
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _questions(documents: list[object]) -> list[str]:
-    titles = [getattr(d, "title", "") for d in documents]
+def _questions(documents: list[Document]) -> list[str]:
+    titles = [d.title for d in documents]
     return [f"What does “{t}” say?" for t in titles if t] or ["What is this about?"]
 
 

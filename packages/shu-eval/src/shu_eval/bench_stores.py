@@ -74,7 +74,8 @@ def clustered_unit_vectors(
 ) -> np.ndarray:
     picks = rng.integers(0, len(centres), count)
     vectors = centres[picks] + spread * rng.standard_normal((count, centres.shape[1])).astype(np.float32)
-    return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    unit: np.ndarray = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    return unit
 
 
 def synthetic_corpus(chunks: int, queries: int, seed: int = 5, personas: int = 1) -> Corpus:

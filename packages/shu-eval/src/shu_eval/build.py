@@ -61,9 +61,9 @@ def open_eval_store(
     folder = settings.home / "eval-cache" / f"{dataset.name}-{key}"
     marker = folder / "build.json"
     if marker.is_file():
-        built = json.loads(marker.read_text())
+        cached = json.loads(marker.read_text())
         return BuiltStore(
-            open_sqlite(folder / "shu.db", settings.store), folder, float(built["seconds"]), True
+            open_sqlite(folder / "shu.db", settings.store), folder, float(cached["seconds"]), True
         )
     shutil.rmtree(folder, ignore_errors=True)  # an interrupted build starts over
     folder.mkdir(parents=True)

@@ -4,6 +4,7 @@ decisions and `tune` in `cli_checks`, the benchmarks and `faults` in `cli_bench`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -21,6 +22,8 @@ from shu_eval.cli_bench import bench, bench_formats, bench_peers, bench_serve, b
 from shu_eval.cli_checks import eval_personal, eval_scope, eval_verify, example_kb, tune
 
 if TYPE_CHECKING:
+    from shu.config.settings import EnrichSettings
+    from shu_eval.build import BuiltStore, Progress
     from shu_eval.configs import EvalConfig
     from shu_eval.dataset import Dataset
     from shu_eval.runner import ConfigResult
@@ -154,7 +157,7 @@ def _eval_one(
 
         chosen = [written_by(config, writer.client.name) for config in chosen]
 
-    def build(enrich, advance):  # type: ignore[no-untyped-def]
+    def build(enrich: EnrichSettings, advance: Progress) -> BuiltStore:
         built = open_eval_store(loaded, kb.settings, kb.embedder, advance, enrich, writer)
         return copy_to(built, store_url, kb.settings.store, advance) if store_url else built
 
@@ -225,9 +228,9 @@ def _answer_presets(names: str | None) -> list[str] | None:
 def _answers(
     kb: KnowledgeBase,
     loaded: Dataset,
-    build: Any,
+    build: Callable[[EnrichSettings], BuiltStore],
     limit: int | None,
-    advance: Any,
+    advance: Progress,
     answer_configs: list[str] | None = None,
 ) -> dict[str, Any]:
     """The default pipeline and the configured answerer over the queries with gold answers; with
@@ -250,7 +253,7 @@ def _answers(
             found[name] = answers_json(result, responder.name)
     finally:
         built.store.close()
-    first = next(iter(found.values()))
+    first: dict[str, Any] = next(iter(found.values()))
     return first | {"configs": found} if answer_configs else first
 
 

@@ -43,7 +43,8 @@ def _design(records: list[Record]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-np.clip(z, -30.0, 30.0)))
+    probability: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(z, -30.0, 30.0)))
+    return probability
 
 
 def _loss(x: np.ndarray, y: np.ndarray, w: np.ndarray, penalty: np.ndarray) -> float:
@@ -110,7 +111,8 @@ def _fit_columns(x: np.ndarray, y: np.ndarray, names: list[str], l2: float, step
 
 
 def _bin_index(confidences: np.ndarray, bins: int) -> np.ndarray:
-    return np.minimum((np.clip(confidences, 0.0, 1.0) * bins).astype(int), bins - 1)
+    index: np.ndarray = np.minimum((np.clip(confidences, 0.0, 1.0) * bins).astype(int), bins - 1)
+    return index
 
 
 def reliability(

@@ -3,11 +3,11 @@ more preset here; `default` is always exactly what a user gets out of the box.""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypedDict
 
 from pydantic import BaseModel, Field
 
-from shu.config.settings import EnrichSettings, RetrievalSettings, Settings
+from shu.config.settings import EnrichSettings, RerankSettings, RetrievalSettings, Settings
 from shu.errors import ShuError
 from shu.types import RetrievalParams
 
@@ -38,8 +38,32 @@ def written_by(config: EvalConfig, model: str) -> EvalConfig:
     return config.model_copy(update={"description": description})
 
 
-_DEEP = {"candidates": DEPTH, "max_chunks": DEPTH, "max_chunks_per_doc": DEPTH}
-_STAGES_OFF: dict[str, object] = {
+class _Depth(TypedDict):
+    candidates: int
+    max_chunks: int
+    max_chunks_per_doc: int
+
+
+class _Stages(TypedDict, total=False):
+    plan: bool
+    transform: bool
+    multiquery: bool
+    hyde: bool
+    expand: bool
+    full_document: bool
+    escalate: bool
+
+
+class _Artifacts(TypedDict, total=False):
+    enabled: bool
+    profiles: bool
+    questions: bool
+    chunk_profiles: bool
+    context: bool
+
+
+_DEEP: _Depth = {"candidates": DEPTH, "max_chunks": DEPTH, "max_chunks_per_doc": DEPTH}
+_STAGES_OFF: _Stages = {
     "plan": False,
     "transform": False,
     "multiquery": False,
@@ -48,7 +72,13 @@ _STAGES_OFF: dict[str, object] = {
     "full_document": False,
     "escalate": False,
 }
-_ONLY = {"enabled": True, "profiles": False, "questions": False, "chunk_profiles": False, "context": False}
+_ONLY: _Artifacts = {
+    "enabled": True,
+    "profiles": False,
+    "questions": False,
+    "chunk_profiles": False,
+    "context": False,
+}
 
 PRESETS: dict[str, EvalConfig] = {
     config.name: config
@@ -166,7 +196,9 @@ PRESETS: dict[str, EvalConfig] = {
             description="hybrid-convex + cross-encoder over the top 30 (model folder from SHU_RERANK_MODEL)",
             retriever="pipeline",
             retrieval=RetrievalParams(**_DEEP),
-            pipeline=RetrievalSettings(**_STAGES_OFF | {"rerank": {"method": "cross-encoder", "depth": 30}}),
+            pipeline=RetrievalSettings(
+                **_STAGES_OFF, rerank=RerankSettings(method="cross-encoder", depth=30)
+            ),
         ),
         EvalConfig(
             name="+adjacent",
@@ -218,9 +250,9 @@ eval store (`agent.learn` off)."""
 def answer_settings(settings: Settings, name: str) -> Settings:
     if name not in ANSWER_PRESETS:
         raise ShuError(f"unknown answer config {name!r} (known: {', '.join(ANSWER_PRESETS)})")
-    update: dict[str, object] = {}
+    update: dict[str, BaseModel] = {}
     for section, values in ANSWER_PRESETS[name].items():
         update[section] = getattr(settings, section).model_copy(update=values)
     agent = update.get("agent", settings.agent)
-    update["agent"] = agent.model_copy(update={"learn": False})  # type: ignore[attr-defined]
+    update["agent"] = agent.model_copy(update={"learn": False})
     return settings.model_copy(update=update)

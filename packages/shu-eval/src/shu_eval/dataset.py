@@ -116,7 +116,8 @@ def _rows(path: Path) -> list[dict[str, Any]]:
 def _read_corpus(path: Path) -> list[EvalDocument]:
     documents: dict[str, EvalDocument] = {}
     for row in _rows(path):
-        meta = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
+        metadata = row.get("metadata")
+        meta: dict[str, Any] = metadata if isinstance(metadata, dict) else {}
         row_id = str(row["_id"])
         doc_id = str(meta.get("doc_id") or row_id)
         title = str(meta.get("title") or row.get("title") or "").strip()
@@ -136,7 +137,9 @@ def _read_corpus(path: Path) -> list[EvalDocument]:
 def _document_meta(meta: dict[str, Any]) -> dict[str, Any]:
     """The metadata Shu keeps for a document: dates as ISO (a session dated "1:56 pm on 8 May,
     2023" → 2023-05-08), a news `source` as its publisher."""
-    kept = {k: meta[k] for k in ("date", "author", "participants", "tags", "relations") if k in meta}
+    kept: dict[str, Any] = {
+        k: meta[k] for k in ("date", "author", "participants", "tags", "relations") if k in meta
+    }
     if kept.get("date"):
         found = find_dates(str(kept["date"]))
         kept["date"] = found[0] if found else str(kept["date"])
@@ -148,7 +151,8 @@ def _document_meta(meta: dict[str, Any]) -> dict[str, Any]:
 def _read_queries(path: Path) -> list[EvalQuery]:
     queries = []
     for row in _rows(path):
-        meta = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
+        metadata = row.get("metadata")
+        meta: dict[str, Any] = metadata if isinstance(metadata, dict) else {}
         persona = str(meta.get("persona") or DEFAULT_PERSONA)
         answers = meta.get("answers")
         answerable = meta.get("answerable")

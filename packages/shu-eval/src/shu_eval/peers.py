@@ -10,6 +10,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -22,6 +23,9 @@ from shu_eval.configs import PRESETS
 from shu_eval.dataset import Dataset, EvalQuery
 from shu_eval.metrics import evaluate
 from shu_eval.runner import run_config
+
+if TYPE_CHECKING:
+    from shu.store.sqlite import SQLiteStore
 
 DEPTH = 100
 
@@ -192,7 +196,8 @@ def _measure(
 
 
 def _corpus(built: BuiltStore) -> tuple[list[str], list[str], np.ndarray]:
-    rows = built.store._db.execute(  # the exact texts and vectors Shu indexed
+    store = cast("SQLiteStore", built.store)  # open_eval_store's: the cached SQLite file
+    rows = store._db.execute(  # the exact texts and vectors Shu indexed
         "SELECT c.id, c.index_text, v.vector FROM chunks c "
         "JOIN chunk_vectors v ON v.chunk_rowid = c.rowid ORDER BY c.rowid"
     ).fetchall()

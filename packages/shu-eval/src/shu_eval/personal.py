@@ -136,7 +136,7 @@ def _query(row: dict[str, Any]) -> PersonalQuery:
 def configurations() -> list[tuple[str, bool, list[str]]]:
     """(name, asked as the user, settings overrides): no user, all boosts, each boost off, each
     boost alone (the others 0: what it carries by itself, the shared cap aside)."""
-    found = [("no user", False, []), ("user, all boosts", True, [])]
+    found: list[tuple[str, bool, list[str]]] = [("no user", False, []), ("user, all boosts", True, [])]
     found += [(f"user, {boost} = 0", True, [f"retrieval.personal.{boost}=0"]) for boost in BOOSTS]
     for boost in BOOSTS:
         others = [f"retrieval.personal.{other}=0" for other in BOOSTS if other != boost]

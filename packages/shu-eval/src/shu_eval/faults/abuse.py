@@ -14,6 +14,7 @@ import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import cast
 from urllib.parse import urlsplit
 
 import httpx
@@ -130,7 +131,8 @@ def _readable(socks: list[socket.socket], timeout_s: float) -> list[socket.socke
     with selectors.DefaultSelector() as selector:
         for sock in socks:
             selector.register(sock, selectors.EVENT_READ)
-        return [key.fileobj for key, _ in selector.select(timeout_s)]  # type: ignore[misc]
+        # the file objects registered above: sockets
+        return [cast(socket.socket, key.fileobj) for key, _ in selector.select(timeout_s)]
 
 
 def _status_line(sock: socket.socket) -> str:
@@ -169,7 +171,8 @@ def _held(url: str, kb: KnowledgeBase, busy: str, calm: str, check: Check) -> No
         for sock in held:
             sock.sendall(head + body[:5])
             time.sleep(0.05)  # in order: the first ones take the places
-        deadline, answered = time.monotonic() + ANSWER_WITHIN_S, []
+        deadline = time.monotonic() + ANSWER_WITHIN_S
+        answered: list[socket.socket] = []
         while len(answered) < len(held) - allowed and time.monotonic() < deadline:
             answered = _readable(held, 0.2)
         refused = [s for s in answered if _status_line(s).startswith("HTTP/1.1 429")]

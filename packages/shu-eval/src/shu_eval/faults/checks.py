@@ -19,12 +19,16 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from shu.answer.render import render_answer
 from shu_eval.faults import hostile
 from shu_eval.faults.corpus import hostile_corpus, markdown, write_persona
 from shu_eval.faults.crash import child_environment, open_state, shu
 from shu_eval.faults.state import State, differences
+
+if TYPE_CHECKING:
+    from shu.kb import KnowledgeBase
 
 
 @dataclass
@@ -78,7 +82,7 @@ def hostile_check(work: Path, count: int, time_limit_s: float, memory_limit_mb: 
         check.notes.append(f"ingest exited {done.returncode}: {done.stderr.decode(errors='replace')[-300:]}")
         return check
     outcomes = json.loads(done.stdout)["outcomes"]
-    lines = {}
+    lines: dict[str, list[dict[str, Any]]] = {}
     for outcome in outcomes:
         lines.setdefault(Path(outcome["path"].split(": ", 1)[0]).name, []).append(outcome)
     for path, attack in corpus.bad.items():
@@ -309,8 +313,8 @@ def walls_check(work: Path, url: str = "") -> tuple[Check, Check]:
 
 
 def _python_breaches(
-    kb, persona: str, text: str, visible: set[str], foreign: list[str], notes: list[str]
-) -> int:  # type: ignore[no-untyped-def]
+    kb: KnowledgeBase, persona: str, text: str, visible: set[str], foreign: list[str], notes: list[str]
+) -> int:
     result = kb.retrieve(text, persona=persona)
     answer = kb.ask(text, persona=persona)
     seen = {h.chunk.doc_id for h in result.hits} | {d.doc_id for d in result.context.documents}
@@ -322,7 +326,7 @@ def _python_breaches(
     return len(crossed) + len(leaked)
 
 
-def _claim_breaches(kb, notes: list[str]) -> int:  # type: ignore[no-untyped-def]
+def _claim_breaches(kb: KnowledgeBase, notes: list[str]) -> int:
     """gamma's own ledger keeps its id against beta's file that lists gamma (who accepts no one)."""
     ledger = kb.store.get_document("gamma-ledger")
     text = " ".join(c.text for c in kb.store.list_chunks("gamma-ledger")) if ledger else ""
@@ -332,7 +336,7 @@ def _claim_breaches(kb, notes: list[str]) -> int:  # type: ignore[no-untyped-def
     return 0
 
 
-def _description_breaches(kb, notes: list[str]) -> int:  # type: ignore[no-untyped-def]
+def _description_breaches(kb: KnowledgeBase, notes: list[str]) -> int:
     leaked = [p.slug for p in kb.personas() if OUTSIDE_MARK in p.model_dump_json()]
     if leaked:
         notes.append(f"persona.md linked out of the knowledge base was read: {leaked}")
@@ -358,7 +362,7 @@ def _cli_breaches(home: Path, url: str, persona: str, text: str, foreign: list[s
 _KEY = re.compile(r"\[\^([^\]:\n]+):([^\]\n]*)\]")
 
 
-def _injection_breaches(kb, question: str, notes: list[str]) -> int:  # type: ignore[no-untyped-def]
+def _injection_breaches(kb: KnowledgeBase, question: str, notes: list[str]) -> int:
     answer = kb.ask(question, persona="alpha")
     made = {c.key for c in answer.citations} | {s.citation for s in answer.sentences}
     shown = render_answer(answer)  # the answer as a reader sees it, Sources included

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +21,12 @@ _TOPICS = [
     ("backups", "Backups run at {n}:00 every night and are kept for {m} days."),
     ("seeds", "The seed library lends {n} packets per member and closes after {m} weeks."),
 ]
+
+
+Content = bytes | str | Callable[[], bytes | str]
+"""A bad file's bytes or text, or what makes them afresh for each file."""
+Maker = Callable[[Path], Path | None]
+"""Writes a bad file at the path given; returns the path it chose instead, if any."""
 
 
 def write_persona(root: Path, slug: str, accept_from: list[str] | None = None) -> Path:
@@ -103,15 +110,18 @@ def hostile_corpus(root: Path, count: int = 1000, seed: int = 11) -> HostileCorp
     return corpus
 
 
-def _makers(rng: random.Random) -> list[tuple[str, str, str, object]]:
-    def data(content: bytes | str):  # type: ignore[no-untyped-def]
+def _makers(rng: random.Random) -> list[tuple[str, str, str, Maker]]:
+    def data(content: Content) -> Maker:
         def write(path: Path) -> None:
             payload = content() if callable(content) else content
-            (path.write_bytes if isinstance(payload, bytes) else path.write_text)(payload)
+            if isinstance(payload, bytes):
+                path.write_bytes(payload)
+            else:
+                path.write_text(payload)
 
         return write
 
-    def random_bytes(size: int, header: bytes = b""):  # type: ignore[no-untyped-def]
+    def random_bytes(size: int, header: bytes = b"") -> Callable[[], bytes]:
         return lambda: header + rng.randbytes(size)
 
     def loop(path: Path) -> None:
@@ -126,21 +136,21 @@ def _makers(rng: random.Random) -> list[tuple[str, str, str, object]]:
         with path.open("wb") as handle:
             handle.truncate(30_000_000)  # sparse: 30 MB over the 20 MB limit, no disk used
 
-    def broken_yaml():  # type: ignore[no-untyped-def]
+    def broken_yaml() -> str:
         junk = rng.choice(["title: [unclosed", "a: b: c", "- just\n- a list", "key: 'quote", "\t- tab"])
         return f"---\n{junk}\n---\n\nBody text.\n"
 
-    def bad_id():  # type: ignore[no-untyped-def]
+    def bad_id() -> str:
         return markdown(
             rng.choice(["UPPER", "../escape", "spa ce", "ü-nicode", "x" * 300]), "Bad id", "Text."
         )
 
-    def bad_persona():  # type: ignore[no-untyped-def]
+    def bad_persona() -> str:
         return markdown(
             f"bad-persona-{rng.randint(0, 10**9)}", "Bad persona", "Text.", personas=["Not A Slug!"]
         )
 
-    def collide():  # type: ignore[no-untyped-def]
+    def collide() -> str:
         return markdown("good-0", "Impostor", f"Impostor text {rng.random()}.")
 
     def fifo(path: Path) -> None:
@@ -155,6 +165,9 @@ def _makers(rng: random.Random) -> list[tuple[str, str, str, object]]:
     def salt() -> str:
         return f"-{rng.randint(0, 10**9)}"
 
+    def bom_bad_byte(suffix: str) -> Callable[[], bytes]:
+        return lambda: hostile.with_bom(suffix, True, salt())
+
     bomb = hostile.zip_bomb_docx(inflated_mb=300)
     book = hostile.epub_many_chapters(chapters=24)
     bom_rows = [
@@ -162,7 +175,7 @@ def _makers(rng: random.Random) -> list[tuple[str, str, str, object]]:
             f"bom-bad-byte-{suffix[1:]}",
             suffix,
             "RAW-DOCS",
-            data(lambda s=suffix: hostile.with_bom(s, True, salt())),
+            data(bom_bad_byte(suffix)),
         )
         for suffix in hostile.TEXT_SUFFIXES
     ]

@@ -61,7 +61,10 @@ def deep_html(depth: int = 20000) -> bytes:
 
 def aes_encrypted_pdf() -> bytes:
     """A structurally valid PDF whose /Encrypt dictionary asks for AES-256 (revision 6)."""
-    hexes = lambda size: "<" + "ab" * size + ">"  # noqa: E731
+
+    def hexes(size: int) -> str:
+        return "<" + "ab" * size + ">"
+
     bodies = [
         "<< /Type /Catalog /Pages 2 0 R >>",
         "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",

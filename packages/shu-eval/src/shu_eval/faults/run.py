@@ -37,8 +37,8 @@ def run_faults(scale: Scale, postgres: str | None = None, progress: Progress | N
     """Every check at `scale`; with a PostgreSQL URL (a database allowed to CREATE DATABASE), the
     crash and concurrency checks run on both stores, each run in a database of its own."""
     say = progress or (lambda line: None)
-    with tempfile.TemporaryDirectory(prefix="shu-faults-") as folder, _databases(postgres) as new_database:
-        work = Path(folder)
+    with tempfile.TemporaryDirectory(prefix="shu-faults-") as temporary, _databases(postgres) as new_database:
+        work = Path(temporary)
         corpus = good_corpus(work / "corpus", scale.documents)
         crash = CrashSuite(work, corpus, Stores(new_database))
         say("clean reference run")

@@ -6,11 +6,14 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from shu.store.base import Store
+
+if TYPE_CHECKING:
+    from shu.store.postgres import PostgresStore
 
 VECTOR_TOLERANCE = 1e-4
 """Largest difference between two runs' vectors of the same text (batching may reorder sums)."""
@@ -79,12 +82,16 @@ def orphans(store: Store) -> dict[str, int]:
 
     if isinstance(store, SQLiteStore):
         queries = _SQLITE_ORPHANS
-        run = lambda sql: store._db.execute(sql).fetchone()[0]  # noqa: E731
-    else:
-        queries = _POSTGRES_ORPHANS
 
         def run(sql: str) -> int:
-            with store._connection() as conn:  # type: ignore[attr-defined]
+            return int(store._db.execute(sql).fetchone()[0])
+
+    else:
+        queries = _POSTGRES_ORPHANS
+        postgres = cast("PostgresStore", store)  # open_store_url makes one of the two
+
+        def run(sql: str) -> int:
+            with postgres._connection() as conn:
                 return int(conn.execute(sql).fetchone()[0])
 
     return {table: int(run(sql)) for table, sql in queries.items()}

@@ -172,7 +172,7 @@ def make_chat_json() -> bytes:
 def _node(
     key: str, parent: str | None, children: list[str], role: str | None, text: str, at: float | None
 ) -> dict[str, Any]:
-    message = None
+    message: dict[str, Any] | None = None
     if role is not None:
         message = {
             "id": key,

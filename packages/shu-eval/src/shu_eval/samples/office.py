@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from collections.abc import Sequence
 from datetime import date, datetime
 
 DECK_TITLE = "Harbor Street Community Garden: 2026 Season"
@@ -174,7 +175,8 @@ def make_xlsx() -> bytes:
         plots.cell(row=number + 1, column=4).number_format = "yyyy-mm-dd"
 
     harvest = book.create_sheet("Harvest Log")  # laid out from B3, as people do: the margin is trimmed
-    for r, row in enumerate([HARVEST_HEADER, *HARVEST_ROWS]):
+    table: list[Sequence[object]] = [HARVEST_HEADER, *HARVEST_ROWS]
+    for r, row in enumerate(table):
         for c, value in enumerate(row):
             harvest.cell(row=3 + r, column=2 + c, value=value)
     harvest.cell(row=3 + len(HARVEST_ROWS) + 2, column=2, value=None)

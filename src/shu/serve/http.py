@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
+import fastapi_offline
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -27,7 +28,6 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import Field
-from swagger_ui_bundle import swagger_ui_path
 
 from shu import __version__
 from shu.accounts.keys import authorize, check_own_profile_fields, reached_personas, require_admin
@@ -66,6 +66,8 @@ LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 OWN_NAMES_ONLY = TransportSecuritySettings(enable_dns_rebinding_protection=False)
 """/mcp's Host and Origin are checked by HostGuard, like every other route's."""
 WEB_PAGE = Path(__file__).parent / "web"
+SWAGGER_UI = Path(fastapi_offline.__file__).parent / "static"
+"""Swagger UI 5 (it reads the OpenAPI 3.1 FastAPI writes), shipped by the fastapi-offline package."""
 _STATUS = (
     (InvalidRequestError, 400),
     (UnauthorizedError, 401),
@@ -213,7 +215,7 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
             title="Shu API",
             swagger_js_url="/docs-assets/swagger-ui-bundle.js",
             swagger_css_url="/docs-assets/swagger-ui.css",
-            swagger_favicon_url="/docs-assets/favicon-32x32.png",
+            swagger_favicon_url="/docs-assets/favicon.png",
         )
 
     @app.exception_handler(ShuError)
@@ -372,7 +374,7 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
         require_admin(key)
         return kb.stats().model_dump()
 
-    app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
+    app.mount("/docs-assets", StaticFiles(directory=SWAGGER_UI), name="docs-assets")
     app.router.routes.extend(mcp_app.routes)  # /mcp: streamable HTTP, sessions run by the lifespan
     app.mount("/", StaticFiles(directory=WEB_PAGE, html=True), name="web")
     app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]  # starlette: a handler takes any Exception

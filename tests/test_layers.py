@@ -15,7 +15,7 @@ SERVE = PRODUCT / "serve"
 LAYERS = [
     {"serve"},
     {"kb"},
-    {"accounts", "jobs"},
+    {"accounts", "jobs", "conversations"},
     {"answer"},
     {"retrieve"},
     {"ingest"},

@@ -25,6 +25,7 @@ from shu.answer.factory import create_answerer, create_responder
 from shu.answer.respond import ScopedAnswerer
 from shu.answer.stream import AskEvent, final_answer
 from shu.config.settings import Settings, load_settings
+from shu.conversations import LOCAL_USER, Conversations
 from shu.enrich.enricher import contextualize, with_context
 from shu.enrich.llm import LLMEnricher
 from shu.errors import ConflictError, InvalidRequestError, NotFoundError, ShuError
@@ -309,8 +310,9 @@ class KnowledgeBase:
         use_cache: bool = True,
         agent: bool | None = None,
         user: str | None = None,
+        conversation: str | None = None,
     ) -> Answer:
-        return final_answer(self.ask_stream(question, persona, use_cache, agent, user))
+        return final_answer(self.ask_stream(question, persona, use_cache, agent, user, conversation))
 
     def ask_stream(
         self,
@@ -319,13 +321,19 @@ class KnowledgeBase:
         use_cache: bool = True,
         agent: bool | None = None,
         user: str | None = None,
+        conversation: str | None = None,
     ) -> Iterator[AskEvent]:
         """The answer as it is written: text pieces (each citation key whole, as its own piece),
         a `StreamReset` when what was shown is withdrawn, and last the checked `Answer`.
         A cached answer arrives as the final `Answer` alone. `agent`: True sends the question to
-        the agent, False never, None lets `agent.mode` decide."""
+        the agent, False never, None lets `agent.mode` decide. `conversation`: the id of the
+        asker's conversation with this persona; a follow-up is searched standing alone
+        (`Answer.standalone_question`) and the answered turn is appended to it."""
         found = self.persona(persona)
         question = _checked_query(question)
+        if conversation is not None:
+            yield from self._ask_in_conversation(question, found, agent, user, conversation)
+            return
         asker = self.asker(user)
         cache = self.answer_cache if use_cache and asker is None else None  # a personal answer is not shared
         key, generation = "", ""
@@ -341,6 +349,26 @@ class KnowledgeBase:
             if isinstance(event, Answer) and user is not None:
                 self.accounts.used_in_answer(event, user)
             yield event
+
+    def _ask_in_conversation(
+        self, question: str, persona: Persona, agent: bool | None, user: str | None, conversation_id: str
+    ) -> Iterator[AskEvent]:
+        """A turn of a conversation: never from the answer cache (the same words mean another
+        question after another turn)."""
+        thread = self.conversations.get(conversation_id, user or LOCAL_USER, persona.slug)
+        rewritten = self.conversations.standalone(thread, question)
+        for event in self.responder.stream(rewritten or question, persona, agent, self.asker(user)):
+            if isinstance(event, Answer):
+                event = event.model_copy(update={"question": question, "standalone_question": rewritten})
+                self.conversations.record(thread, question, rewritten, event)
+                if user is not None:
+                    self.accounts.used_in_answer(event, user)
+            yield event
+
+    @cached_property
+    def conversations(self) -> Conversations:
+        """Each user's conversations with a persona."""
+        return Conversations(self.store)
 
     def _answer_fingerprint(self) -> str:
         """Everything besides the data that shapes an answer: settings, models, Shu and prompts."""

@@ -14,6 +14,7 @@ from shu.store.sqlite import SQLiteStore
 from tests.store.conformance import (
     AccountsConformance,
     ConcurrencyConformance,
+    ConversationsConformance,
     FindingsConformance,
     JobsConformance,
     KnowledgeConformance,
@@ -71,6 +72,11 @@ def reopened(store: Store, location: str) -> Iterator[Store]:
 
 
 class TestStoreConformance(
-    KnowledgeConformance, ConcurrencyConformance, FindingsConformance, AccountsConformance, JobsConformance
+    KnowledgeConformance,
+    ConcurrencyConformance,
+    FindingsConformance,
+    AccountsConformance,
+    JobsConformance,
+    ConversationsConformance,
 ):
     pass

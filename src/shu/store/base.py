@@ -20,6 +20,7 @@ from shu.types import (
     ApiKey,
     Chunk,
     ChunkProfile,
+    Conversation,
     Document,
     DocumentProfile,
     Enrichment,
@@ -304,11 +305,31 @@ class JobStore(Protocol):
         ...
 
 
+class ConversationStore(Protocol):
+    """Users' conversations, each read and written whole; none of it moves the generation."""
+
+    def save_conversation(self, conversation: Conversation) -> None:
+        """Insert or replace a conversation (its turns included)."""
+        ...
+
+    def get_conversation(self, conversation_id: str) -> Conversation | None: ...
+
+    def list_conversations(self, user: str, persona: str | None = None) -> list[Conversation]:
+        """A user's conversations (with this persona, or all), most recently updated first."""
+        ...
+
+    def delete_conversation(self, conversation_id: str) -> bool: ...
+
+    def list_conversation_users(self) -> list[str]:
+        """The users who have a conversation (what `shu migrate` copies)."""
+        ...
+
+
 class AnsweringStore(KnowledgeReader, FindingStore, Protocol):
     """What answering needs: the knowledge to read, and the findings the agent writes back."""
 
 
-class Store(KnowledgeStore, FindingStore, AccountStore, JobStore, Protocol):
+class Store(KnowledgeStore, FindingStore, AccountStore, JobStore, ConversationStore, Protocol):
     """Every role in one backend (SQLite, PostgreSQL): what the factory opens. A caller types
     against the narrowest role it needs."""
 

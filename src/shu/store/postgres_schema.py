@@ -196,6 +196,17 @@ MIGRATIONS: list[str] = [
     INSERT INTO shu_meta(key, value)
         SELECT 'keyword_statistics', '"kept"' WHERE EXISTS (SELECT 1 FROM chunks);
     """,
+    # 8: users' conversations with a persona (each user's own; read and written whole)
+    """
+    CREATE TABLE conversations (
+        id text PRIMARY KEY,
+        "user" text NOT NULL,
+        persona text NOT NULL,
+        updated text NOT NULL,
+        conversation_json jsonb NOT NULL
+    );
+    CREATE INDEX conversations_user ON conversations ("user", persona, updated);
+    """,
 ]
 
 POSTINGS_INDEXES = (

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from shu.store.rows import now
-from shu.types import ApiKey, Job, Signal, UserProfile
+from shu.types import ApiKey, Conversation, Job, Signal, UserProfile
 
 
 def _clean(value: str) -> str:
@@ -163,3 +163,46 @@ class PostgresServiceTables:
                 query + " ORDER BY created DESC, id DESC LIMIT %s", [*params, limit]
             ).fetchall()
         return [Job.model_validate(j).model_copy(update={"cancel_requested": bool(c)}) for j, c in rows]
+
+    # -- conversations ---------------------------------------------------------------------
+
+    def save_conversation(self, conversation: Conversation) -> None:
+        with self._connection() as conn:
+            conn.execute(
+                'INSERT INTO conversations(id, "user", persona, updated, conversation_json) '
+                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (id) DO UPDATE SET updated = excluded.updated, "
+                "conversation_json = excluded.conversation_json",
+                (
+                    _clean(conversation.id),
+                    _clean(conversation.user),
+                    _clean(conversation.persona),
+                    conversation.updated,
+                    _json(conversation),
+                ),
+            )
+
+    def get_conversation(self, conversation_id: str) -> Conversation | None:
+        with self._connection() as conn:
+            row = conn.execute(
+                "SELECT conversation_json FROM conversations WHERE id = %s", (_clean(conversation_id),)
+            ).fetchone()
+        return Conversation.model_validate(row[0]) if row else None
+
+    def list_conversations(self, user: str, persona: str | None = None) -> list[Conversation]:
+        query, params = 'SELECT conversation_json FROM conversations WHERE "user" = %s', [_clean(user)]
+        if persona is not None:
+            query += " AND persona = %s"
+            params.append(_clean(persona))
+        with self._connection() as conn:
+            rows = conn.execute(query + ' ORDER BY updated COLLATE "C" DESC, id DESC', params).fetchall()
+        return [Conversation.model_validate(j) for (j,) in rows]
+
+    def list_conversation_users(self) -> list[str]:
+        with self._connection() as conn:
+            rows = conn.execute('SELECT DISTINCT "user" FROM conversations ORDER BY "user" COLLATE "C"')
+            return [str(r[0]) for r in rows.fetchall()]
+
+    def delete_conversation(self, conversation_id: str) -> bool:
+        with self._connection() as conn:
+            deleted = conn.execute("DELETE FROM conversations WHERE id = %s", (_clean(conversation_id),))
+            return int(deleted.rowcount) > 0

@@ -180,4 +180,16 @@ MIGRATIONS: list[str] = [
         doc_id TEXT NOT NULL
     )
     """,
+    # 10: users' conversations with a persona (each user's own; a turn is appended by rewriting
+    # the conversation's JSON, which stays small: a thread is read whole)
+    """
+    CREATE TABLE conversations (
+        id TEXT PRIMARY KEY,
+        user TEXT NOT NULL,
+        persona TEXT NOT NULL,
+        updated TEXT NOT NULL,
+        conversation_json TEXT NOT NULL
+    );
+    CREATE INDEX conversations_user ON conversations(user, persona, updated)
+    """,
 ]

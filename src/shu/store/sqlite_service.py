@@ -12,7 +12,7 @@ from pathlib import Path
 
 from shu.errors import StoreError
 from shu.store.rows import now
-from shu.types import ApiKey, Job, Signal, UserProfile
+from shu.types import ApiKey, Conversation, Job, Signal, UserProfile
 
 
 class SQLiteServiceTables:
@@ -160,3 +160,43 @@ class SQLiteServiceTables:
             params.extend(statuses)
         rows = self._read().execute(query + " ORDER BY created DESC, rowid DESC LIMIT ?", [*params, limit])
         return [Job.model_validate_json(j).model_copy(update={"cancel_requested": bool(c)}) for j, c in rows]
+
+    # -- conversations ---------------------------------------------------------------------
+
+    def save_conversation(self, conversation: Conversation) -> None:
+        with self._statement() as db:
+            db.execute(
+                "INSERT INTO conversations(id, user, persona, updated, conversation_json) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET updated = excluded.updated, "
+                "conversation_json = excluded.conversation_json",
+                (
+                    conversation.id,
+                    conversation.user,
+                    conversation.persona,
+                    conversation.updated,
+                    conversation.model_dump_json(),
+                ),
+            )
+
+    def get_conversation(self, conversation_id: str) -> Conversation | None:
+        row = (
+            self._read()
+            .execute("SELECT conversation_json FROM conversations WHERE id = ?", (conversation_id,))
+            .fetchone()
+        )
+        return Conversation.model_validate_json(row[0]) if row else None
+
+    def list_conversations(self, user: str, persona: str | None = None) -> list[Conversation]:
+        query, params = "SELECT conversation_json FROM conversations WHERE user = ?", [user]
+        if persona is not None:
+            query += " AND persona = ?"
+            params.append(persona)
+        rows = self._read().execute(query + " ORDER BY updated DESC, id DESC", params).fetchall()
+        return [Conversation.model_validate_json(j) for (j,) in rows]
+
+    def list_conversation_users(self) -> list[str]:
+        return [r[0] for r in self._read().execute("SELECT DISTINCT user FROM conversations ORDER BY user")]
+
+    def delete_conversation(self, conversation_id: str) -> bool:
+        with self._statement() as db:
+            return db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,)).rowcount > 0

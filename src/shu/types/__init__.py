@@ -16,6 +16,7 @@ from shu.types.answers import (
     VerdictKind,
     Verification,
 )
+from shu.types.conversations import Conversation, Turn
 from shu.types.documents import (
     Chunk,
     Document,
@@ -98,6 +99,7 @@ __all__ = [
     "Contact",
     "ContextDocument",
     "ContextSection",
+    "Conversation",
     "Correction",
     "Document",
     "DocumentProfile",
@@ -140,6 +142,7 @@ __all__ = [
     "SynthesizedQuestion",
     "TemporalRelevance",
     "TemporalScope",
+    "Turn",
     "UserProfile",
     "VerdictKind",
     "Verification",

@@ -165,6 +165,10 @@ class Answer(BaseModel):
     `llm.budget.*`, was spent, or its replies were not valid JSON twice); the steps after that
     used their non-LLM methods."""
     cached: bool = False
+    standalone_question: str | None = None
+    """In a conversation: the follow-up as retrieval searched it, made to stand alone from the
+    turn before ("and the Team plan?" → "What does the Team plan cost?"); None when it was
+    searched as asked."""
     confidence: float | None = None
     """How likely the answer is right, in [0, 1] (for a declined question: that nothing in the
     knowledge base answers it), from retrieval scores, surface agreement and the support ratio,

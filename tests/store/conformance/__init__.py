@@ -4,6 +4,7 @@ empty). A new backend inherits the mixins of the roles it implements."""
 
 from tests.store.conformance.accounts import AccountsConformance
 from tests.store.conformance.concurrency import ConcurrencyConformance
+from tests.store.conformance.conversations import ConversationsConformance
 from tests.store.conformance.findings import FindingsConformance
 from tests.store.conformance.jobs import JobsConformance
 from tests.store.conformance.knowledge import KnowledgeConformance
@@ -12,6 +13,7 @@ from tests.store.conformance.records import chunks, document, finding, persona, 
 __all__ = [
     "AccountsConformance",
     "ConcurrencyConformance",
+    "ConversationsConformance",
     "FindingsConformance",
     "JobsConformance",
     "KnowledgeConformance",

@@ -184,9 +184,10 @@ class _Tracker:
             update={"stage": stage, "processed": done, "total": total, "failed": failed}
         )
         moment = time.monotonic()
-        if moment - self._saved < _SAVE_EVERY_S and done < total:
+        if done and moment - self._saved < _SAVE_EVERY_S and done < total:
             return
-        self._saved = moment
+        if done:  # a stage's start is saved too, without holding back the report of its first item
+            self._saved = moment
         self.store.save_job(self.job)
         stored = self.store.get_job(self.job.id)
         if stored is not None and stored.cancel_requested:

@@ -163,6 +163,7 @@ class IngestJob:
         self.catalogue = self._catalogue(run) if self.llm is not None else []
         self.projects = self._projects(run)
         batch = _Batch()
+        self.progress("ingest", 0, len(run.claimed))  # the stage begins: its rate is measured from here
         for done, pending in enumerate(self._prepared(list(run.claimed.values())), start=1):
             if pending is not None:
                 batch.items.append(pending)

@@ -15,8 +15,17 @@ from typing import Any, NoReturn
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskID,
+    TextColumn,
+)
 from rich.table import Table
+from rich.text import Text
 
 from shu.errors import ShuError
 from shu.kb import KnowledgeBase, open_kb
@@ -68,18 +77,51 @@ def emit_json(data: Any) -> None:
     sys.stdout.write(_RAW_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
 
 
+class RateRemainingColumn(ProgressColumn):
+    """Time left at the rate measured over the whole stage: the items done since the stage was
+    first reported, over the time since then, which runs on while an item is slow. So a burst of
+    quick items (unchanged files, one hash each) does not fix the estimate low, and it rises while
+    a slow one runs. (rich's TimeRemainingColumn uses the steps of a recent window only, and holds
+    its last figure while nothing is finished.)"""
+
+    def render(self, task: Task) -> Text:
+        if task.total is None:
+            return Text("")
+        if task.finished:
+            return Text(_clock(0), style="progress.remaining")
+        done = task.completed - task.fields.get("first", 0)
+        elapsed = task.elapsed
+        if done <= 0 or not elapsed:
+            return Text("-:--:--", style="progress.remaining")
+        return Text(_clock(elapsed * (task.total - task.completed) / done), style="progress.remaining")
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours:d}:{minutes:02d}:{secs:02d}"
+
+
+def stage_bars(bar: Progress) -> Callable[[str, int, int], None]:
+    """The progress callback that shows each stage as a task of `bar`, from its first report."""
+    tasks: dict[str, TaskID] = {}
+
+    def advance(stage: str, done: int, total: int) -> None:
+        if stage not in tasks:
+            tasks[stage] = bar.add_task(stage, total=total, completed=done, first=done)
+        bar.update(tasks[stage], completed=done, total=total)
+
+    return advance
+
+
+def progress_columns() -> tuple[ProgressColumn, ...]:
+    return (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), RateRemainingColumn())
+
+
 @contextmanager
 def progress() -> Iterator[Callable[[str, int, int], None]]:
     if state.as_json or not err.is_terminal:
         yield lambda stage, done, total: None
         return
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=err, transient=True) as bar:
-        tasks: dict[str, Any] = {}
-
-        def advance(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total)
-            bar.update(tasks[stage], completed=done, total=total)
-
-        yield advance
+    with Progress(*progress_columns(), console=err, transient=True) as bar:
+        yield stage_bars(bar)

@@ -1,11 +1,15 @@
-"""What the commands print besides their results: the progress bar's time left."""
+"""What the commands print besides their results: the progress bar's time left, a piped trace."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.console import Console
 from rich.progress import Progress
+from typer.testing import CliRunner
 
 from shu.kb import KnowledgeBase
+from shu.serve.cli import app
 from shu.serve.console import progress_columns, stage_bars
 from tests.conftest import PersonaMaker, doc
 
@@ -56,3 +60,22 @@ def test_a_stage_reports_its_start_so_the_rate_counts_its_first_item(
     seen: list[tuple[str, int, int]] = []
     kb.ingest(folder.parent, progress=lambda stage, done, total: seen.append((stage, done, total)))
     assert seen == [("ingest", 0, 3), ("ingest", 1, 3), ("ingest", 2, 3), ("ingest", 3, 3)]
+
+
+def test_a_piped_trace_keeps_its_long_lines_whole(tmp_path: Path, make_persona: PersonaMaker) -> None:
+    """Output that is no terminal (a pipe, a file) is not cut at 80 columns: a long question, a
+    result's citation key and the surfaces that found it stay on their lines whole."""
+    body = "# Pricing and Plans\n\n## Plan details for the large enterprise customers\n\n"
+    body += "The Pro plan costs $65 per seat per month when billed annually."
+    folder = make_persona("lumen", rag={"pricing.md": doc("pricing", "Pricing and Plans", body)})
+    home = str(tmp_path / "home")
+    runner = CliRunner()
+    assert runner.invoke(app, ["--home", home, "ingest", str(folder.parent)]).exit_code == 0
+    question = "How much does the Pro plan cost per seat per month when it is billed annually for a team?"
+    result = runner.invoke(app, ["--home", home, "search", question, "-p", "lumen", "--trace"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == f"{question} · persona lumen"
+    key = "[^pricing:Pricing and Plans > Plan details for the large enterprise customers]"
+    ranked = next(line for line in lines if "1. " in line and key in line)
+    assert ranked.endswith("keyword#1 dense#1"), ranked

@@ -16,7 +16,7 @@ from shu.errors import ConflictError, NotFoundError, ShuError
 from shu.ingest.report import IngestReport
 from shu.serve.answer_view import show_streamed
 from shu.serve.console import emit_json as _emit_json
-from shu.serve.console import err, out, state
+from shu.serve.console import err, out, show_whole, state
 from shu.serve.console import fail as _fail
 from shu.serve.console import open_from_state as _kb
 from shu.serve.console import progress as _progress
@@ -144,7 +144,7 @@ def search(
             _emit_json([hit.model_dump() | {"citation": hit.citation_key} for hit in hits])
         return
     if trace:
-        out.print(trace_tree(result))
+        show_whole(trace_tree(result))
         return
     if not hits:
         out.print("No matching chunks.")

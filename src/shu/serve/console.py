@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
+from rich.console import RenderableType
 from rich.markup import escape
 from rich.progress import (
     BarColumn,
@@ -43,6 +44,7 @@ class _State:
 
 
 state = _State()
+_FULL_WIDTH = 1_000_000
 _RAW_UNSAFE = re.compile(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -58,6 +60,15 @@ def open_from_state() -> Iterator[KnowledgeBase]:
         fail(str(exc))
     finally:
         kb.close()
+
+
+def show_whole(renderable: RenderableType) -> None:
+    """Print without losing a line's end: to a terminal wrapped at its width, piped or redirected
+    at full width (a console that is no terminal is 80 columns wide, and cuts longer lines)."""
+    if out.is_terminal:
+        out.print(renderable, soft_wrap=False)
+        return
+    SafeConsole(file=out.file, soft_wrap=True, width=_FULL_WIDTH).print(renderable)
 
 
 def row(table: Table, *cells: str) -> None:

@@ -326,9 +326,10 @@ class KnowledgeBase:
         """The answer as it is written: text pieces (each citation key whole, as its own piece),
         a `StreamReset` when what was shown is withdrawn, and last the checked `Answer`.
         A cached answer arrives as the final `Answer` alone. `agent`: True sends the question to
-        the agent, False never, None lets `agent.mode` decide. `conversation`: the id of the
-        asker's conversation with this persona; a follow-up is searched standing alone
-        (`Answer.standalone_question`) and the answered turn is appended to it."""
+        the agent, False never, None lets `agent.mode` decide. `conversation`: the id of
+        `user`'s conversation with this persona (no user: the local user's); a follow-up is
+        searched standing alone (`Answer.standalone_question`) and the answered turn is appended
+        to it; the answer is ranked for `user` when they have a profile."""
         found = self.persona(persona)
         question = _checked_query(question)
         if conversation is not None:
@@ -357,12 +358,13 @@ class KnowledgeBase:
         question after another turn)."""
         thread = self.conversations.get(conversation_id, user or LOCAL_USER, persona.slug)
         rewritten = self.conversations.standalone(thread, question)
-        for event in self.responder.stream(rewritten or question, persona, agent, self.asker(user)):
+        profiled = self.with_profile(user)  # ranked for the user only when they have a profile
+        for event in self.responder.stream(rewritten or question, persona, agent, self.asker(profiled)):
             if isinstance(event, Answer):
                 event = event.model_copy(update={"question": question, "standalone_question": rewritten})
                 self.conversations.record(thread, question, rewritten, event)
-                if user is not None:
-                    self.accounts.used_in_answer(event, user)
+                if profiled is not None:
+                    self.accounts.used_in_answer(event, profiled)
             yield event
 
     @cached_property

@@ -33,6 +33,8 @@ PERSONA_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("POST", "/v1/ask", {"question": Q, "persona": "{p}", "stream": True}),
     ("POST", "/v1/feedback", {"persona": "{p}", "kind": "up", "question": Q}),
     ("GET", "/v1/feedback?persona={p}", None),
+    ("POST", "/v1/conversations", {"persona": "{p}"}),
+    ("GET", "/v1/conversations?persona={p}", None),
 ]
 ADMIN_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("GET", "/v1/stats", None),
@@ -43,6 +45,7 @@ ADMIN_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
 ]
 OPEN_ROUTES = [
     ("GET", "/v1/me", None),
+    ("GET", "/v1/conversations", None),
     ("GET", "/v1/personas", None),
     ("GET", "/v1/users/me", None),
     ("PUT", "/v1/users/me", {"name": "Ana"}),

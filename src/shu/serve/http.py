@@ -20,11 +20,10 @@ from typing import Annotated, Any
 
 import anyio
 import fastapi_offline
-from fastapi import Depends, FastAPI, Query, Request
+from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import Field
@@ -43,6 +42,8 @@ from shu.errors import (
 )
 from shu.jobs import progress_view
 from shu.kb import MAX_QUERY_CHARS, KnowledgeBase
+from shu.serve.callers import Caller
+from shu.serve.conversations_http import add_conversation_routes
 from shu.serve.hosts import HostGuard, HostRule
 from shu.serve.limits import BodyLimit, WorkLimiter
 from shu.serve.mcp import create_mcp
@@ -80,7 +81,6 @@ PAGE_POLICY = (
     "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
-_bearer = HTTPBearer(auto_error=False, description="a key made by `shu keys create`")
 
 
 class SearchRequest(Body):
@@ -97,6 +97,9 @@ class AskRequest(Body):
     agent: bool | None = Field(None, description="true: the agent; false: never; null: the policy")
     use_cache: bool = True
     trace: bool = Field(False, description="include the retrieval trace (plan, surfaces, fusion, context)")
+    conversation_id: str | None = Field(
+        None, min_length=1, max_length=100, description="a turn of one's conversation (/v1/conversations)"
+    )
 
 
 class FeedbackRequest(Body):
@@ -127,21 +130,6 @@ class JobRequest(Body):
     kind: JobKind = Field(description="ingest | enrich (LLM artifacts again) | reindex (with context)")
     path: str = Field(min_length=1, max_length=4096, description="a persona folder on the server")
     force: bool = Field(False, description="every document again, changed or not")
-
-
-def _caller(
-    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
-) -> ApiKey | None:
-    """The key of the request; None on a server without keys (everything is open)."""
-    kb: KnowledgeBase = request.app.state.kb
-    if not request.app.state.keys_required():
-        return None
-    key = kb.accounts.authenticate(credentials.credentials if credentials else None)
-    request.state.key = key
-    return key
-
-
-Caller = Annotated[ApiKey | None, Depends(_caller)]
 
 
 def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
@@ -288,12 +276,22 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
         each citation key whole), `reset` (what was shown is withdrawn), and last `answer`."""
         authorize(key, request.persona)
         kb.persona(request.persona)  # an unknown persona is a 404 before any stream starts
-        user = kb.with_profile(key.user if key else None)
-        events = kb.ask_stream(request.question, request.persona, request.use_cache, request.agent, user)
+        owner = key.user if key else None
+        user = owner if request.conversation_id else kb.with_profile(owner)  # a thread is its owner's
+        events = kb.ask_stream(
+            request.question,
+            request.persona,
+            request.use_cache,
+            request.agent,
+            user,
+            conversation=request.conversation_id,
+        )
         if not request.stream:
             final = [e for e in events if isinstance(e, Answer)][-1]
             return _answer_json(final, kb, request.trace)
         return StreamingResponse(_server_events(events, kb, request.trace), media_type="text/event-stream")
+
+    add_conversation_routes(app, kb)
 
     @app.post("/v1/feedback", status_code=201)
     def feedback(request: FeedbackRequest, key: Caller) -> Signal:

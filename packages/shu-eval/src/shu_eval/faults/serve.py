@@ -43,8 +43,49 @@ def serve_walls_check(work: Path, url: str = "") -> Check:
                 _http_walls(kb, url, persona, token, check)
                 _mcp_walls(kb, url, persona, token, check)
                 _learning_walls(kb, url, persona, token, check)
+            _conversation_walls(url, tokens, check)
             _refusals(url, tokens["alpha"], check)
     return check
+
+
+def _conversation_walls(url: str, tokens: dict[str, str], check: Check) -> None:
+    """Each user's conversation, answered from their persona's vault, is "not found" for every
+    other user on every conversation route, and never listed or leaked to them."""
+    threads: dict[str, str] = {}
+    for persona, token in tokens.items():
+        headers = {"Authorization": f"Bearer {token}"}
+        start = {"persona": persona}
+        threads[persona] = httpx.post(f"{url}/v1/conversations", json=start, headers=headers).json()["id"]
+        ask = {"question": QUESTION, "persona": persona, "conversation_id": threads[persona]}
+        httpx.post(f"{url}/v1/ask", json=ask, headers=headers, timeout=120)
+    for owner, thread in threads.items():
+        for persona, token in tokens.items():
+            if persona == owner:
+                continue
+            headers = {"Authorization": f"Bearer {token}"}
+            ask = {"question": QUESTION, "persona": persona, "conversation_id": thread}
+            for method, path, body in (
+                ("GET", f"/v1/conversations/{thread}", None),
+                ("GET", f"/v1/conversations/{thread}/export", None),
+                ("PATCH", f"/v1/conversations/{thread}", {"title": "taken"}),
+                ("DELETE", f"/v1/conversations/{thread}", None),
+                ("POST", "/v1/ask", ask),
+                ("GET", "/v1/conversations", None),
+            ):
+                check.inputs += 1
+                response = httpx.request(method, url + path, json=body, headers=headers, timeout=120)
+                where = f"HTTP {method} {path} as {persona} (conversation of {owner})"
+                if response.status_code >= 500:
+                    check.crashes += 1
+                    check.notes.append(f"{where}: {response.status_code}")
+                elif path != "/v1/conversations" and response.status_code != 404:
+                    check.breaches += 1
+                    check.notes.append(f"{where}: {response.status_code}, not 404")
+                elif _MARK.format(persona=owner) in response.text or (
+                    path == "/v1/conversations" and thread in response.text  # (a 404 names the id asked for)
+                ):
+                    check.breaches += 1
+                    check.notes.append(f"{where}: the conversation or its answer in the response")
 
 
 def _routes(persona: str, doc_id: str) -> list[tuple[str, str, dict[str, Any] | None]]:
@@ -57,6 +98,8 @@ def _routes(persona: str, doc_id: str) -> list[tuple[str, str, dict[str, Any] | 
         ("POST", "/v1/ask", ask | {"stream": True}),
         ("POST", "/v1/feedback", {"persona": persona, "kind": "star", "doc_id": doc_id}),
         ("GET", f"/v1/feedback?persona={persona}", None),
+        ("POST", "/v1/conversations", {"persona": persona}),
+        ("GET", f"/v1/conversations?persona={persona}", None),
     ]
 
 

@@ -387,6 +387,20 @@ def test_shu_serve_answers_http_on_loopback(home: Path, make_persona: PersonaMak
         server.wait(timeout=20)
 
 
+def test_shu_serve_on_a_busy_port_says_so_in_one_line_before_any_banner(home: Path) -> None:
+    command = [str(Path(sys.executable).with_name("shu")), "--home", str(home), "serve", "--port"]
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([*command, str(port)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == (
+        f"error: cannot serve on 127.0.0.1:{port}: the port is in use (another server?); "
+        "choose another with --port\n"
+    )
+
+
 def test_keys_are_made_listed_and_revoked_and_the_token_is_shown_once(
     home: Path, make_persona: PersonaMaker
 ) -> None:

@@ -217,7 +217,7 @@ def serve(
     base, same settings and home as every other command. Jobs a stopped server left resume."""
     import uvicorn
 
-    from shu.serve.connection import uvicorn_config
+    from shu.serve.connection import bind_sockets, cannot_bind, uvicorn_config
     from shu.serve.http import create_app
 
     with _kb() as kb:
@@ -227,6 +227,10 @@ def serve(
                 f"refusing to bind {host}: without API keys Shu serves loopback (127.0.0.1) only; "
                 "make one with `shu keys create --user NAME`"
             )
+        try:  # bound before the banner: a busy port is one line, not a banner and a traceback
+            sockets = bind_sockets(host, port)
+        except OSError as exc:
+            _fail(cannot_bind(host, port, exc), code=1)
         access = "keys required" if keyed else "loopback only, no keys (`shu keys create` adds them)"
         where = f"http://{host}:{port}"
         err.print(f"Shu on {where} — web page /, API docs /docs, MCP /mcp; {access}", highlight=False)
@@ -234,7 +238,7 @@ def serve(
         if host not in _LOOPBACK:
             err.print(f"Answers Host names: loopback, the address reached, and {names}", highlight=False)
         config = uvicorn_config(create_app(kb, host), host, port, kb.settings.server.read_timeout_s)
-        uvicorn.Server(config).run()
+        uvicorn.Server(config).run(sockets=sockets)
 
 
 @app.command()

@@ -8,6 +8,8 @@ body, the request's task) open. Here a request â€” its line, headers and body â€
 from __future__ import annotations
 
 import asyncio
+import errno
+import socket
 from typing import Any
 
 import h11
@@ -76,3 +78,42 @@ def uvicorn_config(app: Any, host: str, port: int, read_timeout_s: float) -> uvi
         timeout_keep_alive=KEEP_ALIVE_S,
         proxy_headers=False,  # X-Forwarded-For would let a client name its own address to the limits
     )
+
+
+def bind_sockets(host: str, port: int) -> list[socket.socket]:
+    """Sockets bound to every address `host` names (as uvicorn would bind them: address reuse on,
+    IPv6 sockets for IPv6 only), for uvicorn to listen on; `OSError` with a one-line reason
+    (`cannot_bind`) when one cannot be bound, before anything is served or announced."""
+    bound: list[socket.socket] = []
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        for family, kind, proto, _, address in dict.fromkeys(found):
+            try:
+                sock = socket.socket(family, kind, proto)
+            except OSError:  # a family this machine has no support for (as asyncio skips it)
+                continue
+            bound.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.set_inheritable(True)
+    except OSError:
+        for sock in bound:
+            sock.close()
+        raise
+    return bound
+
+
+def cannot_bind(host: str, port: int, exc: OSError) -> str:
+    """Why `host:port` cannot be served, in one line."""
+    where = f"{host}:{port}"
+    if isinstance(exc, socket.gaierror):
+        return f"cannot serve on {where}: {host!r} is no address of this machine ({exc.strerror})"
+    if exc.errno == errno.EADDRINUSE:
+        return f"cannot serve on {where}: the port is in use (another server?); choose another with --port"
+    if exc.errno == errno.EACCES:
+        return f"cannot serve on {where}: not allowed to bind port {port} (ports below 1024 need privileges)"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"cannot serve on {where}: {host} is no address of this machine"
+    return f"cannot serve on {where}: {exc.strerror or exc}"

@@ -26,7 +26,8 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import Field
+from pydantic import AfterValidator, Field
+from pydantic_core import PydanticCustomError
 
 from shu import __version__
 from shu.accounts.keys import authorize, check_own_profile_fields, reached_personas, require_admin
@@ -83,15 +84,29 @@ PAGE_POLICY = (
 SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 
 
+def _not_blank(text: str) -> str:
+    if not text.replace("\x00", " ").split():
+        raise PydanticCustomError("blank", "the question is empty")
+    return text
+
+
+Question = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_QUERY_CHARS, json_schema_extra={"pattern": r"\S"}),
+    AfterValidator(_not_blank),
+]
+"""A question with something to ask: an empty or blank one is an invalid field (422), like any other."""
+
+
 class SearchRequest(Body):
-    question: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    question: Question
     persona: str = Field(min_length=1, max_length=200)
     limit: int = Field(10, ge=1, le=100)
     trace: bool = Field(False, description="include the whole retrieval trace (plan, surfaces, fusion)")
 
 
 class AskRequest(Body):
-    question: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    question: Question
     persona: str = Field(min_length=1, max_length=200)
     stream: bool = Field(False, description="server-sent events: text pieces, resets, then the answer")
     agent: bool | None = Field(None, description="true: the agent; false: never; null: the policy")

@@ -15,6 +15,7 @@ from shu.answer.render import render_answer, source_line
 from shu.errors import ConflictError, NotFoundError, ShuError
 from shu.ingest.report import IngestReport
 from shu.serve.answer_view import show_streamed
+from shu.serve.chat_cli import chat, conversations_app
 from shu.serve.console import emit_json as _emit_json
 from shu.serve.console import err, out, show_whole, state
 from shu.serve.console import fail as _fail
@@ -176,6 +177,10 @@ def ask(
     as_user: Annotated[
         str | None, typer.Option("--as", help="Rank for this user (their profile: `shu users`).")
     ] = None,
+    conversation: Annotated[
+        str | None,
+        typer.Option("--conversation", "-c", help="A turn of this conversation (`shu conversations list`)."),
+    ] = None,
 ) -> None:
     """Answer from the persona's documents, every claim cited. With an LLM configured
     (llm.provider) the answer is written by the model and streamed, each citation checked against
@@ -189,7 +194,7 @@ def ask(
     with _kb() as kb:
         style = kb.settings.answer.citation_style
         if state.as_json:
-            answer = kb.ask(question, persona=persona, use_cache=not no_cache, agent=agent, user=as_user)
+            answer = kb.ask(question, persona, not no_cache, agent, as_user, conversation=conversation)
             _emit_json(
                 answer.model_dump(exclude={"hits", "retrieval"})
                 | {"sources": [source_line(c) for c in answer.citations]}
@@ -197,7 +202,7 @@ def ask(
             )
             return
         show_streamed(
-            kb.ask_stream(question, persona=persona, use_cache=not no_cache, agent=agent, user=as_user),
+            kb.ask_stream(question, persona, not no_cache, agent, as_user, conversation=conversation),
             out,
             style,
         )
@@ -456,6 +461,8 @@ def _print_report(report: IngestReport) -> None:
 app.add_typer(keys_app, name="keys")
 app.add_typer(models_app, name="models")
 app.add_typer(users_app, name="users")
+app.add_typer(conversations_app, name="conversations")
+app.command()(chat)
 mount_command_plugins(app)
 
 

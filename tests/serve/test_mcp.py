@@ -63,6 +63,7 @@ def test_the_sdk_client_lists_the_tools_and_gets_cited_results(
         "reindex_with_context",
         "get_reindexing_progress",
         "get_contextual_retrieval_stats",
+        "start_conversation",
     }
     assert "citation key" in described["search"] and "[0, 1]" in described["ask"]
     personas, hits, answer, document, walled, unknown = results
@@ -119,3 +120,38 @@ def test_the_contextual_retrieval_tools_of_spec_003(kb: KnowledgeBase, make_pers
     assert seen[-1]["status"] == "done" and seen[-1]["percentage"] == 100.0
     assert seen[-1]["processed"] == seen[-1]["total"] == 1 and seen[-1]["failed"] == 0
     assert payload(after)["contextualized_chunks"] == 1
+
+
+TEAM = doc("team", "Team plan", "# Team plan\n\n## Price\n\nThe Team plan costs $99 per seat per month.")
+
+
+async def conversation_turns(home: Path, persona: str, questions: list[str]) -> tuple[Any, list[Any]]:
+    shu = str(Path(sys.executable).with_name("shu"))
+    params = StdioServerParameters(command=shu, args=["--home", str(home), "mcp"])
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        started = payload(await session.call_tool("start_conversation", {"persona": persona}))
+        turns = [
+            await session.call_tool(
+                "ask", {"question": q, "persona": persona, "conversation_id": started["conversation_id"]}
+            )
+            for q in questions
+        ]
+    return started, turns
+
+
+def test_a_conversation_over_mcp_searches_the_follow_up_standing_alone(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    assert not kb.ingest(make_persona("lumen", rag={"pricing.md": PRICING, "team.md": TEAM}).parent).failed
+    home = kb.settings.home
+    kb.close()
+    questions = ["What does the Pro plan cost?", "and the Team plan?"]
+    started, (first, follow) = asyncio.run(conversation_turns(home, "lumen", questions))
+    assert started["persona"] == "lumen" and started["conversation_id"]
+    assert payload(first)["searched_as"] is None and "$65" in payload(first)["text"]
+    assert payload(follow)["searched_as"] == "What does the Team plan cost?"
+    assert "$99" in payload(follow)["text"]
+    bad = {"question": "and the Team plan?", "persona": "lumen", "conversation_id": "nope"}
+    _, (unknown,) = asyncio.run(session_calls(home, [("ask", bad)]))
+    assert unknown.is_error and "no conversation 'nope'" in unknown.content[0].text

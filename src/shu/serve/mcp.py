@@ -16,6 +16,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from shu import __version__
 from shu.accounts.keys import authorize, require_admin
 from shu.answer.render import source_line
+from shu.conversations import LOCAL_USER
 from shu.errors import ShuError
 from shu.jobs import progress_view
 from shu.kb import KnowledgeBase
@@ -76,14 +77,18 @@ def create_mcp(kb: KnowledgeBase) -> MCPServer:
         ]
 
     @server.tool()
-    def ask(question: str, persona: str, ctx: Context) -> dict[str, Any]:
+    def ask(question: str, persona: str, ctx: Context, conversation_id: str | None = None) -> dict[str, Any]:
         """A cited answer from one persona's documents: the text with `[^doc_id:section]` keys
         after each claim, the sources those keys point to, whether it was declined (the documents
-        do not answer it) or out of scope, the verifier's flagged claims and a confidence in [0, 1]."""
+        do not answer it) or out of scope, the verifier's flagged claims and a confidence in [0, 1].
+        With `conversation_id` (from start_conversation) it is the next turn of that conversation:
+        a follow-up ("and the Team plan?") is searched standing alone (`searched_as`)."""
         with _told():
             key = _key(ctx)
             authorize(key, persona)
-            answer = kb.ask(question, persona=persona, user=kb.with_profile(key.user if key else None))
+            owner = key.user if key else None
+            user = owner if conversation_id else kb.with_profile(owner)
+            answer = kb.ask(question, persona, user=user, conversation=conversation_id)
         flagged = [v.claim for v in answer.verification.flagged] if answer.verification else []
         return {
             "text": answer.text,
@@ -93,7 +98,19 @@ def create_mcp(kb: KnowledgeBase) -> MCPServer:
             "unsupported_claims": flagged,
             "confidence": answer.confidence,
             "method": answer.method,
+            "searched_as": answer.standalone_question,
         }
+
+    @server.tool()
+    def start_conversation(persona: str, ctx: Context, title: str = "") -> dict[str, Any]:
+        """Start a conversation with one persona; pass its `conversation_id` to ask so that
+        follow-up questions are understood from the turns before."""
+        with _told():
+            key = _key(ctx)
+            authorize(key, persona)
+            kb.persona(persona)
+            started = kb.conversations.start(key.user if key else LOCAL_USER, persona, title)
+        return {"conversation_id": started.id, "persona": started.persona, "title": started.title}
 
     @server.tool()
     def read_document(doc_id: str, persona: str, ctx: Context) -> dict[str, Any]:

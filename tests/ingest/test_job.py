@@ -80,7 +80,11 @@ def test_prune_removes_documents_whose_files_are_gone(kb: KnowledgeBase, make_pe
     assert kb.ingest(folder.parent).counts()["pruned"] == 0, "without --prune nothing is removed"
     assert kb.store.get_document("sso") is not None
     report = kb.ingest(folder.parent, prune=True)
-    assert {o.doc_id for o in report.outcomes if o.status == "pruned"} >= {"sso", "notes"}
+    pruned = [o for o in report.outcomes if o.status == "pruned"]
+    assert sorted(o.doc_id or "" for o in pruned) == ["notes", "sso"], "one outcome per document"
+    assert report.counts()["pruned"] == 2 and "2 pruned" in report.summary()
+    notes = next(o for o in pruned if o.doc_id == "notes")
+    assert notes.message == "its source RAW-DOCS/notes.md is gone; its document left the index"
     assert [d.id for d in kb.documents()] == ["pricing"]
     assert not (folder / "RAG" / "notes.md").exists(), "generated RAG file of a removed raw file is pruned"
 

@@ -402,11 +402,20 @@ class IngestJob:
 
     def _prune(self, folders: list[PersonaFolder], run: _Run, report: IngestReport) -> None:
         roots = [folder.path.resolve() for folder in folders]
+        # a generated RAG file pruned in this run (its raw file or URL is gone) and its indexed
+        # document are one document: one outcome, counted once
+        files_pruned = {str(resolved(Path(o.path))): o for o in report.outcomes if o.status == "pruned"}
         for doc in self.store.list_documents():
             inside = any(Path(doc.path).is_relative_to(root) for root in roots)
             if not inside or doc.id in run.claimed or doc.path in run.failed_paths:
                 continue
-            if self.store.delete_document(doc.id):
+            if not self.store.delete_document(doc.id):
+                continue
+            file_pruned = files_pruned.get(doc.path)
+            if file_pruned is not None:
+                file_pruned.doc_id = doc.id
+                file_pruned.message += "; its document left the index"
+            else:
                 report.add(FileOutcome(path=doc.path, status="pruned", doc_id=doc.id, message="file is gone"))
 
     def _fingerprint(self) -> str:

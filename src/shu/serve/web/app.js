@@ -306,6 +306,17 @@ function renderJobs(list) {
   if (active.length > 1) box.append(el("span", { class: "job-more" }, `+${active.length - 1} more`));
 }
 
+/** Whether this key may see the jobs (an admin key, or a server without keys), as /v1/me says:
+ * the page asks only what the key may see, so a read-only key never meets a 403 for them. */
+async function mayListJobs() {
+  try {
+    const me = await getJSON("/v1/me", { quiet: true });
+    return Boolean(me && me.admin);
+  } catch {
+    return false;
+  }
+}
+
 async function pollJobs() {
   jobs.timer = 0;
   if (jobs.stopped) return;
@@ -322,14 +333,17 @@ async function pollJobs() {
   if (!jobs.stopped) jobs.timer = setTimeout(pollJobs, JOBS_EVERY_MS);
 }
 
-function restartJobs() {
+async function restartJobs() {
   clearTimeout(jobs.timer);
-  jobs.stopped = false;
-  pollJobs();
+  jobs.timer = 0;
+  jobs.stopped = true; // until /v1/me says the key may see them
+  jobs.stopped = !(await mayListJobs());
+  if (jobs.stopped) $("jobs").hidden = true;
+  else pollJobs();
 }
 
 function startJobs() {
-  pollJobs();
+  restartJobs();
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible" && !jobs.timer && !jobs.stopped) pollJobs();
   });

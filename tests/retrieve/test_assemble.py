@@ -67,3 +67,25 @@ def test_a_lookup_too_big_for_the_budget_is_cut_not_lost_and_escalations_must_fi
     assert [d.doc_id for d in escalated.documents] == ["faq"], "an escalation that does not fit is left out"
     roomy = assemble(kb.store, AssemblyRequest(hits=faq_hits, budget=16_000, escalated=("notes",)))
     assert [d.doc_id for d in roomy.documents] == ["faq", "notes"] and roomy.documents[1].full
+
+
+def test_the_rendered_context_names_files_within_the_knowledge_base_never_the_machine(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    """`kb.retrieve(...).context.render()` (and the trace the API returns) says where a document
+    without a source URL lives as its file in the knowledge base, never as the machine's path."""
+    folder = make_persona("alpha", rag={"short.md": doc("short", "Short", "# Short\n\nOne line about tea.")})
+    linked = doc(
+        "linked", "Linked", "# Linked\n\nAnother line about tea.", source_url="https://example.org/tea"
+    )
+    (folder / "RAG" / "linked.md").write_text(linked, encoding="utf-8")
+    assert not kb.ingest(folder).failed
+    context = kb.retrieve("tea", persona="alpha").context
+    rendered = context.render()
+    machine = str(folder.resolve().parent)
+    assert machine not in rendered and machine not in context.model_dump_json()
+    assert "source: alpha/RAG/short.md" in rendered
+    assert "source: https://example.org/tea" in rendered
+    by_id = {d.doc_id: d for d in context.documents}
+    assert by_id["short"].citation(by_id["short"].sections[0]).source_url is None
+    assert by_id["linked"].citation(by_id["linked"].sections[0]).source_url == "https://example.org/tea"

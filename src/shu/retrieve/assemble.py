@@ -107,7 +107,7 @@ def _document(doc: Document, chunks: list[Chunk], score: float, whole: bool) -> 
         doc_id=doc.id,
         title=doc.title,
         date=doc.date,
-        source=doc.source_url or doc.path or None,
+        source=doc.source_url or knowledge_base_path(doc.path),  # never a path of the machine
         path=knowledge_base_path(doc.path),
         score=score,
         full=whole,

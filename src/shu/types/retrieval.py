@@ -149,6 +149,7 @@ class ContextDocument(BaseModel):
     title: str
     date: str | None = None
     source: str | None = None
+    """The document's source URL, else its file relative to the knowledge base (as `path`)."""
     path: str | None = None
     """The document's file relative to the knowledge base."""
     score: float

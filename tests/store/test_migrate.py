@@ -154,15 +154,17 @@ def test_a_document_the_target_refuses_is_reported_and_the_rest_is_copied(
     target.close()
 
 
-def test_users_keys_and_signals_move_with_the_knowledge_base(source: KnowledgeBase, tmp_path: Path) -> None:
+def test_users_keys_conversations_and_signals_move_with_the_knowledge_base(source: KnowledgeBase, tmp_path: Path) -> None:
     source.accounts.set_user("ana", {"name": "Ana", "projects": ["Pricing"]})
     key, token = source.accounts.create_key("ana", ["alpha"])
     _, gone = source.accounts.create_key("bob")
     source.accounts.revoke_key(source.accounts.authenticate(gone).id)
     source.accounts.feedback(Signal(user="ana", persona="alpha", kind="star", doc_id="pricing"))
     source.accounts.feedback(Signal(user="", persona="alpha", kind="up", question="local"))
+    thread = source.conversations.start("ana", "alpha", "Prices")
     target = open_store_url(f"sqlite:///{tmp_path}/copy/shu.db")
-    assert migrate(source.store, target).users == 5  # a profile, two keys, two signals
+    assert migrate(source.store, target).users == 6  # a profile, two keys, a conversation, two signals
+    assert target.get_conversation(thread.id) == thread
     copied = KnowledgeBase(source.settings, store=target)
     assert copied.accounts.authenticate(token).id == key.id, "a copied key keeps working (its hash moved)"
     assert [k.revoked for k in target.list_keys()] == [False, True]

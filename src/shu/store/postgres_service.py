@@ -199,7 +199,7 @@ class PostgresServiceTables:
 
     def list_conversation_users(self) -> list[str]:
         with self._connection() as conn:
-            rows = conn.execute('SELECT DISTINCT "user" FROM conversations ORDER BY "user" COLLATE "C"')
+            rows = conn.execute('SELECT DISTINCT "user" COLLATE "C" AS u FROM conversations ORDER BY u')
             return [str(r[0]) for r in rows.fetchall()]
 
     def delete_conversation(self, conversation_id: str) -> bool:

@@ -154,7 +154,9 @@ def test_a_document_the_target_refuses_is_reported_and_the_rest_is_copied(
     target.close()
 
 
-def test_users_keys_conversations_and_signals_move_with_the_knowledge_base(source: KnowledgeBase, tmp_path: Path) -> None:
+def test_users_keys_conversations_and_signals_move_with_the_knowledge_base(
+    source: KnowledgeBase, tmp_path: Path
+) -> None:
     source.accounts.set_user("ana", {"name": "Ana", "projects": ["Pricing"]})
     key, token = source.accounts.create_key("ana", ["alpha"])
     _, gone = source.accounts.create_key("bob")

@@ -100,7 +100,7 @@ def test_a_streamed_answer_cites_and_opens_the_cited_section(
     cites.first.click()
     expect(panel.locator(".doc-section.cited")).to_be_in_viewport()
     box = panel.bounding_box()
-    assert box is not None and box["x"] == 0 and box["width"] == PHONE["width"], "a full-width overlay"
+    assert box is not None and box["x"] == 0 and box["width"] == PHONE["width"], "full width, below the chat"
     page.screenshot(path=str(screenshot_path(tmp_path, "web-phone-panel.png")))
 
 
@@ -220,12 +220,45 @@ def test_e_a_phone_width_never_scrolls_sideways(served: Served, browser: Any) ->
         turn.locator(".answer-text button.cite").first.click()  # the section with the wide table
         expect(page.locator("#panel .doc-section.cited .md-table")).to_be_visible()
         assert no_horizontal_overflow(page)
+        chat, panel = page.locator("#chat").bounding_box(), page.locator("#panel").bounding_box()
+        assert chat is not None and panel is not None
+        assert chat["y"] + chat["height"] <= panel["y"] + 1, "the document opens below the chat, not over it"
+        assert chat["height"] >= 200 and panel["height"] >= 300, (chat, panel)
+        expect(page.locator("#question")).to_be_in_viewport()  # one can go on asking
+        expect(page.locator("#panel-close")).to_be_in_viewport()
+        table = page.locator("#panel .doc-section.cited .table-wrap")
+        before, after = _scrolled_to_its_last_column(table)
+        assert before["wider"] and before["faded"], "a table wider than its box shows there is more"
+        assert before["inside"], "the box of a wide table stays inside the panel"
+        assert after["last_in_sight"] and not after["faded"], "its last column scrolls into sight, in its box"
+        assert no_horizontal_overflow(page)
         page.click("#panel-close")
         page.click("#browse")
         expect(page.locator("#panel .doc-item")).to_have_count(len(EXAMPLE_DOCS))
         assert no_horizontal_overflow(page)
     finally:
         context.close()
+
+
+def _scrolled_to_its_last_column(wrap: Any) -> tuple[dict[str, bool], dict[str, bool]]:
+    """A table's box before and after it is scrolled to its right end: whether the table is wider
+    than its box, the box within the panel's body, its right edge faded (there is more to see),
+    and its last column wholly within the box."""
+    look = """(box) => {
+        const edges = (node) => node.getBoundingClientRect();
+        const own = edges(box), body = edges(document.querySelector('#panel-body'));
+        const last = edges(box.querySelector('tr > :last-child'));
+        return {
+            wider: box.scrollWidth > box.clientWidth,
+            inside: own.left >= body.left && own.right <= body.right,
+            faded: getComputedStyle(box).maskImage !== 'none',
+            last_in_sight: last.left >= own.left - 1 && last.right <= own.right + 1,
+        };
+    }"""
+    before = wrap.evaluate(look)
+    wrap.evaluate("(box) => { box.scrollLeft = box.scrollWidth; }")
+    wrap.page.wait_for_timeout(100)  # the fade follows the scroll on the next frame
+    return before, wrap.evaluate(look)
 
 
 def test_f_the_api_key_is_asked_for_kept_and_asked_again_on_401(served: Served, page: Any) -> None:

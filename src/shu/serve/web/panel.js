@@ -1,5 +1,5 @@
 // The side panel: one document (its sections, the cited one highlighted, a star) or a persona's
-// documents a page at a time. On a phone it covers the screen.
+// documents a page at a time. On a phone it takes the lower part of the screen, below the chat.
 
 import { getJSON, sendFeedback } from "./api.js";
 import { append, clear, el, icon, linkOrText, sectionLabel } from "./dom.js";

@@ -177,7 +177,8 @@ export function createTurn({ question, persona, personaName, onCite }) {
       notice.hidden = false;
       notice.textContent = reason ? `Rewriting the answer: ${reason}` : "Rewriting the answer";
     },
-    answered(answer) {
+    /** The checked answer; `restored`: a turn of a kept conversation, shown again (no trace or feedback). */
+    answered(answer, { restored = false } = {}) {
       cancelAnimationFrame(frame);
       frame = 0;
       const text = answer.shown_text || answer.text || "";
@@ -186,9 +187,11 @@ export function createTurn({ question, persona, personaName, onCite }) {
       const notes = [];
       if (withdrawn !== null) notes.push(withdrawn ? `A first draft was withdrawn: ${withdrawn}.` : "A first draft was withdrawn.");
       if (answer.fallback_reason) notes.push(`The model did not answer (${answer.fallback_reason}); quoted from the documents instead.`);
+      if (answer.standalone_question) notes.push(`Searched as: “${answer.standalone_question}”.`);
       notice.hidden = !notes.length;
       notice.textContent = notes.join(" ");
-      append(clear(extras), answerBadges(answer), sourcesList(numbers, onCite), feedbackRow(answer, persona), renderTrace(answer, onCite));
+      const live = restored ? [] : [feedbackRow(answer, persona), renderTrace(answer, onCite)];
+      append(clear(extras), answerBadges(answer), sourcesList(numbers, onCite), ...live);
       finish("done");
     },
     failed(message) {

@@ -5,6 +5,7 @@
 import { ApiError, askForKey, authRequired, getJSON, request, serverEvents, setAuthRequired, setKeyPrompt, storedKey } from "./api.js";
 import { createTurn } from "./answer.js";
 import { append, clear, el, formatSeconds, icon } from "./dom.js";
+import { loadConversation, openConversations, rememberConversation, rememberedConversation, startConversation } from "./conversations.js";
 import { closePanel, openBrowser, openDocument, setupPanel } from "./panel.js";
 
 const PERSONA_STORAGE = "shu.persona";
@@ -15,6 +16,7 @@ const state = {
   personas: [],
   persona: null, // the chosen persona's record
   asking: null, // the AbortController of the answer being written
+  conversation: null, // the id of the conversation the thread shows (started with its first question)
 };
 
 const $ = (id) => document.getElementById(id);
@@ -138,7 +140,57 @@ async function showUser() {
 function choosePersona(persona) {
   state.persona = persona;
   if (persona) remember(PERSONA_STORAGE, persona.slug);
+  $("conversations").disabled = !persona;
+  $("new-conversation").disabled = !persona;
+  showConversation(null);
+  if (persona) rememberedConversation(persona.slug).then((kept) => state.persona === persona && showConversation(kept));
+}
+
+// -- conversations -------------------------------------------------------------------------------
+
+/** Show a kept conversation's turns (null: an empty thread, a new conversation on the next question). */
+function showConversation(conversation) {
+  state.conversation = conversation ? conversation.id : null;
+  clear($("thread"));
+  const persona = state.persona;
+  for (const kept of conversation ? conversation.turns : []) {
+    const turn = createTurn({ question: kept.question, persona: persona.slug, personaName: persona.display_name || persona.slug, onCite: citeFor(persona) });
+    $("thread").append(turn.node);
+    turn.answered(
+      { question: kept.question, text: kept.answer, citations: kept.citations, insufficient: kept.insufficient, standalone_question: kept.standalone },
+      { restored: true },
+    );
+  }
   renderIntro();
+  $("scroller").scrollTop = $("scroller").scrollHeight;
+}
+
+function newConversation() {
+  if (state.persona) rememberConversation(state.persona.slug, "");
+  closePanel();
+  showConversation(null);
+  $("question").focus();
+}
+
+async function openConversation(id) {
+  try {
+    const conversation = await loadConversation(id);
+    rememberConversation(state.persona.slug, conversation.id);
+    closePanel();
+    showConversation(conversation);
+  } catch (error) {
+    showBanner(`Could not open the conversation: ${messageOf(error)}`);
+  }
+}
+
+function listConversations() {
+  const persona = state.persona;
+  if (!persona) return;
+  openConversations(persona.slug, persona.display_name || persona.slug, state.conversation, { onOpen: openConversation, onNew: newConversation });
+}
+
+function citeFor(persona) {
+  return (citation) => openDocument(citation.doc_id, persona.slug, { key: citation.key, section_path: citation.section_path });
 }
 
 /** The persona's description: its first paragraph that is not a heading. */
@@ -204,8 +256,7 @@ function setAsking(controller) {
 
 async function ask(question) {
   const persona = state.persona;
-  const onCite = (citation) => openDocument(citation.doc_id, persona.slug, { key: citation.key, section_path: citation.section_path });
-  const turn = createTurn({ question, persona: persona.slug, personaName: persona.display_name || persona.slug, onCite });
+  const turn = createTurn({ question, persona: persona.slug, personaName: persona.display_name || persona.slug, onCite: citeFor(persona) });
   $("intro").hidden = true;
   $("thread").append(turn.node);
   $("scroller").scrollTop = $("scroller").scrollHeight;
@@ -214,9 +265,10 @@ async function ask(question) {
   let text = "";
   let ended = false;
   try {
+    if (!state.conversation) state.conversation = await startConversation(persona.slug);
     const response = await request("/v1/ask", {
       method: "POST",
-      body: { question, persona: persona.slug, stream: true, trace: true },
+      body: { question, persona: persona.slug, stream: true, trace: true, conversation_id: state.conversation },
       signal: controller.signal,
     });
     for await (const { name, data } of serverEvents(response)) {
@@ -274,6 +326,8 @@ function setupComposer() {
   });
   $("browse").prepend(icon("docs"));
   $("browse").addEventListener("click", browse);
+  $("conversations").addEventListener("click", listConversations);
+  $("new-conversation").addEventListener("click", newConversation);
 }
 
 // -- jobs ----------------------------------------------------------------------------------------

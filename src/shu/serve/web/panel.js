@@ -39,6 +39,15 @@ function showPanel(title) {
   panel.body.scrollTop = 0;
 }
 
+/** Show `content` (built by the caller) in the panel under `title`; a later load replaces it. */
+export function showInPanel(title, content) {
+  showPanel(title);
+  panel.returnTo = null;
+  panel.back.hidden = true;
+  panel.loading += 1;
+  append(clear(panel.body), content);
+}
+
 export function closePanel() {
   panel.root.hidden = true;
   document.body.classList.remove("panel-open");

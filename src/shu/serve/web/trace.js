@@ -189,6 +189,7 @@ export function renderTrace(answer, onOpen = null) {
     "Answer",
     pairs([
       ["method", answer.method],
+      ["searched as", answer.standalone_question],
       ["confidence", answer.confidence],
       ["evidence", answer.evidence],
       ["LLM calls", answer.llm_calls],

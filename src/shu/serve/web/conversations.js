@@ -1,0 +1,85 @@
+// Conversations: the thread with the chosen persona is kept on the server (/v1/conversations), so
+// a follow-up ("and the Team plan?") is understood from the turn before; its id is remembered per
+// persona in this browser, so a reload continues it. The panel lists one's conversations.
+
+import { getJSON, postJSON, request } from "./api.js";
+import { clear, el } from "./dom.js";
+import { showInPanel } from "./panel.js";
+
+const STORAGE = "shu.conversation.";
+
+function remembered(persona) {
+  try {
+    return localStorage.getItem(STORAGE + persona) || "";
+  } catch {
+    return "";
+  }
+}
+
+export function rememberConversation(persona, id) {
+  try {
+    if (id) localStorage.setItem(STORAGE + persona, id);
+    else localStorage.removeItem(STORAGE + persona);
+  } catch {
+    /* storage disabled: the conversation lasts as long as the page */
+  }
+}
+
+/** The persona's remembered conversation with its turns, or null (none, or gone from the server). */
+export async function rememberedConversation(persona) {
+  const id = remembered(persona);
+  if (!id) return null;
+  try {
+    return await getJSON(`/v1/conversations/${encodeURIComponent(id)}`, { quiet: true });
+  } catch {
+    rememberConversation(persona, "");
+    return null;
+  }
+}
+
+export async function startConversation(persona) {
+  const started = await postJSON("/v1/conversations", { persona });
+  rememberConversation(persona, started.id);
+  return started.id;
+}
+
+export async function loadConversation(id) {
+  return getJSON(`/v1/conversations/${encodeURIComponent(id)}`);
+}
+
+/** The persona's conversations in the panel: open one, start a new one, delete one. */
+export async function openConversations(persona, personaName, currentId, { onOpen, onNew }) {
+  const list = el("ul", { class: "doc-list conversation-list" }, el("li", { class: "muted" }, "Loading…"));
+  const start = el("button", { type: "button", class: "primary", onclick: onNew }, "New conversation");
+  showInPanel(`${personaName} · conversations`, [start, list]);
+  let found;
+  try {
+    found = await getJSON(`/v1/conversations?persona=${encodeURIComponent(persona)}`);
+  } catch (error) {
+    clear(list).append(el("li", { class: "error" }, error.message || String(error)));
+    return;
+  }
+  clear(list);
+  if (!found.length) list.append(el("li", { class: "muted" }, "No conversations yet: ask a question."));
+  for (const conversation of found) {
+    const remove = async () => {
+      if (!window.confirm(`Delete the conversation “${conversation.title || "Untitled"}”?`)) return;
+      await request(`/v1/conversations/${encodeURIComponent(conversation.id)}`, { method: "DELETE" });
+      if (conversation.id === currentId) onNew();
+      else openConversations(persona, personaName, currentId, { onOpen, onNew });
+    };
+    list.append(
+      el(
+        "li",
+        { class: conversation.id === currentId ? "current" : "" },
+        el(
+          "button",
+          { type: "button", class: "doc-item", "data-conversation-id": conversation.id, onclick: () => onOpen(conversation.id) },
+          el("span", { class: "doc-item-title" }, conversation.title || "Untitled"),
+          el("span", { class: "doc-item-meta" }, `${conversation.turns} question${conversation.turns === 1 ? "" : "s"} · ${conversation.updated}`),
+        ),
+        el("button", { type: "button", class: "ghost delete-conversation", "aria-label": "Delete this conversation", onclick: remove }, "Delete"),
+      ),
+    );
+  }
+}

@@ -1,0 +1,53 @@
+"""Conversations in the web page, in real Chromium against a real server: a follow-up answered
+from the turn before ("searched as" shown), the thread kept across a reload, listed in the panel,
+a new conversation started, and an old one opened again."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.serve import web_page
+from tests.serve.web_page import Served, ask, expect, open_page
+
+pytestmark = pytest.mark.slow
+served = web_page.served
+browser = web_page.browser
+page = web_page.page
+
+FIRST = "How many API requests per minute does the Pro plan allow?"
+FOLLOW = "and the Team plan?"
+STANDALONE = "How many API requests per minute does the Team plan allow?"
+
+
+def test_a_conversation_is_kept_across_a_reload_and_can_be_started_anew(served: Served, page: Any) -> None:
+    open_page(page, served.url)
+    first = ask(page, FIRST)
+    expect(first.locator(".sources li")).not_to_have_count(0)
+    follow = ask(page, FOLLOW)
+    expect(follow.locator(".notice")).to_contain_text(f"Searched as: “{STANDALONE}”")
+    shown = follow.locator(".answer-text").inner_text()
+    page.reload()
+    turns = page.locator(".turn")
+    expect(turns).to_have_count(2)
+    expect(turns.nth(0).locator(".question")).to_contain_text(FIRST)
+    expect(turns.nth(1).locator(".notice")).to_contain_text(STANDALONE)
+    restored = turns.nth(1).locator(".answer-text").inner_text()
+    assert re.sub(r"\s+", "", restored) == re.sub(r"\s+", "", shown), "the same answer, read back"
+    expect(turns.nth(1).locator(".sources li")).not_to_have_count(0)
+    expect(page.locator("#intro")).to_be_hidden()
+    page.click("#conversations")
+    listed = page.locator(".conversation-list .doc-item")
+    expect(listed.first).to_contain_text(FIRST)
+    expect(listed.first).to_contain_text("2 questions")
+    page.click("#new-conversation")
+    expect(page.locator(".turn")).to_have_count(0)
+    expect(page.locator("#intro h1")).to_be_visible()
+    ask(page, "How long are workspace backups kept?")
+    page.click("#conversations")
+    expect(page.locator(".conversation-list .doc-item")).to_have_count(2, timeout=10_000)
+    page.locator(".conversation-list .doc-item", has_text=FIRST).click()
+    expect(page.locator(".turn")).to_have_count(2)
+    expect(page.locator(".turn").nth(1).locator(".question")).to_contain_text(re.compile("Team plan"))

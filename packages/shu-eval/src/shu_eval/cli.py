@@ -34,7 +34,8 @@ def eval_(
         Path | None,
         typer.Argument(
             help="A BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/); with --answers also "
-            "'answers' (the shipped labelled answer set) or a folder of labelled questions."
+            "'answers' (the shipped labelled answer set) or a folder of labelled questions; "
+            "'conversations' (the shipped follow-up set) or a folder with a conversations.jsonl."
         ),
     ] = None,
     configs: Annotated[
@@ -92,7 +93,8 @@ def eval_(
         ),
     ] = False,
 ) -> None:
-    """Measure retrieval quality (nDCG, recall, MRR) and latency of several configurations."""
+    """Measure retrieval quality (nDCG, recall, MRR) and latency of several configurations (or, on
+    a labelled set, answers with --answers, and follow-up questions with 'conversations')."""
     from shu_eval.configs import resolve
     from shu_eval.dataset import load_dataset
     from shu_eval.report import markdown_table, write_outputs
@@ -101,6 +103,8 @@ def eval_(
         _fail("give a dataset folder or --suite (not both)")
     presets = _answer_presets(answer_configs)
     answers = answers or presets is not None
+    if dataset is not None and _conversation_set(dataset, limit, output, split, answers, sample, store_url):
+        return
     if dataset is not None and _labelled(dataset, answers, presets, limit, output, split, sample):
         return
     if sample is not None:
@@ -210,6 +214,47 @@ def _labelled(
         _emit_json(data)
     else:
         out.print(labelled.markdown(data) + f"written to {written}", highlight=False, markup=False)
+    return True
+
+
+def _conversation_set(
+    dataset: Path,
+    limit: int | None,
+    output: Path | None,
+    split: str | None,
+    answers: bool,
+    sample: int | None,
+    store_url: str | None,
+) -> bool:
+    """A labelled conversation set (`conversations`, or a folder with conversations.jsonl): its
+    knowledge bases ingested fresh, every conversation asked turn by turn, each follow-up also
+    alone, and retrieved as typed and as rewritten (`shu_eval.conversations`)."""
+    from shu_eval import conversations
+    from shu_eval.labelled import LabelledSetError
+
+    if not conversations.is_conversation_set(dataset):
+        return False
+    if answers or sample is not None or store_url:
+        _fail(f"{dataset} is a labelled conversation set: it takes --split, --limit and --output only")
+    folder = conversations.folder_of(dataset)
+    with _progress() as advance:
+        try:
+            results, data = conversations.evaluate(
+                folder,
+                lambda name, path: example_kb(path, f"conversations-{name}")[0],
+                limit,
+                advance,
+                split,
+            )
+        except (LabelledSetError, OSError, ShuError) as exc:
+            _fail(str(exc))
+    with _kb() as kb:
+        written = output or kb.settings.home / "eval-cache" / f"{folder.name}-results"
+    conversations.write(results, data, written)
+    if state.as_json:
+        _emit_json(data)
+    else:
+        out.print(conversations.markdown(data) + f"written to {written}", highlight=False, markup=False)
     return True
 
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 import uuid
 
 from shu.errors import InvalidRequestError, NotFoundError
+from shu.models.llm.client import LLMClient
 from shu.retrieve.followup import Previous, standalone
+from shu.retrieve.followup_model import ModelFollowUps
 from shu.store.base import ConversationStore
 from shu.store.rows import now
 from shu.types import Answer, Conversation, Turn
@@ -19,8 +21,11 @@ _AUTO_TITLE_CHARS = 80
 
 
 class Conversations:
-    def __init__(self, store: ConversationStore) -> None:
+    """`client`: the LLM that makes follow-ups stand alone (None: the rules do)."""
+
+    def __init__(self, store: ConversationStore, client: LLMClient | None = None) -> None:
         self.store = store
+        self.model = ModelFollowUps(client) if client is not None else None
 
     def start(self, user: str, persona: str, title: str = "") -> Conversation:
         created = now()
@@ -58,8 +63,10 @@ class Conversations:
         if not conversation.turns:
             return None
         last = conversation.turns[-1]
-        titles = tuple(dict.fromkeys(c.title for c in last.citations))
-        return standalone(question, Previous(last.standalone or last.question, titles))
+        previous = Previous(
+            last.standalone or last.question, tuple(dict.fromkeys(c.title for c in last.citations))
+        )
+        return self.model.standalone(question, previous) if self.model else standalone(question, previous)
 
     def record(
         self, conversation: Conversation, question: str, rewritten: str | None, answer: Answer

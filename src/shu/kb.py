@@ -370,7 +370,7 @@ class KnowledgeBase:
     @cached_property
     def conversations(self) -> Conversations:
         """Each user's conversations with a persona."""
-        return Conversations(self.store)
+        return Conversations(self.store, self.llm.client if self.llm else None)
 
     def _answer_fingerprint(self) -> str:
         """Everything besides the data that shapes an answer: settings, models, Shu and prompts."""

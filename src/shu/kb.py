@@ -31,6 +31,7 @@ from shu.enrich.llm import LLMEnricher
 from shu.errors import ConflictError, InvalidRequestError, NotFoundError, ShuError
 from shu.ingest.job import IngestJob, Progress, Redo
 from shu.ingest.report import IngestReport
+from shu.ingest.uploads import DocumentFiles, document_files, own_folder, persona_folder, remove_files
 from shu.jobs import JobRunner
 from shu.models.embed import Embedder, create_embedder
 from shu.models.llm.budget import QuestionBudget, active
@@ -55,6 +56,7 @@ from shu.types import (
     DocumentSection,
     DocumentView,
     Finding,
+    Job,
     KnowledgeBaseStats,
     Persona,
     RetrievalResult,
@@ -145,6 +147,32 @@ class KnowledgeBase:
         if persona is not None:
             self.persona(persona)
         return self.store.list_documents(persona)
+
+    def persona_folder(self, slug: str) -> Path:
+        """The folder of a persona on this machine, known from where its documents are."""
+        return persona_folder(slug, self.documents(slug))
+
+    def document_files(self, doc_id: str, persona: str) -> DocumentFiles:
+        """The RAG file and the raw file of a document in `persona`'s own folder (another
+        persona's document is "not found"; one another persona's folder holds is forbidden)."""
+        found = known_document(self.store, doc_id, persona)
+        return document_files(own_folder(found, persona), found)
+
+    def delete_document(self, doc_id: str, persona: str) -> DocumentFiles:
+        """Delete a document of `persona`'s folder: its RAG file, its raw file (unless other
+        documents came from it too) and what is indexed of it."""
+        with self.store.writer():
+            files = self.document_files(doc_id, persona)
+            remove_files(files)
+            self.store.delete_document(doc_id)
+        return files
+
+    def reingest_document(self, doc_id: str, persona: str, user: str = "") -> Job:
+        """Index a document of `persona`'s folder again from its file, in a background job."""
+        files = self.document_files(doc_id, persona)
+        with self.store.writer():
+            self.store.delete_document(doc_id)
+        return self.jobs.submit("ingest", str(files.rag.parent.parent), False, user)
 
     def document(self, doc_id: str, persona: str | None = None) -> DocumentView:
         """A document with its text by section, its profile and its relationships. With

@@ -27,11 +27,16 @@ class Accounts:
     # -- keys -------------------------------------------------------------------------------
 
     def create_key(
-        self, user: str, personas: list[str] | None = None, admin: bool = False
+        self,
+        user: str,
+        personas: list[str] | None = None,
+        admin: bool = False,
+        writes: list[str] | None = None,
     ) -> tuple[ApiKey, str]:
-        """A key for the server: the key, and its token (shown once; only its hash is kept)."""
+        """A key for the server: the key, and its token (shown once; only its hash is kept);
+        `writes`: the personas whose documents it may change."""
         known = {p.slug for p in self.knowledge.list_personas()}
-        return create_key(self.store, user, personas or [], known, admin)
+        return create_key(self.store, user, personas or [], known, admin, writes)
 
     def api_keys(self) -> list[ApiKey]:
         return self.store.list_keys()

@@ -20,17 +20,31 @@ _USER = re.compile(r"^[\w.@+-]{1,100}$")
 
 
 def create_key(
-    store: AccountStore, user: str, personas: list[str], known: set[str], admin: bool = False
+    store: AccountStore,
+    user: str,
+    personas: list[str],
+    known: set[str],
+    admin: bool = False,
+    writes: list[str] | None = None,
 ) -> tuple[ApiKey, str]:
     """A new key for `user` reaching `personas` (none: every persona; each among the `known`
-    ones); the key and its token, which is shown once and never stored."""
+    ones) and changing the documents of `writes` (each one it reaches); the key and its token,
+    which is shown once and never stored."""
     if not _USER.match(user):
         raise InvalidRequestError(f"user {user!r}: use 1–100 letters, digits or . @ + - _")
-    unknown = sorted(set(personas) - known)
+    writes = sorted(set(writes or []))
+    unknown = sorted((set(personas) | set(writes)) - known)
     if unknown:
         raise NotFoundError(f"unknown persona(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    unreached = [p for p in writes if personas and p not in personas]
+    if unreached:
+        raise InvalidRequestError(
+            f"--write {', '.join(unreached)}: the key does not reach it (add it to --personas)"
+        )
     key_id, secret = secrets.token_hex(6), secrets.token_urlsafe(32)
-    key = ApiKey(id=key_id, user=user, personas=sorted(set(personas)), admin=admin, created=now())
+    key = ApiKey(
+        id=key_id, user=user, personas=sorted(set(personas)), admin=admin, created=now(), writes=writes
+    )
     store.add_key(key, _hash(secret))
     return key, f"shu_{key_id}_{secret}"
 
@@ -53,6 +67,15 @@ def authorize(key: ApiKey | None, persona: str) -> None:
     """Refuse a persona outside the key's scope (no key: the server has none, all is open)."""
     if key is not None and not key.reaches(persona):
         raise ForbiddenError(f"key {key.id} ({key.user}) does not reach persona {persona!r}")
+
+
+def authorize_write(key: ApiKey | None, persona: str) -> None:
+    """Refuse changing a persona's documents (upload, delete, re-ingest) to a key without the
+    write right on it: an admin key writes everywhere, any other only where `writes` says (no
+    key: the server has none, all is open)."""
+    authorize(key, persona)
+    if key is not None and not key.may_write(persona):
+        raise ForbiddenError(f"this key may not change persona {persona!r}")
 
 
 def require_admin(key: ApiKey | None) -> None:

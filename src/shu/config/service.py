@@ -60,6 +60,12 @@ class ServerSettings(BaseModel):
     read_timeout_s: float = Field(
         15.0, gt=0, le=600, description="a request (line, headers and body) must arrive within this"
     )
+    max_upload_bytes: int = Field(
+        50 * 1024 * 1024,
+        ge=1024,
+        le=4 * 1024**3,
+        description="the most bytes one upload (POST /v1/personas/{p}/documents) sends, files together",
+    )
 
     @field_validator("allowed_hosts", mode="before")
     @classmethod

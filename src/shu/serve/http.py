@@ -45,6 +45,7 @@ from shu.jobs import progress_view
 from shu.kb import MAX_QUERY_CHARS, KnowledgeBase
 from shu.serve.callers import Caller
 from shu.serve.conversations_http import add_conversation_routes
+from shu.serve.documents_http import add_document_routes, own_upload_job, upload_job_view, upload_limit
 from shu.serve.hosts import HostGuard, HostRule
 from shu.serve.limits import BodyLimit, WorkLimiter
 from shu.serve.mcp import create_mcp
@@ -240,7 +241,10 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
         """Who the key belongs to and what it reaches (no keys: everyone, everything)."""
         if key is None:
             return {"user": None, "admin": True, "personas": None}
-        return {"user": key.user, "admin": key.admin, "personas": key.personas or None, "key": key.id}
+        writes = None if key.admin else key.writes
+        return {"user": key.user, "admin": key.admin, "personas": key.personas or None, "key": key.id} | {
+            "writes": writes
+        }
 
     @app.get("/v1/personas")
     def personas(key: Caller) -> list[dict[str, Any]]:
@@ -307,6 +311,7 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
         return StreamingResponse(_server_events(events, kb, request.trace), media_type="text/event-stream")
 
     add_conversation_routes(app, kb)
+    add_document_routes(app, kb)
 
     @app.post("/v1/feedback", status_code=201)
     def feedback(request: FeedbackRequest, key: Caller) -> Signal:
@@ -370,7 +375,13 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
 
     @app.get("/v1/jobs/{job_id}")
     def job(job_id: str, key: Caller) -> dict[str, Any]:
-        """One job's status and progress (with its ingestion report once done)."""
+        """One job's status and progress (with its ingestion report once done); a key that is
+        not an admin's follows the uploads and re-ingests it started (each file's reason, no report)."""
+        if key is not None and not key.admin:
+            with contextlib.suppress(NotFoundError):
+                found = kb.jobs.get(job_id)
+                if own_upload_job(key, found):
+                    return upload_job_view(found)
         require_admin(key)
         return progress_view(kb.jobs.get(job_id))
 
@@ -392,7 +403,7 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     app.mount("/", StaticFiles(directory=WEB_PAGE, html=True), name="web")
     app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]  # starlette: a handler takes any Exception
     app.add_middleware(WorkLimiter, settings=limits, identify=_key_id(kb))
-    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES, wider=upload_limit(limits.max_upload_bytes))
     app.add_middleware(HostGuard, rule=HostRule(bound=host, configured=limits.allowed_hosts))
     return app
 

@@ -24,16 +24,25 @@ def create(
         str, typer.Option("--personas", "-p", help="Comma-separated persona slugs it reaches (default: all).")
     ] = "",
     admin: Annotated[bool, typer.Option("--admin", help="May also see stats and run jobs.")] = False,
+    write: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--write", "-w", help="A persona whose documents it may upload, delete, re-ingest (repeat)."
+        ),
+    ] = None,
 ) -> None:
     """Make a key and print its token once (it cannot be shown again; only its hash is kept)."""
     slugs = [slug.strip() for slug in personas.split(",") if slug.strip()]
     with open_kb() as kb:
-        key, token = kb.accounts.create_key(user, slugs, admin)
+        key, token = kb.accounts.create_key(user, slugs, admin, write or [])
     if state.as_json:
         emit_json(key.model_dump() | {"token": token})
         return
     reach = ", ".join(key.personas) if key.personas else "every persona"
-    err.print(f"key {key.id} for {escape(key.user)} ({reach}{', admin' if admin else ''}); shown once:")
+    writes = f", writes {', '.join(key.writes)}" if key.writes else ""
+    err.print(
+        f"key {key.id} for {escape(key.user)} ({reach}{writes}{', admin' if admin else ''}); shown once:"
+    )
     out.print(token, highlight=False)
 
 
@@ -49,11 +58,21 @@ def list_keys() -> None:
         out.print("No keys: `shu serve` is open to anyone who can reach it (loopback only).")
         return
     table = Table()
-    for column in ("id", "user", "personas", "admin", "created", "revoked"):
+    for column in ("id", "user", "personas", "writes", "admin", "created", "revoked"):
         table.add_column(column, overflow="fold")
     for k in found:
         reach = ", ".join(k.personas) or "all"
-        row(table, k.id, k.user, reach, "yes" if k.admin else "", k.created, "revoked" if k.revoked else "")
+        writes = "all" if k.admin else ", ".join(k.writes)
+        row(
+            table,
+            k.id,
+            k.user,
+            reach,
+            writes,
+            "yes" if k.admin else "",
+            k.created,
+            "revoked" if k.revoked else "",
+        )
     out.print(table)
 
 

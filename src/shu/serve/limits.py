@@ -36,17 +36,21 @@ def too_large(limit: int) -> JSONResponse:
 
 
 class BodyLimit:
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    """`wider`: the larger limit of a request that may send more (an upload), None for the rest."""
+
+    def __init__(self, app: ASGIApp, limit: int, wider: Callable[[Scope], int | None] | None = None) -> None:
         self.app = app
         self.limit = limit
+        self.wider = wider
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = (self.wider(scope) if self.wider else None) or self.limit
         declared = Headers(scope=scope).get("content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            await too_large(self.limit)(scope, receive, send)
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
+            await too_large(limit)(scope, receive, send)
             return
         received = 0
         refused = started = False
@@ -57,11 +61,11 @@ class BodyLimit:
                 return {"type": "http.disconnect"}
             message = await receive()
             received += len(message.get("body", b"")) if message["type"] == "http.request" else 0
-            if received <= self.limit:
+            if received <= limit:
                 return message
             refused = True
             if not started:
-                await too_large(self.limit)(scope, receive, send)
+                await too_large(limit)(scope, receive, send)
             return {"type": "http.disconnect"}  # the app stops reading; the rest is never read
 
         async def answered(message: Message) -> None:

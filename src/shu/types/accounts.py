@@ -17,9 +17,14 @@ class ApiKey(BaseModel):
     admin: bool = False
     created: str = ""
     revoked: bool = False
+    writes: list[str] = Field(default_factory=list)
+    """Personas whose documents it may upload, delete and re-ingest (an admin key: every one)."""
 
     def reaches(self, persona: str) -> bool:
         return not self.personas or persona in self.personas
+
+    def may_write(self, persona: str) -> bool:
+        return self.admin or (persona in self.writes and self.reaches(persona))
 
 
 SignalKind = Literal["up", "down", "star", "unstar", "opened", "used_in_answer", "escalated"]

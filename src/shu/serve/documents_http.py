@@ -1,0 +1,164 @@
+"""A persona's documents changed over HTTP: upload files (multipart) into its folder's
+`RAW-DOCS/`, converted and indexed by a background job; delete a document (its RAG file, its raw
+file and what is indexed); index one again; download its original.
+
+Uploading, deleting and re-ingesting need the write right on the persona (an admin key, or a key
+made with `--write PERSONA`; on a server without keys everything is open); downloading needs the
+read right. Every file is checked — its name made safe, its suffix one Shu reads, its size, its
+first bytes — before anything is written; a name already taken gets `-2`, `-3`…, never replacing
+a file. Another persona's document is "not found"; no path outside the persona's folder is ever
+read or written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import FastAPI, File, Query, UploadFile
+from fastapi.responses import FileResponse, JSONResponse
+from starlette.types import Scope
+
+from shu.accounts.keys import authorize, authorize_write
+from shu.ingest.uploads import TooLarge, UploadRefused, check_content, safe_name, store_file
+from shu.jobs import progress_view
+from shu.kb import KnowledgeBase
+from shu.serve.callers import Caller
+from shu.types import ApiKey, Job
+
+MAX_FILES = 100
+FRAMING_BYTES = 64 * 1024
+"""What multipart adds around the files (boundaries, part headers), allowed on top of the files."""
+_UPLOAD_PATH = re.compile(r"^/v1/personas/[^/]+/documents/?$")
+
+
+def upload_limit(max_upload_bytes: int) -> Any:
+    """For `BodyLimit`: the larger limit of an upload request, None for every other."""
+
+    def wider(scope: Scope) -> int | None:
+        if scope.get("method") == "POST" and _UPLOAD_PATH.match(scope.get("path", "")):
+            return max_upload_bytes + FRAMING_BYTES
+        return None
+
+    return wider
+
+
+def own_upload_job(key: ApiKey | None, job: Job) -> bool:
+    """Whether a key that is not an admin's may follow a job: an ingest it started over a
+    persona it may change."""
+    return (
+        key is not None
+        and job.user == key.user
+        and job.kind == "ingest"
+        and key.may_write(Path(job.path).name)
+    )
+
+
+def upload_job_view(job: Job) -> dict[str, Any]:
+    """A job as the one who uploaded sees it: its progress, and each file that was not indexed
+    with its one-line reason (named inside the persona folder, never by a server path)."""
+    view = progress_view(job)
+    report = view.pop("report", None) or {}
+    view["path"] = Path(job.path).name
+    view["files"] = [
+        {
+            "file": _shown(outcome.get("path", ""), job.path),
+            "status": outcome.get("status"),
+            "message": outcome.get("message", ""),
+            "doc_id": outcome.get("doc_id"),
+        }
+        for outcome in report.get("outcomes", [])
+        if outcome.get("status") in ("failed", "skipped", "ingested")
+    ]
+    return view
+
+
+def add_document_routes(app: FastAPI, kb: KnowledgeBase) -> None:
+    settings = kb.settings
+
+    @app.post("/v1/personas/{slug}/documents", status_code=202, response_model=None)
+    def upload(
+        slug: str,
+        key: Caller,
+        files: Annotated[list[UploadFile], File(description="one or more files in a format Shu reads")],
+    ) -> dict[str, Any] | JSONResponse:
+        """Upload files to the persona (write right): each checked (name, format, size, first
+        bytes) before anything is written, stored in its folder's `RAW-DOCS/` (a taken name gets
+        `-2`, `-3`…), then converted and indexed by an ingest job (follow `GET /v1/jobs/{id}`).
+        A refused file has its reason in `refused`; all refused is a 413 (one too large) or 415."""
+        authorize_write(key, slug)
+        kb.persona(slug)
+        folder = kb.persona_folder(slug)
+        if len(files) > MAX_FILES:
+            return JSONResponse({"detail": f"{len(files)} files: at most {MAX_FILES} at once"}, 400)
+        per_file = min(settings.server.max_upload_bytes, int(settings.ingest.max_file_mb * 1_000_000))
+        accepted: list[tuple[UploadFile, str]] = []
+        refused: list[dict[str, str]] = []
+        too_large = False
+        for upload in files:
+            sent = upload.filename or ""
+            try:
+                name = safe_name(sent)
+                head = upload.file.read(8192)
+                upload.file.seek(0, 2)
+                size = upload.file.tell()
+                upload.file.seek(0)
+                check_content(name, head, size, per_file)
+            except UploadRefused as exc:
+                too_large = too_large or isinstance(exc, TooLarge)
+                refused.append({"name": sent[:300], "reason": str(exc)})
+                continue
+            accepted.append((upload, name))
+        if not accepted:
+            reasons = "; ".join(f"{r['name'] or '(no name)'}: {r['reason']}" for r in refused[:5])
+            status = 413 if too_large else 415
+            return JSONResponse({"detail": reasons or "no file", "refused": refused}, status)
+        stored = []
+        for upload, name in accepted:
+            target = store_file(folder / "RAW-DOCS", name, upload.file)
+            stored.append({"name": (upload.filename or "")[:300], "stored_as": target.name})
+        job = kb.jobs.submit("ingest", str(folder), False, key.user if key else "")
+        return {"job": upload_job_view(job), "stored": stored, "refused": refused}
+
+    @app.delete("/v1/documents/{doc_id}")
+    def delete_document(
+        doc_id: str, key: Caller, persona: Annotated[str, Query(min_length=1, max_length=200)]
+    ) -> dict[str, Any]:
+        """Delete a document of the persona's folder (write right): its RAG file, its raw file
+        (kept when other documents came from it too: a mailbox) and what is indexed of it."""
+        authorize_write(key, persona)
+        files = kb.delete_document(doc_id, persona)
+        return {
+            "deleted": doc_id,
+            "rag_file": files.rag.name,
+            "raw_file": files.raw.name if files.raw and not files.shared_with else None,
+            "raw_kept_for": files.shared_with,
+        }
+
+    @app.post("/v1/documents/{doc_id}/reingest", status_code=202)
+    def reingest_document(
+        doc_id: str, key: Caller, persona: Annotated[str, Query(min_length=1, max_length=200)]
+    ) -> dict[str, Any]:
+        """Index a document again from its file (write right): a background ingest job."""
+        authorize_write(key, persona)
+        job = kb.reingest_document(doc_id, persona, key.user if key else "")
+        return {"job": upload_job_view(job)}
+
+    @app.get("/v1/documents/{doc_id}/original", response_class=FileResponse)
+    def original(
+        doc_id: str, key: Caller, persona: Annotated[str, Query(min_length=1, max_length=200)]
+    ) -> FileResponse:
+        """Download the file the document was made from (read right), or its RAG Markdown when
+        it was written as Markdown; always as an attachment."""
+        authorize(key, persona)
+        files = kb.document_files(doc_id, persona)
+        path = files.raw or files.rag
+        media = "text/markdown; charset=utf-8" if path == files.rag else "application/octet-stream"
+        return FileResponse(path, media_type=media, filename=path.name, content_disposition_type="attachment")
+
+
+def _shown(path: str, folder: str) -> str:
+    try:
+        return Path(path).relative_to(folder).as_posix()
+    except ValueError:
+        return Path(path).name

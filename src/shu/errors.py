@@ -51,3 +51,8 @@ class StoreError(ShuError):
 
 class UnauthorizedError(ShuError):
     """No key, or a key that is unknown or revoked (HTTP 401)."""
+
+
+class LockedError(ShuError):
+    """An account that may not sign in for now: too many wrong passwords, or locked by an admin
+    (HTTP 423)."""

@@ -18,6 +18,7 @@ from tests.store.conformance import (
     FindingsConformance,
     JobsConformance,
     KnowledgeConformance,
+    LoginsConformance,
 )
 from tests.store.postgres_server import fresh_database
 
@@ -78,5 +79,6 @@ class TestStoreConformance(
     AccountsConformance,
     JobsConformance,
     ConversationsConformance,
+    LoginsConformance,
 ):
     pass

@@ -153,3 +153,13 @@ def _show(profile: UserProfile) -> None:
 
 def _number(value: float | None) -> str:
     return "" if value is None else f"{value:.2f}"
+
+
+def _add_login_commands() -> None:
+    """`shu users add/passwd/access/lock/unlock/logins` (logins_cli.py): who signs in."""
+    from shu.serve.logins_cli import logins_app
+
+    users_app.registered_commands.extend(logins_app.registered_commands)
+
+
+_add_login_commands()

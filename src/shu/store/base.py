@@ -26,8 +26,10 @@ from shu.types import (
     Enrichment,
     Finding,
     Job,
+    Login,
     Persona,
     Relationship,
+    Session,
     Signal,
     SynthesizedQuestion,
     UserProfile,
@@ -325,11 +327,38 @@ class ConversationStore(Protocol):
         ...
 
 
+class LoginStore(Protocol):
+    """People who sign in with a password (its argon2 hash kept beside the login, never in it)
+    and their sessions (kept by the hash of their token); none of it moves the generation."""
+
+    def save_login(self, login: Login, password_hash: str) -> None:
+        """Insert or replace a login with its password hash."""
+        ...
+
+    def get_login(self, name: str) -> tuple[Login, str] | None:
+        """A login and its password hash."""
+        ...
+
+    def list_logins(self) -> list[Login]: ...
+
+    def add_session(self, token_hash: str, session: Session) -> None: ...
+
+    def get_session(self, token_hash: str) -> Session | None: ...
+
+    def delete_session(self, token_hash: str) -> bool: ...
+
+    def delete_sessions(self, user: str) -> int:
+        """End every session of a user (a new password, a lock); how many there were."""
+        ...
+
+
 class AnsweringStore(KnowledgeReader, FindingStore, Protocol):
     """What answering needs: the knowledge to read, and the findings the agent writes back."""
 
 
-class Store(KnowledgeStore, FindingStore, AccountStore, JobStore, ConversationStore, Protocol):
+class Store(
+    KnowledgeStore, FindingStore, AccountStore, JobStore, ConversationStore, LoginStore, Protocol
+):
     """Every role in one backend (SQLite, PostgreSQL): what the factory opens. A caller types
     against the narrowest role it needs."""
 

@@ -32,6 +32,7 @@ from shu.store.document_index import DocumentIndex
 from shu.store.keyword_index import KeywordIndexes
 from shu.store.postgres_bm25 import BM25, PostgresKeywordStatistics, statistics_kept
 from shu.store.postgres_schema import MIGRATIONS, vector_indexes
+from shu.store.postgres_logins import PostgresLoginTables
 from shu.store.postgres_service import PostgresServiceTables
 from shu.store.rows import (
     CHUNK_FIELDS,
@@ -55,7 +56,7 @@ _WRITER_LOCK_ID = 7_316_002  # held by an ingestion run
 _CHUNK_COLUMNS = ", ".join(CHUNK_FIELDS)
 
 
-class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, PostgresServiceTables):
+class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, PostgresServiceTables, PostgresLoginTables):
     dialect = SQLDialect(
         meta="shu_meta",
         document_columns=", ".join(f"d.{name}" for name in DOCUMENT_FIELDS),

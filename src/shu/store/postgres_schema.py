@@ -207,6 +207,22 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX conversations_user ON conversations ("user", persona, updated);
     """,
+    # 9: people who sign in with a password (its argon2 hash) and their sessions (the hash of the
+    # browser's token only)
+    """
+    CREATE TABLE logins (
+        name text PRIMARY KEY,
+        password_hash text NOT NULL,
+        login_json jsonb NOT NULL
+    );
+    CREATE TABLE login_sessions (
+        token_hash text PRIMARY KEY,
+        "user" text NOT NULL,
+        expires text NOT NULL,
+        session_json jsonb NOT NULL
+    );
+    CREATE INDEX login_sessions_user ON login_sessions ("user");
+    """,
 ]
 
 POSTINGS_INDEXES = (

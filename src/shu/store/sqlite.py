@@ -40,6 +40,7 @@ from shu.store.rows import (
 )
 from shu.store.sql import Row, SQLDialect, SQLKnowledge
 from shu.store.sqlite_schema import MIGRATIONS
+from shu.store.sqlite_logins import SQLiteLoginTables
 from shu.store.sqlite_service import SQLiteServiceTables
 from shu.store.sqlite_vectors import SQLiteVectorIndexes
 from shu.store.vectors import VectorIndex
@@ -58,7 +59,7 @@ _DOCUMENT_COLUMNS = tuple(
 """The documents table's columns in `DOCUMENT_FIELDS` order (lists and mappings stored as JSON)."""
 
 
-class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables):
+class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables, SQLiteLoginTables):
     dialect = SQLDialect(
         meta="meta",
         document_columns=", ".join(f"d.{column}" for column in _DOCUMENT_COLUMNS),

@@ -192,4 +192,20 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX conversations_user ON conversations(user, persona, updated)
     """,
+    # 11: people who sign in with a password (its argon2 hash) and their sessions (the hash of the
+    # browser's token only)
+    """
+    CREATE TABLE logins (
+        name TEXT PRIMARY KEY,
+        password_hash TEXT NOT NULL,
+        login_json TEXT NOT NULL
+    );
+    CREATE TABLE login_sessions (
+        token_hash TEXT PRIMARY KEY,
+        user TEXT NOT NULL,
+        expires TEXT NOT NULL,
+        session_json TEXT NOT NULL
+    );
+    CREATE INDEX login_sessions_user ON login_sessions(user)
+    """,
 ]

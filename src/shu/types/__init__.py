@@ -17,6 +17,7 @@ from shu.types.answers import (
     Verification,
 )
 from shu.types.conversations import Conversation, Turn
+from shu.types.logins import Login, Session
 from shu.types.documents import (
     Chunk,
     Document,
@@ -117,6 +118,7 @@ __all__ = [
     "JobKind",
     "JobStatus",
     "KnowledgeBaseStats",
+    "Login",
     "Participant",
     "ParticipantRole",
     "Persona",
@@ -136,6 +138,7 @@ __all__ = [
     "RoleRelevance",
     "SearchHit",
     "SearchQueries",
+    "Session",
     "Signal",
     "SignalKind",
     "SurfaceHit",

@@ -8,6 +8,7 @@ from tests.store.conformance.conversations import ConversationsConformance
 from tests.store.conformance.findings import FindingsConformance
 from tests.store.conformance.jobs import JobsConformance
 from tests.store.conformance.knowledge import KnowledgeConformance
+from tests.store.conformance.logins import LoginsConformance
 from tests.store.conformance.records import chunks, document, finding, persona, unit, vectors
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "FindingsConformance",
     "JobsConformance",
     "KnowledgeConformance",
+    "LoginsConformance",
     "chunks",
     "document",
     "finding",

@@ -1,0 +1,65 @@
+"""What a PostgreSQL store keeps of the people who sign in: logins with their password hash,
+and sessions by the hash of their token."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Any
+
+from shu.types import Login, Session
+
+
+def _clean(value: str) -> str:
+    """PostgreSQL text cannot hold NUL characters: they go."""
+    return value.replace("\x00", "")
+
+
+class PostgresLoginTables:
+    def _connection(self) -> AbstractContextManager[Any]:  # provided by PostgresStore
+        raise NotImplementedError
+
+    def save_login(self, login: Login, password_hash: str) -> None:
+        with self._connection() as conn:
+            conn.execute(
+                "INSERT INTO logins(name, password_hash, login_json) VALUES (%s, %s, %s) "
+                "ON CONFLICT (name) DO UPDATE SET password_hash = excluded.password_hash, "
+                "login_json = excluded.login_json",
+                (_clean(login.name), password_hash, login.model_dump_json().replace("\\u0000", "")),
+            )
+
+    def get_login(self, name: str) -> tuple[Login, str] | None:
+        with self._connection() as conn:
+            row = conn.execute(
+                "SELECT login_json, password_hash FROM logins WHERE name = %s", (_clean(name),)
+            ).fetchone()
+        return (Login.model_validate(row[0]), str(row[1])) if row else None
+
+    def list_logins(self) -> list[Login]:
+        with self._connection() as conn:
+            rows = conn.execute('SELECT login_json FROM logins ORDER BY name COLLATE "C"').fetchall()
+        return [Login.model_validate(j) for (j,) in rows]
+
+    def add_session(self, token_hash: str, session: Session) -> None:
+        with self._connection() as conn:
+            conn.execute(
+                'INSERT INTO login_sessions(token_hash, "user", expires, session_json) '
+                "VALUES (%s, %s, %s, %s)",
+                (token_hash, _clean(session.user), session.expires, session.model_dump_json()),
+            )
+
+    def get_session(self, token_hash: str) -> Session | None:
+        with self._connection() as conn:
+            row = conn.execute(
+                "SELECT session_json FROM login_sessions WHERE token_hash = %s", (_clean(token_hash),)
+            ).fetchone()
+        return Session.model_validate(row[0]) if row else None
+
+    def delete_session(self, token_hash: str) -> bool:
+        with self._connection() as conn:
+            cursor = conn.execute("DELETE FROM login_sessions WHERE token_hash = %s", (_clean(token_hash),))
+            return int(cursor.rowcount) > 0
+
+    def delete_sessions(self, user: str) -> int:
+        with self._connection() as conn:
+            cursor = conn.execute('DELETE FROM login_sessions WHERE "user" = %s', (_clean(user),))
+            return int(cursor.rowcount)

@@ -1,0 +1,66 @@
+"""What a SQLite store keeps of the people who sign in: logins with their password hash, and
+sessions by the hash of their token. Single statements under the store's lock."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+from shu.types import Login, Session
+
+
+class SQLiteLoginTables:
+    path: Path
+    _lock: threading.RLock
+
+    def _read(self) -> sqlite3.Connection:  # provided by SQLiteStore
+        raise NotImplementedError
+
+    def _statement(self) -> AbstractContextManager[sqlite3.Connection]:  # SQLiteServiceTables
+        raise NotImplementedError
+
+    def save_login(self, login: Login, password_hash: str) -> None:
+        with self._statement() as db:
+            db.execute(
+                "INSERT INTO logins(name, password_hash, login_json) VALUES (?, ?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET password_hash = excluded.password_hash, "
+                "login_json = excluded.login_json",
+                (login.name, password_hash, login.model_dump_json()),
+            )
+
+    def get_login(self, name: str) -> tuple[Login, str] | None:
+        row = (
+            self._read()
+            .execute("SELECT login_json, password_hash FROM logins WHERE name = ?", (name,))
+            .fetchone()
+        )
+        return (Login.model_validate_json(row[0]), str(row[1])) if row else None
+
+    def list_logins(self) -> list[Login]:
+        rows = self._read().execute("SELECT login_json FROM logins ORDER BY name").fetchall()
+        return [Login.model_validate_json(j) for (j,) in rows]
+
+    def add_session(self, token_hash: str, session: Session) -> None:
+        with self._statement() as db:
+            db.execute(
+                "INSERT INTO login_sessions(token_hash, user, expires, session_json) VALUES (?, ?, ?, ?)",
+                (token_hash, session.user, session.expires, session.model_dump_json()),
+            )
+
+    def get_session(self, token_hash: str) -> Session | None:
+        row = (
+            self._read()
+            .execute("SELECT session_json FROM login_sessions WHERE token_hash = ?", (token_hash,))
+            .fetchone()
+        )
+        return Session.model_validate_json(row[0]) if row else None
+
+    def delete_session(self, token_hash: str) -> bool:
+        with self._statement() as db:
+            return db.execute("DELETE FROM login_sessions WHERE token_hash = ?", (token_hash,)).rowcount > 0
+
+    def delete_sessions(self, user: str) -> int:
+        with self._statement() as db:
+            return int(db.execute("DELETE FROM login_sessions WHERE user = ?", (user,)).rowcount)

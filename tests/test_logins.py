@@ -1,0 +1,178 @@
+"""Signing in with a name and a password (shu.accounts.logins): the hash never the password,
+one message for an unknown name and a wrong password, the lockout, sessions that expire and end,
+the caller record a session carries."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import cast
+
+import pytest
+
+from shu.accounts.logins import (
+    LOCKOUT,
+    MAX_FAILURES,
+    SESSION_LIFETIME,
+    WRONG,
+    Logins,
+    caller_of,
+    csrf_matches,
+)
+from shu.errors import ForbiddenError, InvalidRequestError, LockedError, NotFoundError, UnauthorizedError
+from shu.store.base import KnowledgeReader
+from shu.store.sqlite import SQLiteStore
+from shu.types import Persona, PersonaConfig
+
+PASSWORD = "correct horse battery"
+
+
+class Personas:
+    def list_personas(self) -> list[Persona]:
+        return [
+            Persona(slug=s, display_name=s, config=PersonaConfig(slug=s, display_name=s))
+            for s in ("alpha", "beta")
+        ]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SQLiteStore]:
+    opened = SQLiteStore(tmp_path / "shu.db")
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def logins(store: SQLiteStore) -> Logins:
+    return Logins(store, cast(KnowledgeReader, Personas()))
+
+
+def test_the_password_is_kept_only_as_an_argon2_hash(
+    logins: Logins, store: SQLiteStore, tmp_path: Path
+) -> None:
+    logins.add("ana", PASSWORD, reads=["alpha"])
+    found = store.get_login("ana")
+    assert found is not None and found[1].startswith("$argon2id$")
+    store.close()
+    raw = (tmp_path / "shu.db").read_bytes() + _wal(tmp_path)
+    assert PASSWORD.encode() not in raw
+
+
+def _wal(tmp_path: Path) -> bytes:
+    wal = tmp_path / "shu.db-wal"
+    return wal.read_bytes() if wal.exists() else b""
+
+
+def test_a_wrong_password_and_an_unknown_name_say_the_same(logins: Logins) -> None:
+    logins.add("ana", PASSWORD, reads=["alpha"])
+    with pytest.raises(UnauthorizedError) as wrong:
+        logins.sign_in("ana", "not the password")
+    with pytest.raises(UnauthorizedError) as unknown:
+        logins.sign_in("nobody", PASSWORD)
+    with pytest.raises(UnauthorizedError) as odd:
+        logins.sign_in("no body\x00", PASSWORD)
+    assert str(wrong.value) == str(unknown.value) == str(odd.value) == WRONG
+
+
+def test_five_wrong_passwords_lock_for_fifteen_minutes(logins: Logins) -> None:
+    logins.add("ana", PASSWORD, reads=["alpha"])
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    for _ in range(MAX_FAILURES - 1):
+        with pytest.raises(UnauthorizedError):
+            logins.sign_in("ana", "wrong one!", now=start)
+    with pytest.raises(LockedError, match="too many wrong passwords"):
+        logins.sign_in("ana", "wrong one!", now=start)
+    with pytest.raises(LockedError):  # even the right password, while locked
+        logins.sign_in("ana", PASSWORD, now=start + LOCKOUT - timedelta(seconds=1))
+    login, _, _ = logins.sign_in("ana", PASSWORD, now=start + LOCKOUT + timedelta(seconds=1))
+    assert login.failures == 0 and login.locked_until == ""
+
+
+def test_a_good_password_resets_the_count(logins: Logins) -> None:
+    logins.add("ana", PASSWORD, reads=["alpha"])
+    for _ in range(MAX_FAILURES - 1):
+        with pytest.raises(UnauthorizedError):
+            logins.sign_in("ana", "wrong one!")
+    logins.sign_in("ana", PASSWORD)
+    with pytest.raises(UnauthorizedError):  # counts from zero again: not locked
+        logins.sign_in("ana", "wrong one!")
+    assert logins.get("ana").failures == 1
+
+
+def test_sessions_expire_and_end(logins: Logins, store: SQLiteStore) -> None:
+    logins.add("ana", PASSWORD, reads=["alpha"])
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    _, session, token = logins.sign_in("ana", PASSWORD, now=start)
+    assert logins.session(token, now=start + timedelta(hours=1))[1] == session
+    assert token not in str(store.get_session(token))
+    with pytest.raises(UnauthorizedError):
+        logins.session(token, now=start + SESSION_LIFETIME)
+    with pytest.raises(UnauthorizedError):  # an expired session is gone
+        logins.session(token, now=start)
+    _, _, other = logins.sign_in("ana", PASSWORD)
+    assert logins.sign_out(other) is True
+    with pytest.raises(UnauthorizedError):
+        logins.session(other)
+    for forged in ("", None, "x" * 43, "y" * 1000):
+        with pytest.raises(UnauthorizedError):
+            logins.session(forged)
+
+
+def test_a_new_password_or_a_lock_ends_every_session(logins: Logins) -> None:
+    logins.add("ana", PASSWORD, reads=["alpha"])
+    _, _, token = logins.sign_in("ana", PASSWORD)
+    logins.set_password("ana", "another long one")
+    with pytest.raises(UnauthorizedError):
+        logins.session(token)
+    with pytest.raises(UnauthorizedError):
+        logins.sign_in("ana", PASSWORD)
+    _, _, token = logins.sign_in("ana", "another long one")
+    logins.lock("ana")
+    with pytest.raises(UnauthorizedError):
+        logins.session(token)
+    with pytest.raises(LockedError, match="locked by an admin"):
+        logins.sign_in("ana", "another long one")
+    logins.unlock("ana")
+    logins.sign_in("ana", "another long one")
+
+
+def test_users_personas_and_the_caller_they_make(logins: Logins) -> None:
+    ana = logins.add("ana", PASSWORD, reads=["alpha"], writes=["beta"])
+    assert caller_of(ana).personas == ["alpha", "beta"] and not caller_of(ana).admin
+    boss = logins.add("boss", PASSWORD, admin=True)
+    assert caller_of(boss).personas == [] and caller_of(boss).admin  # every persona
+    nobody = logins.add("nobody", PASSWORD)
+    with pytest.raises(ForbiddenError, match="no persona"):
+        caller_of(nobody)
+    assert logins.set_personas("nobody", ["beta"], []).personas() == ["beta"]
+    with pytest.raises(NotFoundError, match="unknown persona"):
+        logins.set_personas("nobody", ["gamma"], [])
+    with pytest.raises(NotFoundError):
+        logins.set_personas("ghost", ["beta"], [])
+    with pytest.raises(InvalidRequestError, match="already"):
+        logins.add("ana", PASSWORD)
+    with pytest.raises(InvalidRequestError, match="password"):
+        logins.add("short", "1234567")
+    with pytest.raises(InvalidRequestError):
+        logins.add("bad name", PASSWORD)
+    assert [login.name for login in logins.users()] == ["ana", "boss", "nobody"]
+
+
+def test_the_csrf_token_must_match(logins: Logins) -> None:
+    logins.add("ana", PASSWORD, reads=["alpha"])
+    _, session, _ = logins.sign_in("ana", PASSWORD)
+    assert csrf_matches(session, session.csrf)
+    assert (
+        not csrf_matches(session, None) and not csrf_matches(session, "") and not csrf_matches(session, "x")
+    )
+
+
+def test_no_table_holds_a_token(logins: Logins, store: SQLiteStore, tmp_path: Path) -> None:
+    logins.add("ana", PASSWORD, reads=["alpha"])
+    _, _, token = logins.sign_in("ana", PASSWORD)
+    db = sqlite3.connect(tmp_path / "shu.db")
+    rows = db.execute("SELECT token_hash, session_json FROM login_sessions").fetchall()
+    db.close()
+    assert rows and all(token not in str(row) for row in rows)

@@ -62,3 +62,10 @@ class IngestSettings(BaseModel):
     max_table_cells: int = Field(
         200_000, ge=1, description="HTML table cells read from one raw file (each costs ~1 KB while read)"
     )
+    watch_debounce_s: float = Field(
+        2.0,
+        gt=0,
+        le=3600,
+        description="`shu watch` and `shu serve --watch`: seconds a persona folder must be quiet "
+        "after its last file event before it is ingested (a burst of writes is one run)",
+    )

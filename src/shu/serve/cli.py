@@ -27,6 +27,7 @@ from shu.serve.models_cli import models_app
 from shu.serve.plugins import mount_command_plugins
 from shu.serve.trace import trace_tree
 from shu.serve.users_cli import users_app
+from shu.serve.watch_cli import start_watching, watch, watched_folders
 from shu.types import http_url
 
 if TYPE_CHECKING:
@@ -217,9 +218,19 @@ def serve(
         str, typer.Option(help="Address to bind (another than loopback only once keys exist).")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port.")] = 8000,
+    watch_: Annotated[
+        bool,
+        typer.Option("--watch", help="Keep the knowledge base in step with its folders, as `shu watch`."),
+    ] = False,
+    watch_folders: Annotated[
+        list[Path] | None,
+        typer.Option("--watch-folder", help="A folder to watch (repeatable; implies --watch)."),
+    ] = None,
 ) -> None:
     """Serve the web page (/), the HTTP API (OpenAPI at /docs) and MCP (/mcp) over this knowledge
-    base, same settings and home as every other command. Jobs a stopped server left resume."""
+    base, same settings and home as every other command. Jobs a stopped server left resume. With
+    --watch, files that appear, change or go in the watched folders are ingested as `shu watch`
+    does, in this process (default folders: those the knowledge base was ingested from)."""
     import uvicorn
 
     from shu.serve.connection import bind_sockets, cannot_bind, uvicorn_config
@@ -243,7 +254,17 @@ def serve(
         if host not in _LOOPBACK:
             err.print(f"Answers Host names: loopback, the address reached, and {names}", highlight=False)
         config = uvicorn_config(create_app(kb, host), host, port, kb.settings.server.read_timeout_s)
-        uvicorn.Server(config).run(sockets=sockets)
+        watcher = None
+        if watch_ or watch_folders:
+            folders = watched_folders(kb, watch_folders)
+            watcher = start_watching(kb, folders, err)
+            err.print(f"Watching {escape(', '.join(str(f) for f in folders))}", highlight=False)
+        try:
+            uvicorn.Server(config).run(sockets=sockets)
+        finally:
+            if watcher is not None:
+                watcher.stop()
+                err.print(f"Stopped watching after {watcher.run_count} runs", highlight=False)
 
 
 @app.command()
@@ -463,6 +484,7 @@ app.add_typer(models_app, name="models")
 app.add_typer(users_app, name="users")
 app.add_typer(conversations_app, name="conversations")
 app.command()(chat)
+app.command()(watch)
 mount_command_plugins(app)
 
 

@@ -199,3 +199,26 @@ def test_a_run_line_names_what_changed_and_the_counts(tmp_path: Path) -> None:
     assert run.line() == (
         "alpha: 5 changed (f0.txt, f1.txt, f2.txt (+2)) — 0 converted, 0 ingested, 0 pruned, 0 failed (0.0 s)"
     )
+
+
+def test_a_curated_rag_file_edited_while_a_run_goes_on_is_ingested_by_another_run(
+    kb: KnowledgeBase, make_persona: PersonaMaker, watching: Callable[..., FolderWatcher]
+) -> None:
+    folder = make_persona("alpha")
+    rag = folder / "RAG" / "barn.md"
+    edits = [doc("barn", "Barn", "# Barn\n\nThe barn roof was replaced in spring.")]
+
+    def ingest_then_edit(target: Path) -> IngestReport:
+        report = kb.ingest(target, prune=True)
+        if edits:  # the user saves the curated file after the run has read it, before it ends
+            rag.write_text(edits.pop(), encoding="utf-8")
+            time.sleep(0.3)  # its events arrive while the run is still under way
+        return report
+
+    watcher = watching(folder.parent, ingest=ingest_then_edit)
+    rag.write_text(doc("barn", "Barn", "# Barn\n\nThe barn door is red."), encoding="utf-8")
+    settle(watcher, 2)
+    time.sleep(DEBOUNCE * 3)
+    assert watcher.run_count == 2
+    found = texts(kb, "What happened to the barn roof?")
+    assert "replaced in spring" in found and "door is red" not in found

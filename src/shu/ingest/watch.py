@@ -119,6 +119,10 @@ class FolderWatcher:
         self._known: dict[Path, str] = {}
         self._pending: dict[Path, _Pending] = {}
         self._busy = False
+        self._during: set[Path] = set()
+        """Paths events named while a run was under way."""
+        self._curated: set[Path] = set()
+        """The RAG files last recorded that Shu did not generate."""
         self._cond = threading.Condition()
         self._stopping = False
         self._observer: BaseObserver | None = None
@@ -173,6 +177,8 @@ class FolderWatcher:
         if folder is None:
             return
         with self._cond:
+            if self._busy:
+                self._during.add(path)
             pending = self._pending.setdefault(folder, _Pending())
             pending.paths.add(path)
             pending.last = time.monotonic()
@@ -213,6 +219,7 @@ class FolderWatcher:
                 if batch is None:
                     return
                 self._busy = True
+                self._during.clear()
             try:
                 for folder, paths in batch.items():
                     changed = sorted(p for p in paths if self._changed(p))
@@ -262,23 +269,44 @@ class FolderWatcher:
             log.exception("watch: reporting a run failed")
 
     def _record(self, persona: Path) -> None:
-        """Remember the bytes of the persona's RAG Markdown files as they are now."""
+        """Remember the bytes of the persona's RAG Markdown files as they are now: what a run
+        wrote is then no change. A curated file (one Shu did not generate: Shu never writes or
+        removes those) that an event named while the run went on keeps what was known before,
+        so the edit, which the run may have read too early, starts another run."""
         rag = persona / "RAG"
-        current = {p: d for p in list_files(rag) if p.suffix.lower() == ".md" and (d := _digest(p))}
+        current: dict[Path, str] = {}
+        curated: set[Path] = set()
+        for path in list_files(rag):
+            data = _bytes(path) if path.suffix.lower() == ".md" else None
+            if data is not None:
+                current[path] = sha256(data)
+                if b"\nsource_sha256:" not in data[:8192]:
+                    curated.add(path)
         with self._cond:
-            for path in [p for p in self._known if p.is_relative_to(rag)]:
+            during = {p for p in self._during if p.is_relative_to(rag)}
+            self._during -= during
+            held = {p for p in during if p in curated or p in self._curated}
+            before = {p: d for p, d in self._known.items() if p.is_relative_to(rag)}
+            for path in before:
                 del self._known[path]
-            self._known.update(current)
+            self._known.update({p: d for p, d in current.items() if p not in held})
+            self._known.update({p: before[p] for p in held if p in before})
+            self._curated = {p for p in self._curated if not p.is_relative_to(rag)} | curated
 
     def _persona_folders(self) -> list[Path]:
         return [p for folder in self.folders for p in find_persona_folders(folder)]
 
 
-def _digest(path: Path) -> str:
+def _bytes(path: Path) -> bytes | None:
     try:
-        return sha256(path.read_bytes()) if path.is_file() else ""
+        return path.read_bytes() if path.is_file() else None
     except OSError:
-        return ""
+        return None
+
+
+def _digest(path: Path) -> str:
+    data = _bytes(path)
+    return "" if data is None else sha256(data)
 
 
 class _Handler(FileSystemEventHandler):

@@ -35,7 +35,9 @@ def serve_walls_check(work: Path, url: str = "") -> Check:
     """The walls through a real server over the store `url` names (PostgreSQL; "": SQLite)."""
     root = walls_corpus(work / "serve-walls")
     check = Check(f"persona and user walls (HTTP, MCP){store_label(url)}", 0)
-    with open_kb(work / "serve-walls-home", ["answer.cache=false", *store_overrides(url)]) as kb:
+    # every route is asked many times by one key: no per-minute limit in the way (its own tests)
+    unlimited = ["answer.cache=false", "server.requests_per_minute=1000000"]
+    with open_kb(work / "serve-walls-home", [*unlimited, *store_overrides(url)]) as kb:
         kb.ingest(root)
         tokens = {p: kb.accounts.create_key(f"user-{p}", [p])[1] for p in PERSONAS}
         with running(create_app(kb)) as url:
@@ -44,6 +46,7 @@ def serve_walls_check(work: Path, url: str = "") -> Check:
                 _mcp_walls(kb, url, persona, token, check)
                 _learning_walls(kb, url, persona, token, check)
             _conversation_walls(url, tokens, check)
+            _document_walls(kb, url, check)
             _refusals(url, tokens["alpha"], check)
     return check
 
@@ -100,6 +103,9 @@ def _routes(persona: str, doc_id: str) -> list[tuple[str, str, dict[str, Any] | 
         ("GET", f"/v1/feedback?persona={persona}", None),
         ("POST", "/v1/conversations", {"persona": persona}),
         ("GET", f"/v1/conversations?persona={persona}", None),
+        ("GET", f"/v1/documents/{doc_id}/original?persona={persona}", None),
+        ("POST", f"/v1/documents/{doc_id}/reingest?persona={persona}", None),
+        ("DELETE", f"/v1/documents/{doc_id}?persona={persona}", None),
     ]
 
 
@@ -168,6 +174,70 @@ def _learning_walls(kb: KnowledgeBase, url: str, persona: str, token: str, check
         if leaked:
             check.breaches += len(leaked)
             check.notes.append(f"{where} as {persona}: {leaked} in the response")
+
+
+def _document_walls(kb: KnowledgeBase, url: str, check: Check) -> None:
+    """Keys that may change their own persona's documents: an upload, a delete, a re-ingest or a
+    download of another persona's is refused (403 for that persona, 404 for its document named
+    through one's own), nothing lands in the other's folder and no secret of it comes back; an
+    upload to one's own persona is taken."""
+    writers = {p: kb.accounts.create_key(f"writer-{p}", [p], writes=[p])[1] for p in PERSONAS}
+    folders = {p: kb.persona_folder(p) for p in PERSONAS}
+    for persona, token in writers.items():
+        headers = {"Authorization": f"Bearer {token}"}
+        visible = {d.id for d in kb.documents(persona)}
+        foreign = [_MARK.format(persona=p) for p in PERSONAS if f"{p}-vault" not in visible]
+        for other in PERSONAS:
+            name = f"from-{persona}.md"
+            files = {"files": (name, f"# Note\n\nWritten by {persona}.\n".encode())}
+            check.inputs += 1
+            sent = httpx.post(
+                f"{url}/v1/personas/{other}/documents", files=files, headers=headers, timeout=60
+            )
+            where = f"upload to {other} as writer of {persona}"
+            if sent.status_code >= 500:
+                check.crashes += 1
+                check.notes.append(f"{where}: {sent.status_code}")
+            elif other == persona and sent.status_code != 202:
+                check.lost += 1
+                check.notes.append(f"{where}: {sent.status_code}, not taken")
+            elif other != persona and (
+                sent.status_code != 403 or (folders[other] / "RAW-DOCS" / name).exists()
+            ):
+                check.breaches += 1
+                check.notes.append(f"{where}: {sent.status_code}, not 403")
+            if other == persona:
+                continue
+            target = f"{other}-vault"
+            hidden = target not in visible
+            indexed = {d.id for d in kb.documents(other)}
+            for method, path in (
+                ("GET", f"/v1/documents/{target}/original?persona={other}"),
+                ("POST", f"/v1/documents/{target}/reingest?persona={other}"),
+                ("DELETE", f"/v1/documents/{target}?persona={other}"),
+                ("GET", f"/v1/documents/{target}/original?persona={persona}"),
+                ("POST", f"/v1/documents/{target}/reingest?persona={persona}"),
+                ("DELETE", f"/v1/documents/{target}?persona={persona}"),
+            ):
+                check.inputs += 1
+                response = httpx.request(method, url + path, headers=headers, timeout=60)
+                where = f"HTTP {method} {path} as writer of {persona}"
+                expected = 403 if f"persona={other}" in path else (404 if hidden else 403)
+                if response.status_code >= 500:
+                    check.crashes += 1
+                    check.notes.append(f"{where}: {response.status_code}")
+                elif response.status_code != expected and not (
+                    response.status_code == 403 and expected == 404
+                ):
+                    check.breaches += 1
+                    check.notes.append(f"{where}: {response.status_code}, not {expected}")
+                leaked = [m for m in foreign if m in response.text]
+                if leaked:
+                    check.breaches += len(leaked)
+                    check.notes.append(f"{where}: {leaked} in the response")
+            if target in indexed and target not in {d.id for d in kb.documents(other)}:
+                check.lost += 1
+                check.notes.append(f"{target} left the index after the writer of {persona} tried it")
 
 
 def _names_document(method: str, path: str) -> bool:

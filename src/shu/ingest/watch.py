@@ -8,7 +8,9 @@ What is not a change: editor and download temporaries (`.swp`, `~`, `.#…`, `.p
 too), files of a persona folder outside `RAW-DOCS/` and `RAG/` other than `persona.md` and
 `persona.config.json`, and a `RAG/*.md` whose bytes are those the watcher recorded after the last
 run: the RAG files an ingest writes itself are recorded once it ends, so they never start
-another run."""
+another run (a curated RAG file, which Shu never writes, edited while a run goes on starts
+another). A file that fails is in the run's report, a run that raises is reported too, and
+either way the watcher goes on."""
 
 from __future__ import annotations
 

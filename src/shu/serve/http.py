@@ -37,6 +37,7 @@ from shu.errors import (
     ConflictError,
     ForbiddenError,
     InvalidRequestError,
+    LockedError,
     NotFoundError,
     ShuError,
     UnauthorizedError,
@@ -49,6 +50,7 @@ from shu.serve.documents_http import add_document_routes, own_upload_job, upload
 from shu.serve.hosts import HostGuard, HostRule
 from shu.serve.limits import BodyLimit, WorkLimiter
 from shu.serve.mcp import create_mcp
+from shu.serve.sessions_http import add_session_routes, logins_of
 from shu.serve.validation import Body, validation_error
 from shu.types import (
     Answer,
@@ -77,6 +79,7 @@ _STATUS = (
     (NotFoundError, 404),
     (ForbiddenError, 403),
     (ConflictError, 409),
+    (LockedError, 423),
 )
 PAGE_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -177,13 +180,14 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
 
     app.state.kb = kb
     app.state.read_timeout_s = limits.read_timeout_s
-    keyed_at_start = kb.accounts.auth_required() or host not in LOOPBACK
+    logins = logins_of(kb)
+    keyed_at_start = kb.accounts.auth_required() or logins.exist() or host not in LOOPBACK
 
     def keys_required() -> bool:
         """Once a server has keys it keeps asking for them, even when the last one is revoked
         or forgotten (nothing reopens a server that was closed); so does one bound to a
-        public address."""
-        return keyed_at_start or kb.accounts.auth_required()
+        public address. Users who sign in close it as keys do."""
+        return keyed_at_start or kb.accounts.auth_required() or logins.exist()
 
     app.state.keys_required = keys_required
 
@@ -231,10 +235,9 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:
         """Alive; whether this server asks for keys (never queued behind the API's work)."""
-        auth = keyed_at_start or await anyio.to_thread.run_sync(
-            kb.accounts.auth_required, limiter=health_threads
-        )
-        return {"status": "ok", "version": __version__, "auth": auth}
+        auth = keyed_at_start or await anyio.to_thread.run_sync(keys_required, limiter=health_threads)
+        sign_in = await anyio.to_thread.run_sync(logins.exist, limiter=health_threads)
+        return {"status": "ok", "version": __version__, "auth": auth, "sign_in": sign_in}
 
     @app.get("/v1/me")
     def me(key: Caller) -> dict[str, Any]:
@@ -312,6 +315,7 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
 
     add_conversation_routes(app, kb)
     add_document_routes(app, kb)
+    add_session_routes(app, kb)
 
     @app.post("/v1/feedback", status_code=201)
     def feedback(request: FeedbackRequest, key: Caller) -> Signal:

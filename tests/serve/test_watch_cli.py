@@ -3,6 +3,7 @@ with Ctrl-C (SIGINT)."""
 
 from __future__ import annotations
 
+import json
 import queue
 import signal
 import socket
@@ -115,3 +116,23 @@ def test_shu_serve_watch_picks_up_a_new_file(tmp_path: Path, make_persona: Perso
         rest.append(stderr.get())
     assert not any("Traceback" in line for line in rest), rest
     assert server.returncode in (0, 130)  # 130: Ctrl-C, as uvicorn passes it on (`shu serve` alone too)
+
+
+def test_shu_json_watch_prints_one_object_a_run(tmp_path: Path, make_persona: PersonaMaker) -> None:
+    folder = make_persona("alpha")
+    command = [SHU, "--home", str(tmp_path / "home"), "--json", *QUICK, "watch", "--no-initial", str(folder)]
+    watcher = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        stdout = lines_of(watcher.stdout)  # type: ignore[arg-type]
+        line_with(lines_of(watcher.stderr), "Watching")  # type: ignore[arg-type]  # the observer runs
+        (folder / "RAW-DOCS" / "gate.txt").write_text("The gate code is 4411.\n")
+        run = json.loads(line_with(stdout, "gate.txt"))
+        assert run["folder"] == str(folder.resolve()) and run["error"] is None and run["failed"] == []
+        assert run["changed"] == [str(folder.resolve() / "RAW-DOCS" / "gate.txt")]
+        assert run["counts"]["converted"] == run["counts"]["ingested"] == 1
+        watcher.send_signal(signal.SIGINT)
+        watcher.communicate(timeout=30)
+    finally:
+        if watcher.poll() is None:
+            watcher.kill()
+    assert watcher.returncode == 0

@@ -74,6 +74,18 @@ class WatchRun:
     error: str | None = None
     seconds: float = 0.0
 
+    def summary(self) -> dict[str, object]:
+        """The run as data (`shu --json watch` prints one such object a line)."""
+        report = self.report
+        return {
+            "folder": str(self.folder),
+            "changed": [str(p) for p in self.changed],
+            "counts": report.counts() if report else None,
+            "failed": [{"path": o.path, "message": o.message} for o in report.failed] if report else [],
+            "error": self.error,
+            "seconds": round(self.seconds, 3),
+        }
+
     def line(self) -> str:
         shown = ", ".join(p.name for p in self.changed[:3]) + (
             f" (+{len(self.changed) - 3})" if len(self.changed) > 3 else ""

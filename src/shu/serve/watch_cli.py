@@ -4,6 +4,8 @@ beside the server."""
 
 from __future__ import annotations
 
+import json
+import sys
 import time
 from datetime import datetime
 from pathlib import Path
@@ -38,6 +40,10 @@ def start_watching(
     """A watcher started over `folders`, ingesting as `shu ingest --prune` does, its runs printed."""
 
     def show(run: WatchRun) -> None:
+        if state.as_json:  # one object a line, ASCII only: safe to pipe to a terminal
+            sys.stdout.write(json.dumps(run.summary()) + "\n")
+            sys.stdout.flush()
+            return
         stamp = datetime.now().strftime("%H:%M:%S")
         style = "red" if run.error or (run.report and run.report.failed) else "green"
         console.print(f"{stamp} [{style}]{escape(run.line())}[/]", highlight=False)

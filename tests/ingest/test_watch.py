@@ -222,3 +222,30 @@ def test_a_curated_rag_file_edited_while_a_run_goes_on_is_ingested_by_another_ru
     assert watcher.run_count == 2
     found = texts(kb, "What happened to the barn roof?")
     assert "replaced in spring" in found and "door is red" not in found
+
+
+def test_a_run_waits_for_the_writer_lock_a_manual_ingest_holds(
+    kb: KnowledgeBase, make_persona: PersonaMaker, watching: Callable[..., FolderWatcher]
+) -> None:
+    folder = make_persona("alpha")
+    watcher = watching(folder.parent)
+    with kb.store.writer():  # what `shu ingest` holds while it writes (another process: the same file lock)
+        (folder / "RAW-DOCS" / "lock.txt").write_text("The shed lock is brass.\n", encoding="utf-8")
+        time.sleep(DEBOUNCE * 4)
+        assert watcher.run_count == 0 and not watcher.idle()  # the run is under way, waiting
+        assert kb.documents() == []
+    settle(watcher, 1)
+    assert [d.id for d in kb.documents("alpha")] == ["lock"]
+
+
+def test_a_new_persona_folder_in_a_watched_folder_is_ingested(
+    kb: KnowledgeBase, make_persona: PersonaMaker, watching: Callable[..., FolderWatcher]
+) -> None:
+    alpha = make_persona("alpha")
+    watcher = watching(alpha.parent)
+    beta = alpha.parent / "beta"
+    (beta / "RAW-DOCS").mkdir(parents=True)
+    (beta / "RAW-DOCS" / "bees.txt").write_text("Beta keeps three beehives.\n", encoding="utf-8")
+    (beta / "persona.md").write_text("# Beta\n\nBees.\n", encoding="utf-8")
+    settle(watcher, 1)
+    assert "three beehives" in texts(kb, "How many beehives?", persona="beta")

@@ -82,6 +82,9 @@ def test_shu_watch_without_folders_watches_those_ingested_or_asks_for_them(
     assert result.exit_code == 2 and "no folders to watch" in result.output
     result = CliRunner().invoke(app, ["--home", str(home), "watch", str(tmp_path / "missing")])
     assert result.exit_code == 2 and "not a folder" in result.output
+    rag = make_persona("alpha") / "RAG"
+    result = CliRunner().invoke(app, ["--home", str(home), "watch", str(rag)])
+    assert result.exit_code == 2 and "inside the persona folder" in result.output
 
 
 def test_shu_serve_watch_picks_up_a_new_file(tmp_path: Path, make_persona: PersonaMaker) -> None:

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from shu.ingest.personas import find_persona_folders, is_persona_folder
 from shu.ingest.watch import FolderWatcher, WatchRun, persona_folders_of
 from shu.kb import KnowledgeBase
 from shu.serve.console import err, fail, out, state
@@ -27,6 +28,12 @@ def watched_folders(kb: KnowledgeBase, given: list[Path] | None) -> list[Path]:
         missing = [str(f) for f in given if not f.is_dir()]
         if missing:
             fail(f"not a folder: {', '.join(missing)}")
+        for folder in given:
+            inside = next((p for p in folder.resolve().parents if is_persona_folder(p)), None)
+            if inside is not None:
+                fail(f"{folder} is inside the persona folder {inside}: watch that folder instead")
+            if not find_persona_folders(folder):
+                err.print(f"{escape(str(folder))}: no persona folders yet (new ones are picked up)")
         return given
     found = persona_folders_of(doc.path for doc in kb.documents())
     if not found:

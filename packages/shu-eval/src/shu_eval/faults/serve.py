@@ -16,6 +16,7 @@ import httpx
 from shu.kb import KnowledgeBase, open_kb
 from shu.serve.background import running
 from shu.serve.http import create_app
+from shu.serve.sessions_http import logins_of
 from shu_eval.faults.checks import (
     _MARK,
     OUTSIDE_MARK,
@@ -47,6 +48,7 @@ def serve_walls_check(work: Path, url: str = "") -> Check:
                 _learning_walls(kb, url, persona, token, check)
             _conversation_walls(url, tokens, check)
             _document_walls(kb, url, check)
+            _session_walls(kb, url, check)
             _refusals(url, tokens["alpha"], check)
     return check
 
@@ -89,6 +91,80 @@ def _conversation_walls(url: str, tokens: dict[str, str], check: Check) -> None:
                 ):
                     check.breaches += 1
                     check.notes.append(f"{where}: the conversation or its answer in the response")
+
+
+SESSION_PASSWORD = "walls of the sessions"
+ADMIN_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
+    ("GET", "/v1/admin/users", None),
+    ("POST", "/v1/admin/users", {"name": "mallory", "password": SESSION_PASSWORD, "admin": True}),
+    ("PUT", "/v1/admin/users/user-alpha", {"reads": list(PERSONAS), "admin": True}),
+    ("PUT", "/v1/admin/users/user-alpha/password", {"password": SESSION_PASSWORD + "!"}),
+    ("POST", "/v1/admin/users/user-alpha/unlock", None),
+    ("POST", "/v1/admin/users/user-beta/lock", None),
+    ("GET", "/v1/stats", None),
+]
+
+
+def _session_walls(kb: KnowledgeBase, url: str, check: Check) -> None:
+    """Users who sign in, one per persona: every route through a session cookie keeps to the
+    user's persona like a key; a change without the session's CSRF token (or with another
+    user's) is refused; a forged or signed-out cookie is nobody; the admin routes refuse users."""
+    logins = logins_of(kb)
+    sessions: dict[str, tuple[httpx.Client, str]] = {}
+    for persona in PERSONAS:
+        logins.add(f"user-{persona}", SESSION_PASSWORD, reads=[persona])
+        client = httpx.Client(base_url=url, timeout=120)
+        signed = client.post("/v1/session", json={"name": f"user-{persona}", "password": SESSION_PASSWORD})
+        sessions[persona] = (client, signed.json()["csrf_token"])
+    for persona, (client, csrf) in sessions.items():
+        foreign = [_MARK.format(persona=p) for p in PERSONAS if p != persona]
+        others = [token for p, (_, token) in sessions.items() if p != persona]
+        for other in PERSONAS:
+            for target in PERSONAS:
+                for method, path, body in _routes(other, f"{target}-vault"):
+                    tokens = [csrf] if method == "GET" else [csrf, None, others[0]]
+                    for sent in tokens:
+                        check.inputs += 1
+                        headers = {"X-CSRF-Token": sent} if sent else {}
+                        response = client.request(method, path, json=body, headers=headers)
+                        where = f"HTTP {method} {path} as the session of user-{persona} (CSRF {sent == csrf})"
+                        if response.status_code >= 500:
+                            check.crashes += 1
+                            check.notes.append(f"{where}: {response.status_code}")
+                        elif (other != persona or sent != csrf) and response.status_code != 403:
+                            check.breaches += 1
+                            check.notes.append(f"{where}: {response.status_code}, not 403")
+                        elif (
+                            response.status_code < 300 and _names_document(method, path) and target != persona
+                        ):
+                            check.breaches += 1
+                            check.notes.append(f"{where}: another persona's document reached")
+                        leaked = [m for m in foreign if m in response.text]
+                        if leaked:
+                            check.breaches += len(leaked)
+                            check.notes.append(f"{where}: {leaked} in the response")
+        for method, path, body in ADMIN_ROUTES:
+            check.inputs += 1
+            response = client.request(method, path, json=body, headers={"X-CSRF-Token": csrf})
+            if response.status_code != 403:
+                check.breaches += 1
+                check.notes.append(f"{method} {path} as user-{persona}: {response.status_code}, not 403")
+    client, csrf = sessions["alpha"]
+    cookie = client.cookies["shu_session"]
+    forged = [cookie[:-1] + ("A" if cookie[-1] != "A" else "B"), "x" * 43, ""]
+    client.delete("/v1/session", headers={"X-CSRF-Token": csrf})
+    for bad in [cookie, *forged]:
+        for method, path, body in _routes("alpha", "alpha-vault"):
+            check.inputs += 1
+            headers = {"Cookie": f"shu_session={bad}", "X-CSRF-Token": csrf}
+            response = httpx.request(method, url + path, json=body, headers=headers, timeout=60)
+            if response.status_code != 401:
+                check.breaches += 1
+                check.notes.append(
+                    f"{method} {path} with a signed-out or forged cookie: {response.status_code}"
+                )
+    for client, _ in sessions.values():
+        client.close()
 
 
 def _routes(persona: str, doc_id: str) -> list[tuple[str, str, dict[str, Any] | None]]:

@@ -43,6 +43,12 @@ ADMIN_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("POST", "/v1/jobs/nope/cancel", None),
     ("POST", "/v1/jobs", {"kind": "ingest", "path": "/"}),
 ]
+WRITE_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
+    ("POST", "/v1/personas/{p}/documents", None),  # multipart (test_documents_http.py); empty here
+    ("POST", "/v1/documents/{d}/reingest?persona={p}", None),
+    ("DELETE", "/v1/documents/{d}?persona={p}", None),
+]
+"""What changes a persona's documents: a key with the write right on it (or an admin's)."""
 OPEN_ROUTES = [
     ("GET", "/v1/me", None),
     ("GET", "/v1/conversations", None),
@@ -84,7 +90,8 @@ def call(
     return httpx.request(method, f"{url}{filled}", json=body, headers=headers, timeout=30)
 
 
-EVERY_ROUTE = PERSONA_ROUTES + ADMIN_ROUTES + OPEN_ROUTES
+EVERY_ROUTE = PERSONA_ROUTES + ADMIN_ROUTES + OPEN_ROUTES + WRITE_ROUTES
+PERSONA_ROUTES.append(("GET", "/v1/documents/{d}/original?persona={p}", None))
 
 
 @pytest.mark.parametrize(("method", "path", "body"), EVERY_ROUTE)
@@ -112,6 +119,26 @@ def test_a_key_reaches_its_own_personas_only(
     outside = call(url, method, path, body, tokens["ana"], "board")
     assert outside.status_code == 403 and "does not reach persona 'board'" in outside.json()["detail"]
     assert call(url, method, path, body, tokens["root"], "board").status_code in (200, 201)
+
+
+@pytest.mark.parametrize(("method", "path", "body"), WRITE_ROUTES)
+def test_only_a_write_right_changes_a_persona(
+    keyed: dict[str, Any], method: str, path: str, body: Any
+) -> None:
+    url, tokens, kb = keyed["url"], keyed["tokens"], keyed["kb"]
+    writer = kb.accounts.create_key("wes", ["lumen"], writes=["lumen"])[1]
+    refused = call(url, method, path, body, tokens["ana"], "lumen")  # reads lumen, writes nothing
+    assert (
+        refused.status_code == 403 and refused.json()["detail"] == "this key may not change persona 'lumen'"
+    )
+    outside = call(url, method, path, body, writer, "board")
+    assert outside.status_code == 403 and "does not reach persona 'board'" in outside.json()["detail"]
+    if "/documents/{d}" in path:
+        taken = call(url, method, path, body, writer, "lumen")
+        assert taken.status_code in (200, 202), taken.text
+        assert call(url, method, path, body, tokens["root"], "board").status_code in (200, 202)
+    else:  # no file sent: an invalid field once the right is granted
+        assert call(url, method, path, body, writer, "lumen").status_code == 422
 
 
 @pytest.mark.parametrize(("method", "path", "body"), ADMIN_ROUTES)

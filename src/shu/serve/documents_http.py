@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, File, Query, UploadFile
+from fastapi import Depends, FastAPI, File, Query, UploadFile
 from fastapi.responses import FileResponse, JSONResponse
 from starlette.types import Scope
 
@@ -58,9 +58,15 @@ def upload_job_view(job: Job) -> dict[str, Any]:
     """A job as the one who uploaded sees it: its progress, and each file that was not indexed
     with its one-line reason (named inside the persona folder, never by a server path)."""
     view = progress_view(job)
-    report = view.pop("report", None) or {}
-    view["path"] = Path(job.path).name
-    view["files"] = [
+    view.pop("report", None)
+    return view | {"path": Path(job.path).name, "files": job_files(job)}
+
+
+def job_files(job: Job) -> list[dict[str, Any]]:
+    """The files a job indexed, skipped or failed on, each named inside its persona folder,
+    with its one-line reason."""
+    report = job.report or {}
+    return [
         {
             "file": _shown(outcome.get("path", ""), job.path),
             "status": outcome.get("status"),
@@ -70,7 +76,15 @@ def upload_job_view(job: Job) -> dict[str, Any]:
         for outcome in report.get("outcomes", [])
         if outcome.get("status") in ("failed", "skipped", "ingested")
     ]
-    return view
+
+
+def _writer(slug: str, key: Caller) -> ApiKey | None:
+    """The caller, once allowed to change persona `slug` (before any file is looked at)."""
+    authorize_write(key, slug)
+    return key
+
+
+Writer = Annotated[ApiKey | None, Depends(_writer)]
 
 
 def add_document_routes(app: FastAPI, kb: KnowledgeBase) -> None:
@@ -79,14 +93,13 @@ def add_document_routes(app: FastAPI, kb: KnowledgeBase) -> None:
     @app.post("/v1/personas/{slug}/documents", status_code=202, response_model=None)
     def upload(
         slug: str,
-        key: Caller,
+        key: Writer,
         files: Annotated[list[UploadFile], File(description="one or more files in a format Shu reads")],
     ) -> dict[str, Any] | JSONResponse:
         """Upload files to the persona (write right): each checked (name, format, size, first
         bytes) before anything is written, stored in its folder's `RAW-DOCS/` (a taken name gets
         `-2`, `-3`…), then converted and indexed by an ingest job (follow `GET /v1/jobs/{id}`).
         A refused file has its reason in `refused`; all refused is a 413 (one too large) or 415."""
-        authorize_write(key, slug)
         kb.persona(slug)
         folder = kb.persona_folder(slug)
         if len(files) > MAX_FILES:

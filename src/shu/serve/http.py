@@ -46,7 +46,13 @@ from shu.jobs import progress_view
 from shu.kb import MAX_QUERY_CHARS, KnowledgeBase
 from shu.serve.callers import Caller
 from shu.serve.conversations_http import add_conversation_routes
-from shu.serve.documents_http import add_document_routes, own_upload_job, upload_job_view, upload_limit
+from shu.serve.documents_http import (
+    add_document_routes,
+    job_files,
+    own_upload_job,
+    upload_job_view,
+    upload_limit,
+)
 from shu.serve.hosts import HostGuard, HostRule
 from shu.serve.limits import BodyLimit, WorkLimiter
 from shu.serve.mcp import create_mcp
@@ -387,7 +393,8 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
                 if own_upload_job(key, found):
                     return upload_job_view(found)
         require_admin(key)
-        return progress_view(kb.jobs.get(job_id))
+        found = kb.jobs.get(job_id)
+        return progress_view(found) | {"files": job_files(found)}
 
     @app.post("/v1/jobs/{job_id}/cancel")
     def cancel_job(job_id: str, key: Caller) -> dict[str, Any]:

@@ -110,8 +110,8 @@ export async function request(path, { method = "GET", body, signal, quiet = fals
   for (let attempt = 0; ; attempt += 1) {
     const response = await fetch(path, {
       method,
-      headers: headersFor(path, body !== undefined),
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: headersFor(path, body !== undefined && !(body instanceof FormData)), // a form sets its own type
+      body: body === undefined || body instanceof FormData ? body : JSON.stringify(body),
       signal,
     });
     if (response.status === 401 && !quiet && attempt < 3) {

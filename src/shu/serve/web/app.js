@@ -7,6 +7,7 @@ import { createTurn } from "./answer.js";
 import { append, clear, el, formatSeconds, icon } from "./dom.js";
 import { loadConversation, openConversations, rememberConversation, rememberedConversation, startConversation } from "./conversations.js";
 import { closePanel, openBrowser, openDocument, setupPanel } from "./panel.js";
+import { enableUploads, setupUploads } from "./uploads.js";
 
 const PERSONA_STORAGE = "shu.persona";
 const JOBS_EVERY_MS = 4000;
@@ -142,6 +143,7 @@ function choosePersona(persona) {
   if (persona) remember(PERSONA_STORAGE, persona.slug);
   $("conversations").disabled = !persona;
   $("new-conversation").disabled = !persona;
+  enableUploads(Boolean(persona));
   showConversation(null);
   if (persona) rememberedConversation(persona.slug).then((kept) => state.persona === persona && showConversation(kept));
 }
@@ -409,6 +411,7 @@ async function start() {
   setupPanel();
   setupAuth();
   setupComposer();
+  setupUploads(() => state.persona);
   await checkHealth();
   await loadPersonas();
   startJobs();

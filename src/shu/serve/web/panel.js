@@ -4,6 +4,7 @@
 import { getJSON, sendFeedback } from "./api.js";
 import { append, clear, el, icon, linkOrText, sectionLabel } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
+import { deleteDocument, downloadOriginal } from "./uploads.js";
 
 const PAGE_SIZE = 20;
 
@@ -15,6 +16,7 @@ const panel = {
   returnTo: null, // what "Back" shows (the document list a document was opened from)
   loading: 0, // the latest load wins
   lastFocus: null,
+  browsing: null, // {persona, personaName, offset} while the document list is shown
 };
 
 export function setupPanel() {
@@ -34,6 +36,7 @@ export function setupPanel() {
 function showPanel(title) {
   if (panel.root.hidden) panel.lastFocus = document.activeElement;
   panel.root.hidden = false;
+  panel.browsing = null;
   document.body.classList.add("panel-open");
   panel.title.textContent = title;
   panel.body.scrollTop = 0;
@@ -100,6 +103,44 @@ function starButton(doc, persona) {
   return el("span", { class: "star-wrap" }, button, note);
 }
 
+function documentActions(doc, persona) {
+  const note = el("span", { class: "feedback-note", role: "status" });
+  const failedWith = (error) => {
+    note.textContent = error && error.message ? error.message : "network error";
+  };
+  const download = el(
+    "button",
+    { type: "button", class: "ghost doc-download", onclick: () => downloadOriginal(doc, persona).catch(failedWith) },
+    "Download original",
+  );
+  const remove = el(
+    "button",
+    {
+      type: "button",
+      class: "ghost doc-delete",
+      onclick: async () => {
+        try {
+          if (!(await deleteDocument(doc, persona))) return;
+        } catch (error) {
+          failedWith(error);
+          return;
+        }
+        const back = panel.returnTo;
+        if (back) back();
+        else closePanel();
+      },
+    },
+    "Delete",
+  );
+  return el("div", { class: "doc-actions" }, download, remove, note);
+}
+
+/** Show the persona's document list again if it is the one shown (after an upload). */
+export function refreshBrowser(persona) {
+  const shown = panel.browsing;
+  if (shown && shown.persona === persona && !panel.root.hidden) openBrowser(shown.persona, shown.personaName, shown.offset);
+}
+
 function documentMeta(doc) {
   const items = [];
   if (doc.date) items.push(el("span", { class: "meta-item" }, doc.date));
@@ -136,6 +177,7 @@ function renderDocument(view, persona, cited) {
     el("h2", { class: "doc-title" }, doc.title || doc.id),
     documentMeta(doc),
     starButton(doc, persona),
+    documentActions(doc, persona),
   );
   const profile = view.profile && view.profile.synopsis ? el("p", { class: "synopsis" }, view.profile.synopsis) : null;
   const sections = (view.sections || []).map((s) => sectionNode(s, doc.title, isCited(s, cited)));
@@ -168,6 +210,7 @@ function renderDocument(view, persona, cited) {
 /** The persona's documents, a page at a time; a click opens one (Back returns to this page). */
 export async function openBrowser(persona, personaName, offset = 0) {
   showPanel(`${personaName} · documents`);
+  panel.browsing = { persona, personaName, offset };
   panel.returnTo = null;
   panel.back.hidden = true;
   const ticket = loadingState();

@@ -1,0 +1,80 @@
+"""Documents from the web page, in real Chromium against a real server: files chosen with the
+Upload button (one refused with its reason), the job followed to its end, the document in the
+browser, its original downloaded, and deleted after the confirmation; files dropped on the chat,
+a corrupt one reported by the job with its reason."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.serve import web_page
+from tests.serve.web_page import Served, expect, open_page
+
+pytestmark = pytest.mark.slow
+served = web_page.served
+browser = web_page.browser
+page = web_page.page
+
+HOURS = b"# Garden hours\n\nThe community garden opens at nine on Saturdays.\n"
+
+
+def test_upload_follow_download_and_delete_a_document(served: Served, page: Any) -> None:
+    open_page(page, served.url)
+    page.set_input_files(
+        "#upload-input",
+        files=[
+            {"name": "garden-hours.txt", "mimeType": "text/plain", "buffer": HOURS},
+            {"name": "tool.exe", "mimeType": "application/octet-stream", "buffer": b"MZ\x90\x00"},
+        ],
+    )
+    card = page.locator(".upload-card").first
+    expect(card.locator(".upload-bad")).to_contain_text("tool.exe: .exe: not a format Shu reads")
+    expect(card.locator(".upload-status")).to_contain_text("Done: 1 document indexed.", timeout=60_000)
+    expect(card.locator(".upload-ok")).to_contain_text("garden-hours")
+
+    page.click("#browse")
+    item = page.locator('.doc-item[data-doc-id="garden-hours"]')
+    expect(item).to_have_count(1)
+    item.click()
+    expect(page.locator(".doc-title")).to_contain_text("Garden hours")
+    with page.expect_download() as downloaded:
+        page.click(".doc-download")
+    download = downloaded.value
+    assert download.suggested_filename == "garden-hours.txt"
+    with open(download.path(), "rb") as handle:
+        assert handle.read() == HOURS
+
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+    page.click(".doc-delete")
+    expect(page.locator(".doc-list")).to_be_visible()
+    expect(page.locator('.doc-item[data-doc-id="garden-hours"]')).to_have_count(0)
+    assert asked and "Garden hours" in asked[0]
+
+
+def test_files_dropped_on_the_chat_are_indexed_and_a_corrupt_one_says_why(served: Served, page: Any) -> None:
+    open_page(page, served.url)
+    page.click("#browse")
+    expect(page.locator(".doc-list")).to_be_visible()
+    page.evaluate(
+        """() => {
+          const dropped = new DataTransfer();
+          dropped.items.add(new File(["# Seed swap\\n\\nThe seed swap is in April.\\n"], "seed-swap.md"));
+          dropped.items.add(new File(["%PDF-1.4\\n\\u0000broken"], "broken.pdf"));
+          const chat = document.getElementById("chat");
+          chat.dispatchEvent(new DragEvent("dragover", { dataTransfer: dropped, bubbles: true, cancelable: true }));
+          chat.dispatchEvent(new DragEvent("drop", { dataTransfer: dropped, bubbles: true, cancelable: true }));
+        }"""
+    )
+    card = page.locator(".upload-card").first
+    expect(card.locator(".upload-status")).to_contain_text("Done: 1 document indexed.", timeout=60_000)
+    expect(card.locator(".upload-bad")).to_contain_text("RAW-DOCS/broken.pdf")
+    expect(page.locator('.doc-item[data-doc-id="seed-swap"]')).to_have_count(1)  # the list shown is refreshed
+    dismissed: list[str] = []
+    page.click('.doc-item[data-doc-id="seed-swap"]')
+    page.once("dialog", lambda dialog: (dismissed.append(dialog.message), dialog.dismiss()))
+    page.click(".doc-delete")
+    expect(page.locator(".doc-title")).to_contain_text("Seed swap")  # not confirmed: still there
+    assert dismissed

@@ -42,6 +42,12 @@ ADMIN_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("GET", "/v1/jobs/nope", None),
     ("POST", "/v1/jobs/nope/cancel", None),
     ("POST", "/v1/jobs", {"kind": "ingest", "path": "/"}),
+    ("GET", "/v1/admin/users", None),
+    ("POST", "/v1/admin/users", {"name": "cy", "password": "a long enough password", "reads": ["lumen"]}),
+    ("PUT", "/v1/admin/users/nobody", {"reads": ["lumen"]}),
+    ("PUT", "/v1/admin/users/nobody/password", {"password": "a long enough password"}),
+    ("POST", "/v1/admin/users/nobody/lock", None),
+    ("POST", "/v1/admin/users/nobody/unlock", None),
 ]
 WRITE_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("POST", "/v1/personas/{p}/documents", None),  # multipart (test_documents_http.py); empty here
@@ -58,6 +64,7 @@ OPEN_ROUTES = [
     ("POST", "/v1/users/me/learn", None),
     ("GET", "/v1/users/me/export", None),
     ("DELETE", "/v1/users/me", None),
+    ("DELETE", "/v1/session", None),
 ]
 
 

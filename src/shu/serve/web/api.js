@@ -4,6 +4,7 @@
 const KEY_STORAGE = "shu.apiKey";
 
 let memoryKey = ""; // when localStorage is unavailable
+let csrfToken = ""; // the signed-in session's (signin.js), sent with every change
 
 const auth = {
   required: false,
@@ -24,6 +25,10 @@ export function setAuthRequired(required) {
 
 export function authRequired() {
   return auth.required;
+}
+
+export function setCsrf(token) {
+  csrfToken = token || "";
 }
 
 export function setKeyPrompt(prompt) {
@@ -58,7 +63,7 @@ export function askForKey(message) {
   if (!auth.pending) {
     auth.pending = auth.prompt(message).then((key) => {
       auth.pending = null;
-      if (key) storeKey(key);
+      if (typeof key === "string" && key) storeKey(key);
       return key;
     });
   }
@@ -94,11 +99,12 @@ async function errorFrom(response) {
   return new ApiError(response.status, message || fallback);
 }
 
-function headersFor(path, hasBody) {
+function headersFor(path, hasBody, method = "GET") {
   const headers = { Accept: "application/json" };
   if (hasBody) headers["Content-Type"] = "application/json";
   const key = currentKey();
   if (auth.required && key && path.startsWith("/v1/")) headers.Authorization = `Bearer ${key}`;
+  if (csrfToken && !["GET", "HEAD"].includes(method)) headers["X-CSRF-Token"] = csrfToken;
   return headers;
 }
 
@@ -110,7 +116,7 @@ export async function request(path, { method = "GET", body, signal, quiet = fals
   for (let attempt = 0; ; attempt += 1) {
     const response = await fetch(path, {
       method,
-      headers: headersFor(path, body !== undefined && !(body instanceof FormData)), // a form sets its own type
+      headers: headersFor(path, body !== undefined && !(body instanceof FormData), method), // a form sets its own type
       body: body === undefined || body instanceof FormData ? body : JSON.stringify(body),
       signal,
     });

@@ -8,6 +8,8 @@ import { append, clear, el, formatSeconds, icon } from "./dom.js";
 import { loadConversation, openConversations, rememberConversation, rememberedConversation, startConversation } from "./conversations.js";
 import { closePanel, openBrowser, openDocument, setupPanel } from "./panel.js";
 import { enableUploads, setupUploads } from "./uploads.js";
+import { currentSession, offerSignIn, promptSignIn, setupSignIn, signInOffered } from "./signin.js";
+import { offerUsers, setupUsers } from "./users.js";
 
 const PERSONA_STORAGE = "shu.persona";
 const JOBS_EVERY_MS = 4000;
@@ -72,7 +74,7 @@ function setupAuth() {
   });
   $("auth-cancel").addEventListener("click", () => done(null));
   dialog.addEventListener("cancel", () => done(null));
-  setKeyPrompt((message) => {
+  const keyPrompt = (message) => {
     $("auth-message").textContent = message || "This server needs an API key. It is kept in this browser only.";
     input.value = "";
     if (!dialog.open) dialog.showModal();
@@ -80,7 +82,10 @@ function setupAuth() {
     return new Promise((resolve) => {
       settle = resolve;
     });
-  });
+  };
+  setKeyPrompt((message) => (signInOffered() ? promptSignIn(message, keyPrompt) : keyPrompt(message)));
+  setupSignIn();
+  setupUsers();
   $("key-button").prepend(icon("key"));
   $("key-button").addEventListener("click", async () => {
     const key = await askForKey("Enter the API key to use from now on.");
@@ -95,11 +100,13 @@ async function checkHealth() {
   try {
     const health = await getJSON("/healthz");
     setAuthRequired(health && health.auth === true);
+    offerSignIn(health && health.sign_in === true);
     if (health && health.version) document.title = `Shu ${health.version}`;
   } catch {
     setAuthRequired(false); // the API calls will say what is wrong
   }
   $("key-button").hidden = !authRequired();
+  if (authRequired() && signInOffered() && (await currentSession())) return;
   if (authRequired() && !storedKey()) await askForKey("");
 }
 
@@ -132,6 +139,7 @@ async function showUser() {
   try {
     const me = await getJSON("/v1/me", { quiet: true });
     $("key-label").textContent = me && me.user ? me.user : "API key";
+    offerUsers(Boolean(me && me.admin && signInOffered()));
     $("key-button").title = me && me.user ? `Signed in as ${me.user}${me.admin ? " (admin)" : ""}: change the key` : "Change the API key";
   } catch {
     $("key-label").textContent = "API key";

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from shu.accounts.logins import Logins
 from shu.errors import StoreError
 from shu.kb import KnowledgeBase
 from shu.serve.cli import app
@@ -164,14 +165,18 @@ def test_users_keys_conversations_and_signals_move_with_the_knowledge_base(
     source.accounts.feedback(Signal(user="ana", persona="alpha", kind="star", doc_id="pricing"))
     source.accounts.feedback(Signal(user="", persona="alpha", kind="up", question="local"))
     thread = source.conversations.start("ana", "alpha", "Prices")
+    Logins(source.store, source.store).add("ana", "a long enough password", reads=["alpha"])
     target = open_store_url(f"sqlite:///{tmp_path}/copy/shu.db")
-    assert migrate(source.store, target).users == 6  # a profile, two keys, a conversation, two signals
+    assert (
+        migrate(source.store, target).users == 7
+    )  # a profile, two keys, a login, a conversation, two signals
     assert target.get_conversation(thread.id) == thread
     copied = KnowledgeBase(source.settings, store=target)
     assert copied.accounts.authenticate(token).id == key.id, "a copied key keeps working (its hash moved)"
     assert [k.revoked for k in target.list_keys()] == [False, True]
     assert target.get_user("ana") is not None and target.get_user("ana").projects[0].value == "Pricing"
     assert [s.kind for s in target.list_signals("ana")] == ["star"] and len(target.list_signals("")) == 1
+    assert Logins(target, target).sign_in("ana", "a long enough password")[0].reads == ["alpha"]
     assert migrate(source.store, target).users == 0, "a second run copies none again"
     target.close()
 

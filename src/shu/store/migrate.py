@@ -30,7 +30,7 @@ class MigrationReport:
     findings: int = 0
     """the agent's findings copied (undone ones too: they are kept for the record)"""
     users: int = 0
-    """users' profiles, keys (hashed), conversations and signals copied: how many of each, summed"""
+    """users' profiles, keys and logins (hashed), conversations and signals copied: how many, summed"""
     seconds: float = 0.0
 
 
@@ -110,9 +110,10 @@ def _copy_findings(source: Store, target: Store) -> int:
 
 
 def _copy_users(source: Store, target: Store) -> int:
-    """Profiles, keys (their hashes: they keep working), conversations and signals; what the
-    target already holds (a key or conversation by id, a signal by its content and time) is not
-    copied again."""
+    """Profiles, keys (their hashes: they keep working), logins (their password hashes: the same
+    passwords sign in; sessions are not copied: one signs in again), conversations and signals;
+    what the target already holds (a key, login or conversation by id or name, a signal by its
+    content and time) is not copied again."""
     copied = 0
     for user_id in source.list_users():
         profile = source.get_user(user_id)
@@ -123,6 +124,11 @@ def _copy_users(source: Store, target: Store) -> int:
         found = source.get_key(key.id)
         if found is not None and target.get_key(key.id) is None:
             target.add_key(*found)
+            copied += 1
+    for login in source.list_logins():
+        kept = source.get_login(login.name)
+        if kept is not None and target.get_login(login.name) is None:
+            target.save_login(*kept)
             copied += 1
     for user in source.list_conversation_users():
         for conversation in source.list_conversations(user):

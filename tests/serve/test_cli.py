@@ -412,6 +412,11 @@ def test_keys_are_made_listed_and_revoked_and_the_token_is_shown_once(
     assert code == 0 and made["id"] in output and "ana" in output and made["token"] not in output
     code, output = shu(home, "keys", "create", "--user", "bob", "--personas", "nobody")
     assert code == 2 and "unknown persona(s) nobody" in output
+    code, output = shu(home, "--json", "keys", "create", "--user", "ed", "-p", "lumen", "--write", "lumen")
+    assert code == 0 and json.loads(output)["writes"] == ["lumen"]
+    code, output = shu(home, "keys", "list")
+    assert "writes" in output
+    assert shu(home, "keys", "create", "--user", "ed", "--write", "nobody")[0] == 2
     assert shu(home, "keys", "revoke", made["id"])[0] == 0
     code, output = shu(home, "keys", "revoke", made["id"])
     assert code == 2 and "already revoked" in output

@@ -30,7 +30,12 @@ def served(
 ) -> Iterator[dict[str, Any]]:
     settings = load_settings(
         tmp_path / "home",
-        ["enrich.enabled=false", "answer.scope=false", "server.max_upload_bytes=200000", "ingest.max_file_mb=0.1"],
+        [
+            "enrich.enabled=false",
+            "answer.scope=false",
+            "server.max_upload_bytes=200000",
+            "ingest.max_file_mb=0.1",
+        ],
     )
     kb = KnowledgeBase(settings, embedder=embedder)
     board = make_persona("board", rag={"secret.md": SECRET})
@@ -49,7 +54,9 @@ def served(
 
 
 def client(served: dict[str, Any], who: str) -> httpx.Client:
-    return httpx.Client(base_url=served["url"], headers={"Authorization": f"Bearer {served[who]}"}, timeout=60)
+    return httpx.Client(
+        base_url=served["url"], headers={"Authorization": f"Bearer {served[who]}"}, timeout=60
+    )
 
 
 def finished(http: httpx.Client, job_id: str) -> dict[str, Any]:
@@ -70,7 +77,9 @@ def ids(http: httpx.Client, persona: str = "lumen") -> list[str]:
 
 def test_upload_follow_download_reingest_and_delete(served: dict[str, Any]) -> None:
     wendy = client(served, "writer")
-    sent = wendy.post("/v1/personas/lumen/documents", files=[("files", ("garden-notes.txt", NOTES, "text/plain"))])
+    sent = wendy.post(
+        "/v1/personas/lumen/documents", files=[("files", ("garden-notes.txt", NOTES, "text/plain"))]
+    )
     assert sent.status_code == 202, sent.text
     body = sent.json()
     assert body["stored"] == [{"name": "garden-notes.txt", "stored_as": "garden-notes.txt"}]
@@ -109,7 +118,10 @@ def test_upload_follow_download_reingest_and_delete(served: dict[str, Any]) -> N
 
 def test_a_taken_name_gets_a_number_and_nothing_is_replaced(served: dict[str, Any]) -> None:
     wendy = client(served, "writer")
-    files = [("files", ("notes.txt", NOTES, "text/plain")), ("files", ("notes.txt", b"Other text.\n", "text/plain"))]
+    files = [
+        ("files", ("notes.txt", NOTES, "text/plain")),
+        ("files", ("notes.txt", b"Other text.\n", "text/plain")),
+    ]
     sent = wendy.post("/v1/personas/lumen/documents", files=files)
     assert [s["stored_as"] for s in sent.json()["stored"]] == ["notes.txt", "notes-2.txt"]
     assert (served["lumen"] / "RAW-DOCS" / "notes.txt").read_bytes() == NOTES
@@ -120,7 +132,7 @@ def test_a_taken_name_gets_a_number_and_nothing_is_replaced(served: dict[str, An
 def test_read_only_keys_stay_read_only_and_walls_hold(served: dict[str, Any]) -> None:
     rita, carol = client(served, "reader"), client(served, "boarder")
     upload = [("files", ("x.txt", NOTES, "text/plain"))]
-    for http, who in ((rita, "rita"), (carol, "carol")):
+    for http in (rita, carol):
         refused = http.post("/v1/personas/lumen/documents", files=upload)
         assert refused.status_code == 403
         assert http.delete("/v1/documents/plans", params={"persona": "lumen"}).status_code == 403

@@ -64,8 +64,9 @@ def test_files_dropped_on_the_chat_are_indexed_and_a_corrupt_one_says_why(served
           dropped.items.add(new File(["# Seed swap\\n\\nThe seed swap is in April.\\n"], "seed-swap.md"));
           dropped.items.add(new File(["%PDF-1.4\\n\\u0000broken"], "broken.pdf"));
           const chat = document.getElementById("chat");
-          chat.dispatchEvent(new DragEvent("dragover", { dataTransfer: dropped, bubbles: true, cancelable: true }));
-          chat.dispatchEvent(new DragEvent("drop", { dataTransfer: dropped, bubbles: true, cancelable: true }));
+          const init = { dataTransfer: dropped, bubbles: true, cancelable: true };
+          chat.dispatchEvent(new DragEvent("dragover", init));
+          chat.dispatchEvent(new DragEvent("drop", init));
         }"""
     )
     card = page.locator(".upload-card").first

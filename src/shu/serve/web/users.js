@@ -35,8 +35,8 @@ async function change(path, body, method = "PUT") {
 
 function row(login) {
   const name = encodeURIComponent(login.name);
-  const reads = el("input", { class: "users-reads", value: login.reads.join(", "), "aria-label": `Reads of ${login.name}`, spellcheck: "false" });
-  const writes = el("input", { class: "users-writes", value: login.writes.join(", "), "aria-label": `Writes of ${login.name}`, spellcheck: "false" });
+  const reads = el("input", { class: "users-reads", value: login.reads.join(", "), placeholder: "reads: persona, …", "aria-label": `Reads of ${login.name}`, spellcheck: "false" });
+  const writes = el("input", { class: "users-writes", value: login.writes.join(", "), placeholder: "writes: persona, …", "aria-label": `Writes of ${login.name}`, spellcheck: "false" });
   const locked = login.locked || Boolean(login.locked_until);
   const save = () => change(`/v1/admin/users/${name}`, { reads: personas(reads.value), writes: personas(writes.value) });
   const toggle = () => change(`/v1/admin/users/${name}/${locked ? "unlock" : "lock"}`, undefined, "POST");

@@ -188,6 +188,10 @@ def test_too_big_and_unknown_types_are_refused_before_anything_is_written(served
     over_body = wendy.post("/v1/personas/lumen/documents", files=[("files", ("big.txt", b"a" * 300_000))])
     assert over_body.status_code == 413
     assert wendy.post("/v1/search", content=b"{" + b" " * 70_000 + b"}").status_code == 413  # others: 64 KiB
+    anonymous = httpx.post(
+        f"{served['url']}/v1/personas/lumen/documents", files={"files": ("a.txt", b"a" * 70_000)}
+    )
+    assert anonymous.status_code == 413  # no credentials: the small limit, never megabytes before the 401
     for name, data, why in [
         ("tool.exe", b"MZ\x90\x00", "not a format Shu reads"),
         ("noext", b"text", "no suffix"),

@@ -12,11 +12,13 @@ read or written."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, File, Query, UploadFile
 from fastapi.responses import FileResponse, JSONResponse
+from starlette.datastructures import Headers
 from starlette.types import Scope
 
 from shu.accounts.keys import authorize, authorize_write
@@ -32,13 +34,18 @@ FRAMING_BYTES = 64 * 1024
 _UPLOAD_PATH = re.compile(r"^/v1/personas/[^/]+/documents/?$")
 
 
-def upload_limit(max_upload_bytes: int) -> Any:
-    """For `BodyLimit`: the larger limit of an upload request, None for every other."""
+def upload_limit(max_upload_bytes: int, keys_required: Callable[[], bool]) -> Any:
+    """For `BodyLimit`: the larger limit of an upload request, None for every other. On a server
+    that asks who is calling, a request with no credentials at all keeps the small limit (its
+    401 comes without the server reading megabytes first)."""
 
     def wider(scope: Scope) -> int | None:
-        if scope.get("method") == "POST" and _UPLOAD_PATH.match(scope.get("path", "")):
-            return max_upload_bytes + FRAMING_BYTES
-        return None
+        if scope.get("method") != "POST" or not _UPLOAD_PATH.match(scope.get("path", "")):
+            return None
+        headers = Headers(scope=scope)
+        if "authorization" not in headers and "cookie" not in headers and keys_required():
+            return None
+        return max_upload_bytes + FRAMING_BYTES
 
     return wider
 

@@ -414,7 +414,9 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     app.mount("/", StaticFiles(directory=WEB_PAGE, html=True), name="web")
     app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]  # starlette: a handler takes any Exception
     app.add_middleware(WorkLimiter, settings=limits, identify=_key_id(kb))
-    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES, wider=upload_limit(limits.max_upload_bytes))
+    app.add_middleware(
+        BodyLimit, limit=MAX_BODY_BYTES, wider=upload_limit(limits.max_upload_bytes, keys_required)
+    )
     app.add_middleware(HostGuard, rule=HostRule(bound=host, configured=limits.allowed_hosts))
     return app
 

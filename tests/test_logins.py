@@ -4,6 +4,7 @@ the caller record a session carries."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -111,6 +112,9 @@ def test_sessions_expire_and_end(logins: Logins, store: SQLiteStore) -> None:
         logins.session(token, now=start + SESSION_LIFETIME)
     with pytest.raises(UnauthorizedError):  # an expired session is gone
         logins.session(token, now=start)
+    _, _, kept = logins.sign_in("ana", PASSWORD, now=start)
+    logins.sign_in("ana", PASSWORD, now=start + SESSION_LIFETIME)  # a sign-in forgets expired ones
+    assert store.get_session(hashlib.sha256(kept.encode()).hexdigest()) is None
     _, _, other = logins.sign_in("ana", PASSWORD)
     assert logins.sign_out(other) is True
     with pytest.raises(UnauthorizedError):

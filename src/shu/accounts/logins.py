@@ -137,6 +137,7 @@ class Logins:
             if _hasher.check_needs_rehash(password_hash):
                 password_hash = _hash_password(password)
             self.store.save_login(login, password_hash)
+        self.store.delete_expired_sessions(_stamp(moment))  # expired ones are forgotten here
         token = secrets.token_urlsafe(32)
         session = Session(
             user=name,

@@ -351,6 +351,10 @@ class LoginStore(Protocol):
         """End every session of a user (a new password, a lock); how many there were."""
         ...
 
+    def delete_expired_sessions(self, moment: str) -> int:
+        """Forget the sessions that expired by `moment` (ISO, UTC); how many there were."""
+        ...
+
 
 class AnsweringStore(KnowledgeReader, FindingStore, Protocol):
     """What answering needs: the knowledge to read, and the findings the agent writes back."""

@@ -63,3 +63,10 @@ class PostgresLoginTables:
         with self._connection() as conn:
             cursor = conn.execute('DELETE FROM login_sessions WHERE "user" = %s', (_clean(user),))
             return int(cursor.rowcount)
+
+    def delete_expired_sessions(self, moment: str) -> int:
+        with self._connection() as conn:
+            cursor = conn.execute(
+                'DELETE FROM login_sessions WHERE expires COLLATE "C" <= %s', (_clean(moment),)
+            )
+            return int(cursor.rowcount)

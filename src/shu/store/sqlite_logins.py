@@ -64,3 +64,7 @@ class SQLiteLoginTables:
     def delete_sessions(self, user: str) -> int:
         with self._statement() as db:
             return int(db.execute("DELETE FROM login_sessions WHERE user = ?", (user,)).rowcount)
+
+    def delete_expired_sessions(self, moment: str) -> int:
+        with self._statement() as db:
+            return int(db.execute("DELETE FROM login_sessions WHERE expires <= ?", (moment,)).rowcount)

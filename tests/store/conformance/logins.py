@@ -36,3 +36,13 @@ class LoginsConformance:
         assert store.delete_sessions("ana") == 1
         assert store.get_session("hash-two") is None
         assert store.get_session("hash-bob") is not None
+
+    def test_expired_sessions_are_forgotten(self, store: Store) -> None:
+        def session(expires: str) -> Session:
+            return Session(user="ana", created="t0", expires=expires, csrf="c")
+
+        store.add_session("old", session("2026-01-01T11:59:59+00:00"))
+        store.add_session("now", session("2026-01-01T12:00:00+00:00"))
+        store.add_session("new", session("2026-01-01T12:00:01+00:00"))
+        assert store.delete_expired_sessions("2026-01-01T12:00:00+00:00") == 2
+        assert store.get_session("new") is not None and store.get_session("old") is None

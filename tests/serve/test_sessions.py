@@ -6,6 +6,7 @@ password and an unknown name; five wrong passwords lock for a while (423); admin
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -209,3 +210,17 @@ def test_write_rights_follow_the_user(served: dict[str, Any]) -> None:
     ana, _ = sign_in(served["url"], "ana")
     assert bob.get("/v1/session").json()["writes"] == ["board"]
     assert ana.get("/v1/session").json()["writes"] == []
+
+
+def test_a_cross_site_sign_in_or_change_is_refused(served: dict[str, Any]) -> None:
+    """Another site's page can neither sign a browser in (login CSRF) nor change anything: its
+    Origin is refused, and a form's text/plain body is no JSON."""
+    url = served["url"]
+    body = {"name": "ana", "password": PASSWORD}
+    foreign = httpx.post(f"{url}/v1/session", json=body, headers={"Origin": "http://evil.example"})
+    assert foreign.status_code == 403 and "set-cookie" not in foreign.headers
+    form = httpx.post(f"{url}/v1/session", content=json.dumps(body), headers={"Content-Type": "text/plain"})
+    assert form.status_code == 422 and "set-cookie" not in form.headers
+    client, csrf = sign_in(url, "ana")
+    hostile = {"X-CSRF-Token": csrf, "Origin": "http://evil.example"}
+    assert client.post("/v1/conversations", json={"persona": "lumen"}, headers=hostile).status_code == 403

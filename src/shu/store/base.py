@@ -360,9 +360,7 @@ class AnsweringStore(KnowledgeReader, FindingStore, Protocol):
     """What answering needs: the knowledge to read, and the findings the agent writes back."""
 
 
-class Store(
-    KnowledgeStore, FindingStore, AccountStore, JobStore, ConversationStore, LoginStore, Protocol
-):
+class Store(KnowledgeStore, FindingStore, AccountStore, JobStore, ConversationStore, LoginStore, Protocol):
     """Every role in one backend (SQLite, PostgreSQL): what the factory opens. A caller types
     against the narrowest role it needs."""
 

@@ -5,10 +5,17 @@ a corrupt one reported by the job with its reason."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from shu.config.settings import load_settings
+from shu.kb import KnowledgeBase
+from shu.serve.background import running
+from shu.serve.http import create_app
+from tests.conftest import CountingEmbedder, PersonaMaker, doc
 from tests.serve import web_page
 from tests.serve.web_page import Served, expect, open_page
 
@@ -17,6 +24,7 @@ served = web_page.served
 browser = web_page.browser
 page = web_page.page
 
+PLANS = doc("plans", "Plans", "# Plans\n\n## Pro\n\nThe Pro plan costs $65 per seat per month.")
 HOURS = b"# Garden hours\n\nThe community garden opens at nine on Saturdays.\n"
 
 
@@ -79,3 +87,30 @@ def test_files_dropped_on_the_chat_are_indexed_and_a_corrupt_one_says_why(served
     page.click(".doc-delete")
     expect(page.locator(".doc-title")).to_contain_text("Seed swap")  # not confirmed: still there
     assert dismissed
+
+
+def test_a_read_only_key_sees_no_upload_or_delete_and_a_writer_does(
+    tmp_path: Path, embedder: CountingEmbedder, make_persona: PersonaMaker, page: Any
+) -> None:
+    kb = KnowledgeBase(load_settings(tmp_path / "home", ["enrich.enabled=false"]), embedder=embedder)
+    kb.ingest(make_persona("lumen", rag={"plans.md": PLANS}).parent)
+    reader = kb.accounts.create_key("rita", ["lumen"])[1]
+    writer = kb.accounts.create_key("wes", ["lumen"], writes=["lumen"])[1]
+    with running(create_app(kb)) as url:
+        page.add_init_script(f"localStorage.setItem('shu.apiKey', {json.dumps(reader)})")
+        open_page(page, url, persona="lumen")
+        expect(page.locator("#upload")).to_be_hidden()
+        page.click("#browse")
+        page.locator('.doc-item[data-doc-id="plans"]').click()
+        expect(page.locator(".doc-download")).to_be_visible()
+        expect(page.locator(".doc-delete")).to_have_count(0)
+        page.evaluate(f"localStorage.setItem('shu.apiKey', {json.dumps(writer)})")
+        page.add_init_script(f"localStorage.setItem('shu.apiKey', {json.dumps(writer)})")
+        open_page(page, url, persona="lumen")
+        expect(page.locator("#upload")).to_be_visible()
+        page.set_input_files(
+            "#upload-input", files=[{"name": "hours.md", "mimeType": "text/markdown", "buffer": HOURS}]
+        )
+        card = page.locator(".upload-card").first
+        expect(card.locator(".upload-status")).to_contain_text("Done: 1 document indexed.", timeout=60_000)
+    kb.close()

@@ -4,7 +4,7 @@
 import { getJSON, sendFeedback } from "./api.js";
 import { append, clear, el, icon, linkOrText, sectionLabel } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
-import { deleteDocument, downloadOriginal } from "./uploads.js";
+import { deleteDocument, downloadOriginal, mayWrite } from "./uploads.js";
 
 const PAGE_SIZE = 20;
 
@@ -132,7 +132,7 @@ function documentActions(doc, persona) {
     },
     "Delete",
   );
-  return el("div", { class: "doc-actions" }, download, remove, note);
+  return el("div", { class: "doc-actions" }, download, mayWrite(persona) ? remove : null, note);
 }
 
 /** Show the persona's document list again if it is the one shown (after an upload). */

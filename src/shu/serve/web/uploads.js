@@ -9,7 +9,7 @@ import { refreshBrowser } from "./panel.js";
 const POLL_MS = 700;
 const ACTIVE = new Set(["queued", "running"]);
 
-const uploads = { current: () => null, box: null };
+const uploads = { current: () => null, box: null, me: null };
 
 /** `current()`: the chosen persona's record (slug, display_name). */
 export function setupUploads(current) {
@@ -41,9 +41,25 @@ export function setupUploads(current) {
   }
 }
 
-/** Enable the Upload button when a persona is chosen. */
-export function enableUploads(enabled) {
-  document.getElementById("upload").disabled = !enabled;
+/** Enable the Upload button when a persona is chosen; hide it where the caller may not write. */
+export async function enableUploads(enabled) {
+  const button = document.getElementById("upload");
+  button.disabled = !enabled;
+  uploads.me = null;
+  try {
+    uploads.me = await getJSON("/v1/me", { quiet: true });
+  } catch {
+    uploads.me = null; // unknown: the server decides, and its refusal is shown
+  }
+  const persona = uploads.current();
+  button.hidden = Boolean(persona) && !mayWrite(persona.slug);
+}
+
+/** Whether the caller may change the persona's documents, as /v1/me says (admin: everywhere). */
+export function mayWrite(persona) {
+  const me = uploads.me;
+  if (!me) return true;
+  return Boolean(me.admin) || me.writes === null || me.writes === undefined || (Array.isArray(me.writes) && me.writes.includes(persona));
 }
 
 function hasFiles(event) {

@@ -31,8 +31,8 @@ from shu.store.base import (
 from shu.store.document_index import DocumentIndex
 from shu.store.keyword_index import KeywordIndexes
 from shu.store.postgres_bm25 import BM25, PostgresKeywordStatistics, statistics_kept
-from shu.store.postgres_schema import MIGRATIONS, vector_indexes
 from shu.store.postgres_logins import PostgresLoginTables
+from shu.store.postgres_schema import MIGRATIONS, vector_indexes
 from shu.store.postgres_service import PostgresServiceTables
 from shu.store.rows import (
     CHUNK_FIELDS,

@@ -39,8 +39,8 @@ from shu.store.rows import (
     now,
 )
 from shu.store.sql import Row, SQLDialect, SQLKnowledge
-from shu.store.sqlite_schema import MIGRATIONS
 from shu.store.sqlite_logins import SQLiteLoginTables
+from shu.store.sqlite_schema import MIGRATIONS
 from shu.store.sqlite_service import SQLiteServiceTables
 from shu.store.sqlite_vectors import SQLiteVectorIndexes
 from shu.store.vectors import VectorIndex

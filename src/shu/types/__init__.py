@@ -17,7 +17,6 @@ from shu.types.answers import (
     Verification,
 )
 from shu.types.conversations import Conversation, Turn
-from shu.types.logins import Login, Session
 from shu.types.documents import (
     Chunk,
     Document,
@@ -55,6 +54,7 @@ from shu.types.enrichment import (
     TemporalScope,
 )
 from shu.types.jobs import Job, JobKind, JobStatus
+from shu.types.logins import Login, Session
 from shu.types.retrieval import (
     QUERY_TYPES,
     AnswerStyle,

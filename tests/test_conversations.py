@@ -3,12 +3,18 @@ with its citations, each user's own, exported as Markdown with footnotes."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from shu.config.settings import load_settings
 from shu.conversations import LOCAL_USER, export_markdown
 from shu.errors import InvalidRequestError, NotFoundError
 from shu.kb import KnowledgeBase
-from tests.conftest import PersonaMaker, doc
+from shu.models.llm.client import LLMClient
+from shu.models.llm.scripted import ScriptedLLM
+from shu.prompts import Message
+from tests.conftest import CountingEmbedder, PersonaMaker, doc
 
 PLANS = doc(
     "plans",
@@ -69,3 +75,31 @@ def test_renamed_exported_and_deleted(shop: KnowledgeBase) -> None:
     shop.conversations.delete(thread.id, LOCAL_USER)
     with pytest.raises(NotFoundError):
         shop.conversations.get(thread.id, LOCAL_USER)
+
+
+def test_an_llm_answer_reads_the_users_words_and_the_turns_before(
+    tmp_path: Path, embedder: CountingEmbedder, make_persona: PersonaMaker
+) -> None:
+    prompts: list[str] = []
+
+    def model(messages: list[Message], schema: object) -> str:
+        prompts.append(messages[-1].content)
+        if schema is not None:  # the follow-up rewrite asks for JSON: a reply that is not falls back
+            return "no"
+        return "The Team plan costs $99 per seat per month. [^plans:Plans > Team]"
+
+    prose_only = "llm.budget.max_json_failures=0"  # it never writes JSON: asked all the same
+    settings = load_settings(tmp_path / "home", ["enrich.enabled=false", "answer.scope=false", prose_only])
+    kb = KnowledgeBase(settings, embedder=embedder, llm=LLMClient(ScriptedLLM(model)))
+    assert not kb.ingest(make_persona("shop", rag={"plans.md": PLANS}).parent).failed
+    thread = kb.conversations.start(LOCAL_USER, "shop")
+    kb.ask("What does the Pro plan cost?", "shop", conversation=thread.id)
+    assert not any("The user asked it as" in p for p in prompts), "a first question stands alone"
+    prompts.clear()
+    follow = kb.ask("and the Team plan?", "shop", conversation=thread.id)
+    assert follow.standalone_question == "What does the Team plan cost?"
+    answering = [p for p in prompts if "Question:" in p][-1]
+    assert "What does the Team plan cost?" in answering
+    assert 'The user asked it as "and the Team plan?"' in answering
+    assert 'Q: "What does the Pro plan cost?"' in answering
+    kb.close()

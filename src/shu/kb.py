@@ -52,6 +52,7 @@ from shu.text import count_tokens, joined_without_overlap
 from shu.types import (
     Answer,
     Chunk,
+    Conversation,
     Document,
     DocumentSection,
     DocumentView,
@@ -387,7 +388,9 @@ class KnowledgeBase:
         thread = self.conversations.get(conversation_id, user or LOCAL_USER, persona.slug)
         rewritten = self.conversations.standalone(thread, question)
         profiled = self.with_profile(user)  # ranked for the user only when they have a profile
-        for event in self.responder.stream(rewritten or question, persona, agent, self.asker(profiled)):
+        asked = rewritten or question
+        said = _said_before(thread, question) if rewritten else None
+        for event in self.responder.stream(asked, persona, agent, self.asker(profiled), said):
             if isinstance(event, Answer):
                 event = event.model_copy(update={"question": question, "standalone_question": rewritten})
                 self.conversations.record(thread, question, rewritten, event)
@@ -464,3 +467,14 @@ def migrate(
     finally:
         origin.close()
         destination.close()
+
+
+def _said_before(thread: Conversation, question: str, turns: int = 2, answer_chars: int = 400) -> str:
+    """What an LLM answer reads of a conversation beside the standalone question: the user's own
+    words and the last turns (their answers cut short; all of it data, like the context)."""
+    lines = [f'(The user asked it as "{question}", after:']
+    for turn in thread.turns[-turns:]:
+        answer = " ".join(turn.answer.split())
+        cut = answer if len(answer) <= answer_chars else f"{answer[:answer_chars].rstrip()}…"
+        lines.append(f'Q: "{turn.question}" A: "{cut}"')
+    return "\n".join(lines) + ")"

@@ -51,19 +51,33 @@ class Responder:
         return final_answer(self.stream(question, persona, agent, asker))
 
     def stream(
-        self, question: str, persona: Persona, agent: bool | None = None, asker: Asker | None = None
+        self,
+        question: str,
+        persona: Persona,
+        agent: bool | None = None,
+        asker: Asker | None = None,
+        conversation: str | None = None,
     ) -> Iterator[AskEvent]:
         """`agent`: True sends the question to the agent, False never, None lets the policy
-        decide; `asker`: retrieval ranks for this person."""
+        decide; `asker`: retrieval ranks for this person; `conversation`: the user's words and
+        the turns before, which an LLM answer reads beside `question`."""
         limits = self.budget
         budget = QuestionBudget(limits.max_calls, limits.max_tokens, limits.max_json_failures)
-        return spending(budget, self._stream(question, persona, agent, asker, budget))
+        return spending(budget, self._stream(question, persona, agent, asker, budget, conversation))
 
     def _stream(
-        self, question: str, persona: Persona, agent: bool | None, asker: Asker | None, budget: QuestionBudget
+        self,
+        question: str,
+        persona: Persona,
+        agent: bool | None,
+        asker: Asker | None,
+        budget: QuestionBudget,
+        conversation: str | None = None,
     ) -> Iterator[AskEvent]:
         self._asker = asker
         result = self.pipeline.run(question, persona, asker=asker)
+        if conversation:
+            result = result.model_copy(update={"conversation": conversation})
         trace: AgentTrace | None = None
         reason = upfront(question, result.plan, self.agent_settings, agent) if self.agent else None
         if self.agent is not None and reason is not None:

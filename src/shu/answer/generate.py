@@ -113,7 +113,9 @@ class LLMAnswerer:
                 : _SMALL_PERSONA_CHARS if self.numbered else 4000
             ],
             context=context,
-            question=result.question,
+            question=result.question
+            if not result.conversation
+            else f"{result.question}\n{result.conversation}",
             style=style.replace("its key", "its number in brackets") if self.numbered else style,
             **({"task": YES_NO_TASK if is_yes_no(result.question) else TASK} if self.numbered else {}),
         )

@@ -237,6 +237,9 @@ class RetrievalResult(BaseModel):
     """The parts the agent split the question into (an answer should cover each)."""
     asker: str | None = None
     """The user the ranking was personalized for."""
+    conversation: str | None = None
+    """In a conversation: the user's own words for the question and the turns before it, as an
+    LLM answer reads them beside the question retrieval searched."""
     personal: list[PersonalBoost] = Field(default_factory=list)
     resolved: list[ProfileMatch] = Field(default_factory=list)
     """the question's references resolved against the asker's profile"""

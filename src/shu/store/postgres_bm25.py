@@ -7,6 +7,7 @@ bulk loads, which count them, and build the vector indexes, once at their end.""
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
@@ -41,17 +42,17 @@ SELECT chunk_id, score FROM scored ORDER BY score DESC, chunk_id LIMIT %(limit)s
 """
 
 
-class PostgresKeywordStatistics:
+class PostgresKeywordStatistics(ABC):
     settings: StoreSettings
     _deferred: bool
     _uncounted: set[str]
     _dim: int | None
 
-    def _connection(self) -> AbstractContextManager[Any]:
-        raise NotImplementedError
+    @abstractmethod
+    def _connection(self) -> AbstractContextManager[Any]: ...
 
-    def _write(self) -> AbstractContextManager[Any]:
-        raise NotImplementedError
+    @abstractmethod
+    def _write(self) -> AbstractContextManager[Any]: ...
 
     def _count_terms(self, conn: Any, doc_ids: list[str] | None, sign: int) -> None:
         """Keep the SQL keyword search's BM25 statistics: documents' (None: every document's)

@@ -3,6 +3,7 @@ and sessions by the hash of their token."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -14,9 +15,10 @@ def _clean(value: str) -> str:
     return value.replace("\x00", "")
 
 
-class PostgresLoginTables:
+class PostgresLoginTables(ABC):
+    @abstractmethod
     def _connection(self) -> AbstractContextManager[Any]:  # provided by PostgresStore
-        raise NotImplementedError
+        ...
 
     def save_login(self, login: Login, password_hash: str) -> None:
         with self._connection() as conn:

@@ -3,6 +3,7 @@ signals and background jobs. None of it moves the data version, so cached answer
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -21,9 +22,10 @@ def _json(model: BaseModel, **dump: Any) -> str:
     return model.model_dump_json(**dump).replace("\\u0000", "")
 
 
-class PostgresServiceTables:
+class PostgresServiceTables(ABC):
+    @abstractmethod
     def _connection(self) -> AbstractContextManager[Any]:  # provided by PostgresStore
-        raise NotImplementedError
+        ...
 
     # -- keys ------------------------------------------------------------------------------
 

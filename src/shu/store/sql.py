@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -87,7 +88,7 @@ class SQLDialect:
     """what to do when vectors of another embedder arrive"""
 
 
-class SQLKnowledge:
+class SQLKnowledge(ABC):
     """Personas, documents, chunks, profiles, relationships, questions, findings and the shared
     parts of writes, for a backend that gives the dialect and the primitives below."""
 
@@ -97,32 +98,33 @@ class SQLKnowledge:
 
     # -- primitives a backend gives ---------------------------------------------------------
 
-    def _all(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
-        raise NotImplementedError
+    @abstractmethod
+    def _all(self, sql: str, params: Sequence[object] = ()) -> list[Row]: ...
 
+    @abstractmethod
     def _rows_in(self, sql: str, ids: Sequence[str], *after: object) -> list[Row]:
         """`sql`'s `{in}` becomes the test that a column is one of the distinct `ids`; `after`
         fills the placeholders after it; the rows of every statement read."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _exec(self, conn: Any, sql: str, params: Sequence[object] = ()) -> Any:
         """One statement on a write connection; its cursor."""
-        raise NotImplementedError
 
-    def _many(self, conn: Any, sql: str, rows: Sequence[Sequence[object]]) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def _many(self, conn: Any, sql: str, rows: Sequence[Sequence[object]]) -> None: ...
 
+    @abstractmethod
     def _write(self) -> AbstractContextManager[Any]:
         """One write transaction (committed whole, the generation moved); the connection."""
-        raise NotImplementedError
 
-    def _document_from(self, row: Row) -> Document:
-        raise NotImplementedError
+    @abstractmethod
+    def _document_from(self, row: Row) -> Document: ...
 
+    @abstractmethod
     def _check_version(self) -> None:
         """Forget what is cached once anything was written (here or by another process)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _first_vectors(self, conn: Any, dim: int) -> None:
         """The first vectors arrive (`dim` wide): what the backend prepares for them."""
 

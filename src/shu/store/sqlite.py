@@ -185,6 +185,9 @@ class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables, SQLite
     def _document_from(self, row: Row) -> Document:
         return _document(row)
 
+    def _first_vectors(self, conn: Any, dim: int) -> None:
+        """Nothing to prepare: the vector indexes are built in memory when a persona is searched."""
+
     # -- personas --------------------------------------------------------------------------
 
     def upsert_persona(self, persona: Persona) -> None:

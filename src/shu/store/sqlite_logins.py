@@ -5,21 +5,24 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from abc import ABC, abstractmethod
 from contextlib import AbstractContextManager
 from pathlib import Path
 
 from shu.types import Login, Session
 
 
-class SQLiteLoginTables:
+class SQLiteLoginTables(ABC):
     path: Path
     _lock: threading.RLock
 
+    @abstractmethod
     def _read(self) -> sqlite3.Connection:  # provided by SQLiteStore
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def _statement(self) -> AbstractContextManager[sqlite3.Connection]:  # SQLiteServiceTables
-        raise NotImplementedError
+        ...
 
     def save_login(self, login: Login, password_hash: str) -> None:
         with self._statement() as db:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,13 +16,14 @@ from shu.store.rows import now
 from shu.types import ApiKey, Conversation, Job, Signal, UserProfile
 
 
-class SQLiteServiceTables:
+class SQLiteServiceTables(ABC):
     path: Path
     _db: sqlite3.Connection
     _lock: threading.RLock
 
+    @abstractmethod
     def _read(self) -> sqlite3.Connection:  # provided by SQLiteStore
-        raise NotImplementedError
+        ...
 
     @contextmanager
     def _statement(self) -> Iterator[sqlite3.Connection]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -17,7 +18,7 @@ from shu.store.sql import Row
 from shu.store.vectors import ExactReader, VectorIndex
 
 
-class SQLiteVectorIndexes:
+class SQLiteVectorIndexes(ABC):
     exact_vector_limit: int
     _db: sqlite3.Connection
     _lock: threading.RLock
@@ -25,11 +26,11 @@ class SQLiteVectorIndexes:
     _question_indexes: dict[str, tuple[VectorIndex, dict[str, str], dict[str, str]]]
     _profile_indexes: dict[tuple[str, str], VectorIndex]
 
-    def _check_version(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def _check_version(self) -> None: ...
 
-    def _rows_in(self, sql: str, ids: Sequence[str], *after: object) -> list[Row]:
-        raise NotImplementedError
+    @abstractmethod
+    def _rows_in(self, sql: str, ids: Sequence[str], *after: object) -> list[Row]: ...
 
     def search_vector(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredChunk]:
         found = self._persona_index(persona).search(vector, limit)

@@ -35,7 +35,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, model_validator
 
 from shu.conversations import LOCAL_USER
 from shu.types import Answer
@@ -47,6 +47,7 @@ from shu_eval.labelled import (
     declined,
     has_fact,
     load_knowledge_bases,
+    load_records,
     normalise,
     said,
     split_of,
@@ -118,28 +119,7 @@ def folder_of(path: Path) -> Path:
 
 def load_conversations(path: Path) -> list[LabelledConversation]:
     """The conversations of a JSONL file; a malformed line is a `LabelledSetError` naming it."""
-    found: list[LabelledConversation] = []
-    seen: dict[str, int] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            conversation = LabelledConversation.model_validate_json(line)
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(part) for part in error['loc']) or 'line'}: {error['msg']}"
-                for error in exc.errors()
-            )
-            raise LabelledSetError(f"{path}, line {number}: {problems}") from None
-        if conversation.id in seen:
-            raise LabelledSetError(
-                f"{path}, line {number}: id {conversation.id!r} already used on line {seen[conversation.id]}"
-            )
-        seen[conversation.id] = number
-        found.append(conversation)
-    if not found:
-        raise LabelledSetError(f"{path}: no conversations")
-    return found
+    return load_records(path, LabelledConversation, "conversations")
 
 
 # -- judging one turn ------------------------------------------------------------------------

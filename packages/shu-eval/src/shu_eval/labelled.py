@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
 from statistics import fmean, median
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
@@ -87,6 +87,9 @@ Progress = Callable[[str, int, int], None]
 _KEYS = re.compile(r"\[\^[^\]\n]*\]")
 _THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f\u2009'](?=\d{3}(?!\d))")
 _TOKENS = re.compile(r"\d+(?:\.\d+)*|[^\W_]+")
+
+
+Record = TypeVar("Record", bound=BaseModel)
 
 
 class LabelledSetError(ValueError):
@@ -145,28 +148,34 @@ def folder_of(path: Path) -> Path:
 
 def load_questions(path: Path) -> list[LabelledQuestion]:
     """The questions of a JSONL file; a malformed line is a `LabelledSetError` naming it."""
-    questions: list[LabelledQuestion] = []
+    return load_records(path, LabelledQuestion, "questions")
+
+
+def load_records(path: Path, model: type[Record], what: str) -> list[Record]:
+    """The records of a JSONL file, each with a unique `id`; a malformed line, a repeated id or
+    an empty file is a `LabelledSetError` naming it."""
+    records: list[Record] = []
     seen: dict[str, int] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            question = LabelledQuestion.model_validate_json(line)
+            record = model.model_validate_json(line)
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(part) for part in error['loc']) or 'line'}: {error['msg']}"
                 for error in exc.errors()
             )
             raise LabelledSetError(f"{path}, line {number}: {problems}") from None
-        if question.id in seen:
-            raise LabelledSetError(
-                f"{path}, line {number}: id {question.id!r} already used on line {seen[question.id]}"
-            )
-        seen[question.id] = number
-        questions.append(question)
-    if not questions:
-        raise LabelledSetError(f"{path}: no questions")
-    return questions
+        record_id = str(getattr(record, "id"))  # noqa: B009 — every labelled record has an id
+        if record_id in seen:
+            first = seen[record_id]
+            raise LabelledSetError(f"{path}, line {number}: id {record_id!r} already used on line {first}")
+        seen[record_id] = number
+        records.append(record)
+    if not records:
+        raise LabelledSetError(f"{path}: no {what}")
+    return records
 
 
 def load_knowledge_bases(folder: Path) -> dict[str, Path]:

@@ -162,7 +162,9 @@ class JobRunner:
 
 
 def _redo(job: Job) -> Redo:
-    if job.force or job.kind == "reindex":
+    """A reindex does the documents not yet indexed with context prefixes (so a resumed one goes
+    on where it stopped); `force` redoes every document."""
+    if job.force:
         return "all"
     return "fallbacks" if job.kind == "enrich" else "changed"
 

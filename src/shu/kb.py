@@ -122,16 +122,13 @@ class KnowledgeBase:
     ) -> IngestReport:
         """Ingest persona folders (each document committed on its own: an interrupted run resumes
         where it stopped). `redo`: "changed", "all" or "fallbacks" (LLM artifacts that fell back);
-        `context`: index chunks with (True) or without (False) context prefixes this run."""
+        `context`: index chunks with (True) or without (False) context prefixes from now on (a
+        reindex's choice, which later runs follow); None: as chosen before, else as configured."""
         return self.ingest_job(progress, context).run(Path(path), prune=prune, redo=redo)
 
     def ingest_job(self, progress: Progress | None = None, context: bool | None = None) -> IngestJob:
         """An ingestion run not yet started (its report fills as it goes)."""
-        settings = self.settings
-        if context is not None:
-            enrich = settings.enrich.model_copy(update={"context": context})
-            settings = settings.model_copy(update={"enrich": enrich})
-        return IngestJob(settings, self.store, self.embedder, progress, llm=self.enrich_llm)
+        return IngestJob(self.settings, self.store, self.embedder, progress, self.enrich_llm, context)
 
     @cached_property
     def jobs(self) -> JobRunner:

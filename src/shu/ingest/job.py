@@ -14,6 +14,8 @@ from functools import partial
 from pathlib import Path
 from typing import Literal
 
+import numpy as np
+
 from shu.config.settings import Settings
 from shu.enrich.enricher import ENRICH_VERSION, enrich_document
 from shu.enrich.llm import LLMEnricher
@@ -23,11 +25,12 @@ from shu.ingest.chunking import chunk_document
 from shu.ingest.claims import Claim, Holder, Ruling, folder_of, holder_of, rule
 from shu.ingest.documents import ParsedDocument, content_hash, parse_rag_file
 from shu.ingest.files import list_files, read_inside, resolved
+from shu.ingest.index_settings import BUILT_WITH, CONTEXT, changes, chosen, context_choice, with_context
 from shu.ingest.personas import PersonaFolder, check_inside, find_persona_folders, load_persona
 from shu.ingest.raw import convert_raw_folder, prune_orphans
 from shu.ingest.report import FileOutcome, IngestReport
 from shu.ingest.urls import fetch_url_lists, prune_unlisted
-from shu.ingest.vectors import embed_batch
+from shu.ingest.vectors import BatchItem, embed_batch, kept_vectors
 from shu.models.embed.base import Embedder
 from shu.store.base import KnowledgeStore
 from shu.types import Chunk, Document, DocumentRef, Enrichment
@@ -45,6 +48,8 @@ class _Pending:
     chunks: list[Chunk]
     outcome: FileOutcome
     enrichment: Enrichment
+    stored: bool
+    """an earlier version is stored (its unchanged texts keep their vectors)"""
 
 
 @dataclass
@@ -80,8 +85,12 @@ class IngestJob:
         embedder: Embedder,
         progress: Progress | None = None,
         llm: LLMEnricher | None = None,
+        context: bool | None = None,
     ) -> None:
+        """`context`: index chunks with (True) or without (False) context prefixes, a choice kept
+        for later runs (`shu.ingest.index_settings`); None follows the kept choice or the settings."""
         self.settings = settings
+        self.context = context
         self.store = store
         self.embedder = embedder
         self.llm = llm
@@ -100,13 +109,33 @@ class IngestJob:
         llm_before = self.llm.summary() if self.llm else {}
         report = self.report = IngestReport()
         with self.store.writer():  # a concurrent run over the same store waits, then finds it done
+            built_with = self._settle_settings(report)
             self._run(root, prune, report)
+            self.store.save_index_settings({**self.store.index_settings(), BUILT_WITH: built_with})
         report.seconds = time.perf_counter() - started
         if self.llm is not None:
             report.llm = self.llm.summary_since(llm_before)
             if report.llm["calls"] or report.llm["cached"]:
                 self.store.record_llm_run(report.llm)
         return report
+
+    def _settle_settings(self, report: IngestReport) -> dict[str, object]:
+        """Follow (or record) the context-prefix choice, and note the settings that changed since
+        the last complete run; what this run builds the index with."""
+        kept = self.store.index_settings()
+        configured = self.settings.enrich.context
+        self.settings = with_context(self.settings, context_choice(self.settings, kept, self.context))
+        if self.context is not None and kept.get(CONTEXT) != chosen(kept, configured, self.context)[CONTEXT]:
+            self.store.save_index_settings(chosen(kept, configured, self.context))
+        built_with = self._built_with()
+        before = kept.get(BUILT_WITH)
+        changed = changes(before, built_with) if isinstance(before, dict) else []
+        if changed:
+            report.notes.append(
+                f"settings changed since the last run ({'; '.join(changed)}): documents indexed "
+                "with the earlier settings are indexed again; texts that stay the same keep their vectors"
+            )
+        return built_with
 
     def _run(self, root: Path, prune: bool, report: IngestReport) -> None:
         folders = self._load_personas(root, report)
@@ -319,7 +348,7 @@ class IngestJob:
             outcome.warnings.append(
                 f"enrichment failed ({exc.__class__.__name__}: {exc}); indexed without it"
             )
-        return _Pending(parsed=parsed, chunks=chunks, outcome=outcome, enrichment=enrichment)
+        return _Pending(parsed, chunks, outcome, enrichment, stored is not None)
 
     def _catalogue(self, run: _Run) -> list[DocumentRef]:
         """Every document this run and the store know: what LLM-proposed relationships may target."""
@@ -355,14 +384,17 @@ class IngestJob:
     def _flush(self, batch: _Batch) -> None:
         if not batch.items:
             return
+        items = [BatchItem(item.chunks, item.enrichment, self._kept(item)) for item in batch.items]
         try:
-            vectors = embed_batch(self.embedder, [(item.chunks, item.enrichment) for item in batch.items])
+            vectors = embed_batch(self.embedder, items)
         except ShuError as exc:
             for item in batch.items:
                 item.outcome.message = f"embedding failed: {exc}"
             batch.items.clear()
             return
-        for item, found in zip(batch.items, vectors, strict=True):
+        self.report.texts_embedded += vectors.embedded
+        self.report.vectors_kept += vectors.kept
+        for item, found in zip(batch.items, vectors.documents, strict=True):
             try:
                 self.store.replace_document(
                     item.parsed.doc,
@@ -377,6 +409,11 @@ class IngestJob:
             except ShuError as exc:
                 item.outcome.message = str(exc)
         batch.items.clear()
+
+    def _kept(self, item: _Pending) -> dict[str, np.ndarray]:
+        if not item.stored:
+            return {}
+        return kept_vectors(self.store.export_document(item.parsed.doc.id), self.embedder.name)
 
     def _forget_emptied(self, path: str, run: _Run, outcome: FileOutcome) -> None:
         """A file that is now empty no longer answers anything: its earlier version goes."""
@@ -419,17 +456,18 @@ class IngestJob:
                 report.add(FileOutcome(path=doc.path, status="pruned", doc_id=doc.id, message="file is gone"))
 
     def _fingerprint(self) -> str:
-        return json.dumps(
-            {
-                "chunking": self.settings.chunking.model_dump(),
-                "embedder": self.embedder.name,
-                "index_text": 1,
-                "enrich": self.settings.enrich.model_dump(),
-                "enrich_methods": ENRICH_VERSION,
-                "llm": self.llm.fingerprint if self.llm else None,
-            },
-            sort_keys=True,
-        )
+        return json.dumps(self._built_with(), sort_keys=True)
+
+    def _built_with(self) -> dict[str, object]:
+        """The settings that change what is indexed of a document."""
+        return {
+            "chunking": self.settings.chunking.model_dump(),
+            "embedder": self.embedder.name,
+            "index_text": 1,
+            "enrich": self.settings.enrich.model_dump(),
+            "enrich_methods": ENRICH_VERSION,
+            "llm": self.llm.fingerprint if self.llm else None,
+        }
 
 
 def _refusal(doc_id: str, claim: Claim, claims: list[Claim], ruling: Ruling) -> str:

@@ -29,6 +29,11 @@ class IngestReport(BaseModel):
     seconds: float = 0.0
     llm: dict[str, object] | None = None
     """LLM use during the run: artifacts made, fallbacks by kind, calls, tokens, cost."""
+    texts_embedded: int = 0
+    vectors_kept: int = 0
+    """texts of changed documents that were as stored: their vectors were kept, not recomputed"""
+    notes: list[str] = Field(default_factory=list)
+    """what the run says about itself (settings that changed since the last run)"""
 
     def add(self, outcome: FileOutcome) -> FileOutcome:
         self.outcomes.append(outcome)

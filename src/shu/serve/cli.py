@@ -104,10 +104,15 @@ def reindex(
     context: Annotated[
         bool, typer.Option("--context/--no-context", help="Index chunks with context prefixes.")
     ] = True,
+    force: Annotated[
+        bool, typer.Option("--force", help="Redo every document, also those already indexed so.")
+    ] = False,
 ) -> None:
-    """Re-index every document with context prefixes switched on (or off)."""
+    """Index every document with context prefixes switched on (or off), a choice later runs
+    keep. Only documents not yet indexed that way are done again: a stopped reindex resumes
+    where it stopped; --force redoes every one."""
     with _kb() as kb, _progress() as advance:
-        report = kb.ingest(path, progress=advance, redo="all", context=context)
+        report = kb.ingest(path, progress=advance, redo="all" if force else "changed", context=context)
     _finish(report)
 
 
@@ -472,9 +477,12 @@ def _print_report(report: IngestReport) -> None:
     )
     if report.llm:
         out.print(f"LLM: {escape(json.dumps(report.llm))}", highlight=False)
+    for note in report.notes:
+        out.print(f"[cyan]note:[/] {escape(note)}", highlight=False)
+    kept = f" ({report.vectors_kept} unchanged texts kept their vectors)" if report.vectors_kept else ""
     out.print(
         f"[bold]{escape(report.summary())}[/] — personas: {', '.join(report.personas) or 'none'}; "
-        f"{report.chunks_written} chunks written in {report.seconds:.1f}s{rate}",
+        f"{report.chunks_written} chunks written in {report.seconds:.1f}s{rate}{kept}",
         highlight=False,
     )
 

@@ -151,10 +151,12 @@ def create_mcp(kb: KnowledgeBase) -> MCPServer:
         }
 
     @server.tool()
-    def reindex_with_context(path: str, ctx: Context, force: bool = True) -> dict[str, Any]:
+    def reindex_with_context(path: str, ctx: Context, force: bool = False) -> dict[str, Any]:
         """Start re-indexing the persona folder(s) at `path` (on the server) with context
-        prefixes, in the background (admin key). Returns the job: id, status, processed, total,
-        failed, percentage; follow it with get_reindexing_progress."""
+        prefixes, in the background (admin key); documents added later get them too. Only
+        documents not yet indexed so are done (a stopped job resumes); `force` redoes all.
+        Returns the job: id, status, processed, total, failed, percentage; follow it with
+        get_reindexing_progress."""
         with _told():
             key = _key(ctx)
             require_admin(key)

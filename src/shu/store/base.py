@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -212,6 +212,15 @@ class KnowledgeStore(KnowledgeReader, Protocol):
 
     def enrichment_stats(self) -> dict[str, dict[str, int]]:
         """artifact → method → count, plus chunks with a context prefix."""
+        ...
+
+    def index_settings(self) -> dict[str, Any]:
+        """What the index was last built with, as `save_index_settings` kept it ({} when never)."""
+        ...
+
+    def save_index_settings(self, settings: dict[str, Any]) -> None:
+        """Keep what the index is built with (settings that change the indexed text, choices a
+        reindex made), for the next ingestion run to compare with and follow."""
         ...
 
 

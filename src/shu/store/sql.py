@@ -363,6 +363,22 @@ class SQLKnowledge(ABC):
             found.setdefault(chunk_id, []).append(neighbour)
         return found
 
+    # -- what the index was built with ---------------------------------------------------------
+
+    def index_settings(self) -> dict[str, Any]:
+        row = self._one(f"SELECT value FROM {self.dialect.meta} WHERE key = 'index_settings'")
+        found = json.loads(row[0]) if row else {}
+        return found if isinstance(found, dict) else {}
+
+    def save_index_settings(self, settings: dict[str, Any]) -> None:
+        with self._write() as conn:
+            self._exec(
+                conn,
+                f"INSERT INTO {self.dialect.meta}(key, value) VALUES ('index_settings', ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (json.dumps(settings, sort_keys=True),),
+            )
+
     # -- the shared parts of writes ----------------------------------------------------------
 
     def _check_embedder(self, conn: Any, name: str, dim: int | None) -> None:

@@ -417,6 +417,12 @@ class KnowledgeConformance:
         assert totals["runs"] == 2 and totals["calls"] == 5 and totals["cost_usd"] == 0.5
         assert totals["fell_back"] == {"questions: X": 3}
 
+    def test_index_settings_are_kept_and_replaced(self, store: Store) -> None:
+        assert store.index_settings() == {}
+        store.save_index_settings({"fingerprint": {"chunking": {"max_tokens": 180}}, "context": None})
+        store.save_index_settings({"fingerprint": {"chunking": {"max_tokens": 200}}, "context": True})
+        assert store.index_settings() == {"fingerprint": {"chunking": {"max_tokens": 200}}, "context": True}
+
     # -- BM25 -----------------------------------------------------------------------------------
 
     def test_bm25_prefers_rare_terms_and_short_chunks(self, store: Store) -> None:

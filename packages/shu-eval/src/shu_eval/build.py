@@ -17,7 +17,7 @@ from shu.enrich.llm import LLMEnricher
 from shu.enrich.relationships import document_relationships
 from shu.errors import ShuError
 from shu.ingest.chunking import index_text
-from shu.ingest.vectors import embed_batch
+from shu.ingest.vectors import BatchItem, embed_batch
 from shu.models.embed.base import Embedder
 from shu.store.base import Store
 from shu.store.factory import open_sqlite, open_store_url
@@ -113,8 +113,8 @@ def _ingest(
 def _write(
     batch: list[tuple[Document, list[Chunk], Enrichment]], store: SQLiteStore, embedder: Embedder
 ) -> int:
-    vectors = embed_batch(embedder, [(chunks, enrichment) for _, chunks, enrichment in batch])
-    for (doc, chunks, enrichment), found in zip(batch, vectors, strict=True):
+    vectors = embed_batch(embedder, [BatchItem(chunks, enrichment) for _, chunks, enrichment in batch])
+    for (doc, chunks, enrichment), found in zip(batch, vectors.documents, strict=True):
         store.replace_document(
             doc, chunks, found.chunks, embedder.name, enrichment, found.questions, found.profile
         )

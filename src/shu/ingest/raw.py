@@ -13,6 +13,7 @@ from shu.errors import DocumentError, ShuError, SkipDocument
 from shu.ingest.budget import Limits, spending
 from shu.ingest.convert import convert_documents
 from shu.ingest.convert.base import Converted
+from shu.ingest.dates import name_date
 from shu.ingest.files import list_files, read_inside, sha256, write_atomic
 from shu.ingest.frontmatter import as_str_list, render_frontmatter, split_frontmatter
 from shu.ingest.personas import PersonaFolder
@@ -22,10 +23,9 @@ from shu.text import name_id, split_sentences
 URL_LIST_SUFFIXES = frozenset({".urls", ".links"})
 CURATED_FIELDS = ("summary", "tags", "license")
 RESERVED_FIELDS = frozenset({"id", "source_file", "source_sha256", "generated"})
-CONVERTER_VERSION = 2
+CONVERTER_VERSION = 3
 """Raise when conversion output changes, so that generated RAG files are written again."""
 _FIELD_LINE = re.compile(r"^\*\*[\w -]+:\*\*")
-_DATE_IN_NAME = re.compile(r"(?<!\d)(\d{4}-\d{2}(?:-\d{2})?)(?!\d)")
 _TYPE_HINTS = (
     ("faq", "faq"),
     ("press", "press"),
@@ -266,10 +266,9 @@ def _first_h1(markdown: str) -> str | None:
 
 
 def _date(found: dict[str, Any], path: Path) -> str | None:
-    if found.get("date"):
-        return str(found["date"])[:10]
-    match = _DATE_IN_NAME.search(path.stem)
-    return match.group(1) if match else None
+    """The date `shu.ingest.dates` settled in conversion; else one in the file's name (a page of
+    a URL list is converted under its own name: the list's may date it)."""
+    return str(found["date"])[:10] if found.get("date") else name_date(path)
 
 
 def _guess_type(stem: str, title: str) -> str | None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from shu.errors import DocumentError, SkipDocument
 from shu.ingest.budget import current
+from shu.ingest.dates import settle_date
 
 
 @dataclass
@@ -26,6 +27,9 @@ class Converted:
     skipped: list[str] = field(default_factory=list)
     """Parts of the file left out while the rest converts (a mailbox's message with no text),
     each with its reason."""
+    file_date: str | None = None
+    """The date the file says about itself (an office file's last save): the document's date
+    only when its content and its file name state none (`shu.ingest.dates`)."""
 
 
 Converter = Callable[[bytes, Path], "Converted | list[Converted]"]
@@ -91,5 +95,7 @@ def convert_documents(path: Path, data: bytes) -> list[Converted]:
     parts = [p for p in (made if isinstance(made, list) else [made]) if p.markdown.strip()]
     if not parts:
         raise SkipDocument("no text could be extracted")
+    for part in parts:
+        settle_date(part, path)
     current().settle(len(parts), sum(len(p.markdown.encode()) for p in parts))
     return parts

@@ -1,4 +1,5 @@
-"""DOCX → HTML (mammoth keeps Heading styles as <h1>…) → Markdown."""
+"""DOCX → HTML (mammoth keeps Heading styles as <h1>…) → Markdown; the date of its last save
+(`shu.ingest.convert.office`) dates it when its text does not."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from shu.errors import DocumentError
 from shu.ingest.convert.archive import check_archive, check_not_ole
 from shu.ingest.convert.base import Converted
 from shu.ingest.convert.html import html_to_markdown
+from shu.ingest.convert.office import core_dates, office_date
 
 _NO_IMAGES = mammoth.images.img_element(lambda image: {})
 """Images are not text: they are neither read nor inlined as base64."""
@@ -27,4 +29,6 @@ def convert(data: bytes, path: Path) -> Converted:
         raise DocumentError(f"not a readable DOCX file ({exc.__class__.__name__}: {exc})") from exc
     except Exception as exc:  # mammoth raises bare parser errors on damaged XML parts
         raise DocumentError(f"not a readable DOCX file ({exc.__class__.__name__})") from exc
-    return html_to_markdown(f"<html><body>{result.value}</body></html>")
+    converted = html_to_markdown(f"<html><body>{result.value}</body></html>")
+    converted.file_date = office_date(*core_dates(data))
+    return converted

@@ -18,6 +18,7 @@ from shu.errors import DocumentError, ShuError, SkipDocument
 from shu.ingest.convert.archive import check_archive, check_not_ole
 from shu.ingest.convert.base import Converted
 from shu.ingest.convert.decode import decode_text
+from shu.ingest.convert.office import office_date
 from shu.text import count_tokens
 
 ROWS_PER_SECTION = 50
@@ -75,11 +76,14 @@ def convert_xlsx(data: bytes, path: Path) -> Converted:
     meta: dict[str, Any] = {"type": "spreadsheet", "sheets": names}
     if props.creator and props.creator.strip() and props.creator != "openpyxl":
         meta["author"] = props.creator.strip()
-    when = props.created or props.modified
-    if isinstance(when, datetime):
-        meta["date"] = when.date().isoformat()
     markdown = f"# {title}\n\n" + "\n\n".join(sections) + "\n"
-    return Converted(markdown=markdown, title=title, meta=meta, warnings=budget.warnings)
+    return Converted(
+        markdown=markdown,
+        title=title,
+        meta=meta,
+        warnings=budget.warnings,
+        file_date=office_date(props.created, props.modified),
+    )
 
 
 def convert_csv(data: bytes, path: Path) -> Converted:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterable, Iterator
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,9 @@ from shu.errors import DocumentError, ShuError
 from shu.ingest.budget import current
 from shu.ingest.convert.archive import check_archive, check_not_ole
 from shu.ingest.convert.base import Converted
+from shu.ingest.convert.office import office_date
 from shu.ingest.convert.sheets import cell_text, markdown_table
+from shu.ingest.dates import date_in_text
 
 _CHROME = {PP_PLACEHOLDER.DATE, PP_PLACEHOLDER.FOOTER, PP_PLACEHOLDER.SLIDE_NUMBER, PP_PLACEHOLDER.HEADER}
 _BULLETED = {
@@ -29,6 +30,7 @@ _BULLETED = {
     PP_PLACEHOLDER.VERTICAL_OBJECT,
 }
 """Placeholders whose paragraphs are bullets unless a paragraph says otherwise (`a:buNone`)."""
+_COVER = {PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.SUBTITLE}
 _GENERIC_TITLES = {"", "powerpoint presentation", "presentation", "untitled"}
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _MARKUP_START = re.compile(r"^(\s*)(#{1,6}(?=\s|$)|```|~~~)")
@@ -48,10 +50,11 @@ def convert(data: bytes, path: Path) -> Converted:
         meta: dict[str, Any] = {"type": "slides", "slides": len(slides)}
         if (props.author or "").strip():
             meta["author"] = props.author.strip()
-        when = props.created or props.modified
-        if isinstance(when, datetime):
-            meta["date"] = when.date().isoformat()
         title = (props.title or "").strip()
+        cover = _cover_date(title, deck.slides[0] if slides else None)
+        if cover:
+            meta["date"] = cover
+        file_date = office_date(props.created, props.modified)
     except ShuError:
         raise
     except Exception as exc:  # python-pptx surfaces a damaged package as KeyError, lxml or zip errors
@@ -61,7 +64,22 @@ def convert(data: bytes, path: Path) -> Converted:
     if title.casefold() in _GENERIC_TITLES:
         title = next((t for t, _ in slides[:1] if t), "") or path.stem
     body = "\n\n".join(text for _, text in slides)
-    return Converted(markdown=f"# {_one_line(title)}\n\n{body}\n", title=_one_line(title), meta=meta)
+    return Converted(
+        markdown=f"# {_one_line(title)}\n\n{body}\n", title=_one_line(title), meta=meta, file_date=file_date
+    )
+
+
+def _cover_date(title: str, first: Any) -> str | None:
+    """A full date on the deck's cover: its title, or the first slide's title or subtitle
+    ("members' meeting, 28 March 2026"); the first slide's other text is content, not a date line."""
+    texts = [title]
+    if first is not None:
+        texts += [
+            shape.text_frame.text
+            for shape in first.placeholders
+            if shape.placeholder_format.type in _COVER and shape.has_text_frame
+        ]
+    return next((found for found in map(date_in_text, texts) if found), None)
 
 
 def _slide_markdown(number: int, slide: Any) -> tuple[str, str]:

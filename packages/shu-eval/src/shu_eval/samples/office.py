@@ -70,6 +70,7 @@ its title comes from the navigation document."""
 
 _FIXED_TIME = (2026, 1, 1, 0, 0, 0)
 _CREATED = re.compile(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*<")
+_MODIFIED = re.compile(rb"(<dcterms:modified[^>]*>)[^<]*<")
 
 
 def plots_row(number: int) -> list[object]:
@@ -185,7 +186,7 @@ def make_xlsx() -> bytes:
 
     buffer = io.BytesIO()
     book.save(buffer)
-    return _fixed_zip(buffer.getvalue())
+    return _fixed_zip(buffer.getvalue(), saved=WORKBOOK_CREATED)
 
 
 def make_csv() -> bytes:
@@ -302,9 +303,10 @@ def _xhtml(title: str, body: str) -> str:
     )
 
 
-def _fixed_zip(data: bytes, embedded: bool = False) -> bytes:
+def _fixed_zip(data: bytes, embedded: bool = False, saved: datetime | None = None) -> bytes:
     """The same archive with fixed member timestamps (and, in a chart's embedded workbook, a fixed
-    creation time), so that equal content gives equal bytes."""
+    creation time; with `saved`, the time of its last save, which openpyxl stamps with the time of
+    day whatever the workbook says), so that equal content gives equal bytes."""
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as target:
         for member in source.infolist():
@@ -315,5 +317,8 @@ def _fixed_zip(data: bytes, embedded: bool = False) -> bytes:
                 content = _fixed_zip(content, embedded=True)
             elif embedded and member.filename == "docProps/core.xml":
                 content = _CREATED.sub(rb"\g<1>2026-01-01T00:00:00Z<", content)
+            elif saved is not None and member.filename == "docProps/core.xml":
+                stamp = saved.strftime("%Y-%m-%dT%H:%M:%SZ").encode()
+                content = _MODIFIED.sub(rb"\g<1>" + stamp + b"<", content)
             target.writestr(info, content)
     return out.getvalue()

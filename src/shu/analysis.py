@@ -10,6 +10,14 @@
   diacritics, Porter-stemmed when 3 to 64 characters long. BM25 ranks by them (the store's
   in-memory keyword index, `store/keyword_index.py`), so its terms and scores are FTS5's.
 
+- **Identifier terms** (`identifier_terms`, `joined_names`, `keyword_text`): what an identifier
+  adds to the index terms of the text it is in, so that code, configuration and error codes
+  match as a whole and by their parts: `run_target` and `sync.workers` add `runtarget` and
+  `syncworkers` (their parts are index terms already), `DiffExecutor` adds `diff` and
+  `executor` (the whole is an index term already), `SAML-004` adds `saml004`. Every keyword
+  index (FTS5, PostgreSQL's, the in-memory one) indexes `keyword_text` of a chunk; a query adds
+  its `joined_names` to its words.
+
 The two differ on purpose: "pricing" is `pric` for matching and `price` as an index term, and an
 index term may be a stopword (FTS5 keeps them; BM25's IDF weighs them down) where matching leaves
 stopwords out. A chunk's size is counted in yet another unit, `shu.text.count_tokens` (words and
@@ -90,3 +98,67 @@ def fts_words(text: str) -> list[str]:
     if not plain.isascii():
         plain = "".join(c for c in unicodedata.normalize("NFKD", plain) if not unicodedata.combining(c))
     return _TOKEN.findall(plain)
+
+
+# -- identifier terms ---------------------------------------------------------------------
+
+_CANDIDATE = re.compile(r"[A-Za-z0-9_]+(?:[.\-][A-Za-z0-9_]+)*")
+_SEPARATED = re.compile(r"[._\-]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_CAMEL_SEAM = re.compile(r"[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
+
+
+def identifier_terms(text: str) -> list[str]:
+    """The extra terms identifiers in `text` add to its index terms (lower case, in order): each
+    joined name (`joined_names`) and the parts of each camelCase name (`DiffExecutor` → `diff`,
+    `executor`; when it has two parts of two characters or more)."""
+    found = joined_names(text)
+    for candidate in _CANDIDATE.findall(text):
+        for part in _SEPARATED.split(candidate):
+            found += _camel_parts(part)
+    return found
+
+
+def joined_names(text: str) -> list[str]:
+    """Names joined by `_`, `.` or `-` in `text`, each as one term (`run_target` → `runtarget`,
+    `a.run_target` → `aruntarget` and `runtarget`); what a query adds to its words. A query's
+    camelCase name is not split: naming `DiffExecutor` asks for it whole (an index term already),
+    and its parts in a chunk serve questions that describe it in words. A dotted name counts
+    when every part starts with a letter and is two characters or more (not "e.g.", "3.14"); a
+    hyphenated one when a part has a digit or is upper case (`SAML-004`, not "long-term")."""
+    found: list[str] = []
+    for candidate in _CANDIDATE.findall(text):
+        parts = [p for p in _SEPARATED.split(candidate) if p]
+        if len(parts) > 1 and _joined_name(candidate, parts):
+            found.append("".join(parts).lower())
+        segments = re.split(r"[.\-]+", candidate)
+        if len(segments) > 1:
+            found += [s.replace("_", "").lower() for s in segments if "_" in s.strip("_")]
+    return found
+
+
+def keyword_text(text: str) -> str:
+    """The text a keyword index indexes for `text`: itself, then its identifier terms."""
+    extra = identifier_terms(text)
+    return f"{text}\n{' '.join(extra)}" if extra else text
+
+
+def keyword_query(text: str) -> str:
+    """The text a keyword search looks for: the query, then its joined names."""
+    extra = joined_names(text)
+    return f"{text}\n{' '.join(extra)}" if extra else text
+
+
+def _joined_name(candidate: str, parts: list[str]) -> bool:
+    if "_" in candidate.strip("_"):
+        return True
+    if "." in candidate and all(len(p) >= 2 and p[0].isalpha() for p in parts):
+        return True
+    return "-" in candidate and any(p.isupper() or any(c.isdigit() for c in p) for p in parts)
+
+
+def _camel_parts(part: str) -> list[str]:
+    if not _CAMEL_SEAM.search(part):
+        return []
+    pieces = [p.lower() for p in _CAMEL.findall(part) if len(p) >= 2]
+    return pieces if len(pieces) >= 2 else []

@@ -8,6 +8,7 @@ import sqlite3
 
 import pytest
 
+from shu.analysis import keyword_text
 from shu.store.keyword_index import KeywordIndex, KeywordIndexes, build, fts_tokens
 
 TEXTS = [
@@ -37,9 +38,12 @@ def test_tokens_are_fts5s() -> None:
 
 
 def test_scores_are_fts5s_bm25() -> None:
-    db = fts5(TEXTS)
+    """Scored as the FTS5 table of the same chunks, which holds their `keyword_text` (`TNF_alpha`
+    adds `tnfalpha`, `IL-6` adds `il6`)."""
+    db = fts5([keyword_text(text) for text in TEXTS])
     index = build((f"c{i}", f"d{i}", text) for i, text in enumerate(TEXTS))
-    for query in ("rent costs", "running", "cafe", "servers downtime friday", "the", "diacritics naive"):
+    queries = ("rent costs", "running", "cafe", "servers downtime friday", "the", "diacritics naive", "il6")
+    for query in queries:
         expression = " OR ".join(f'"{t}"' for t in dict.fromkeys(fts_tokens(query)))
         theirs = db.execute(
             "SELECT rowid, -bm25(t) FROM t WHERE t MATCH ? ORDER BY bm25(t), rowid", (expression,)

@@ -171,6 +171,36 @@ def test_bm25_statistics_are_kept_only_once_sql_keyword_search_is_asked_for() ->
             opened.close()
 
 
+def test_an_older_store_gets_its_identifier_terms_when_opened() -> None:
+    """A store written before identifier terms (its chunks' `keyword_terms` empty, the upgrade
+    pending) gets them when opened, and its SQL BM25 statistics are counted again to match."""
+    texts = {
+        "code": ["Call run_target after DiffExecutor.", "Nothing else."],
+        "decoy": ["Run the target; run target.", "Nothing more."],
+    }
+    with fresh_database() as url, fresh_database() as reference:
+        store = sql_store(url)
+        fill(store, list(texts), texts)
+        store.close()
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as conn:  # as an older Shu left it
+            store = sql_store(url)
+            with store._connection() as inner, inner.transaction():
+                store._count_terms(inner, ["code"], -1)
+                inner.execute("DELETE FROM bm25_postings WHERE chunk_id LIKE 'code#%'")
+                inner.execute("UPDATE chunks SET keyword_terms = ''")
+                store._count_terms(inner, ["code"], +1)
+            store.close()
+            conn.execute("INSERT INTO shu_meta(key, value) VALUES ('identifier_terms', '\"pending\"')")
+        reopened = sql_store(url)
+        assert reopened.search_keyword("run_target", "alpha", 2)[0].chunk_id == "code#0"
+        assert [h.chunk_id for h in reopened.search_keyword("diff executor", "alpha", 2)] == ["code#0"]
+        reopened.close()
+        fill(sql_store(reference), list(texts), texts)
+        assert bm25_statistics(url)[:3] == bm25_statistics(reference)[:3]
+
+
 ORCHARD = {
     f"d{n}": [f"apples and pears number {n} grow", f"the orchard {n} keeps bees and honey"] for n in range(30)
 }

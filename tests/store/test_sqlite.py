@@ -133,3 +133,24 @@ def test_the_exact_limit_setting_reaches_the_sqlite_store(tmp_path: Path) -> Non
     assert [h.chunk_id for h in found] == ["d#0", "d#2"] and found[0].score == pytest.approx(1.0)
     assert store._persona_index("alpha").codes is not None, "two vectors, above the limit: compact"
     store.close()
+
+
+def test_an_older_store_gets_its_identifier_terms_when_opened(tmp_path: Path) -> None:
+    """A store written before identifier terms: its FTS rows are indexed again, once."""
+    path = tmp_path / "shu.db"
+    store = SQLiteStore(path, keyword="fts5")
+    store.upsert_persona(persona("alpha"))
+    texts = {"code": "Call run_target after DiffExecutor.", "decoy": "Run the target; run target."}
+    for doc_id, text in texts.items():
+        store.replace_document(document(doc_id, ["alpha"]), chunks(doc_id, [text]), vectors(unit(1)), "e")
+    store.close()
+    db = sqlite3.connect(path)
+    with db:  # as an older Shu left it: the FTS row holds the bare text, and the upgrade is pending
+        db.execute("UPDATE chunks_fts SET index_text = 'Call run_target after DiffExecutor.' WHERE rowid = 1")
+        db.execute("INSERT INTO meta(key, value) VALUES ('identifier_terms', '\"pending\"')")
+    assert db.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'runtarget'").fetchone() == (0,)
+    reopened = SQLiteStore(path, keyword="fts5")
+    assert reopened.search_keyword("run_target", "alpha", 2)[0].chunk_id == "code#0"
+    assert [h.chunk_id for h in reopened.search_keyword("diff executor", "alpha", 2)] == ["code#0"]
+    assert db.execute("SELECT count(*) FROM meta WHERE key = 'identifier_terms'").fetchone() == (0,)
+    reopened.close()

@@ -3,7 +3,8 @@
 The store stays the source of truth; this is a cache of it, kept in step incrementally
 (`KeywordIndexes`: documents replaced or removed since the last look, here or in another
 process, are taken out and read again). Tokens are those of the SQLite FTS5 table it stands in
-for (`porter unicode61 remove_diacritics 2`) and scores FTS5's BM25 (k1 = 1.2, b = 0.75,
+for (`porter unicode61 remove_diacritics 2` over the text and its identifier terms:
+`shu.analysis.keyword_text`) and scores FTS5's BM25 (k1 = 1.2, b = 0.75,
 idf = ln((N − n + 0.5) / (n + 0.5)), at least 1e-6), with N, n and the mean length counted over
 the persona's chunks.
 
@@ -26,7 +27,7 @@ from itertools import islice
 
 import numpy as np
 
-from shu.analysis import fts_tokens, fts_words, stem_words
+from shu.analysis import fts_tokens, fts_words, identifier_terms, stem_words
 
 K1 = 1.2
 B = 0.75
@@ -289,7 +290,7 @@ class KeywordIndex:
         ids = array("q")  # 8 bytes a token, not a Python int object each
         lengths = array("q")
         for _, _, text in rows:
-            found = self._term_ids(fts_words(text))
+            found = self._term_ids([*fts_words(text), *identifier_terms(text)])
             lengths.append(len(found))
             ids.extend(found)
         count = max(len(rows), 1)

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from shu.analysis import identifier_terms, joined_names, keyword_query
 from shu.config.settings import StoreSettings
 from shu.errors import StoreError
 from shu.store.base import (
@@ -132,6 +133,7 @@ class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, PostgresServiceTabl
                 conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
                 with conn.transaction():
                     self._apply_migrations(conn)
+                    self._index_identifier_terms(conn)
                     conn.execute(
                         "INSERT INTO shu_meta(key, value) VALUES ('store_id', %s) ON CONFLICT DO NOTHING",
                         (uuid.uuid4().hex,),
@@ -160,6 +162,31 @@ class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, PostgresServiceTabl
         for version, script in enumerate(MIGRATIONS[applied:], start=applied + 1):
             conn.execute(script)
             conn.execute("INSERT INTO shu_migrations(version) VALUES (%s)", (version,))
+
+    def _index_identifier_terms(self, conn: Any) -> None:
+        """Give the chunks an older store had their identifier terms (once, when opened; the SQL
+        keyword statistics, when kept, are counted again for their documents)."""
+        if conn.execute("SELECT 1 FROM shu_meta WHERE key = 'identifier_terms'").fetchone() is None:
+            return
+        rows = conn.execute("SELECT id, doc_id, index_text FROM chunks").fetchall()
+        changed = [
+            (" ".join(terms), chunk_id, doc_id)
+            for chunk_id, doc_id, text in rows
+            if (terms := identifier_terms(text))
+        ]
+        doc_ids = sorted({doc_id for _, _, doc_id in changed})
+        kept = statistics_kept(conn)
+        if kept:
+            self._count_terms(conn, doc_ids, -1)
+            conn.execute(
+                "DELETE FROM bm25_postings WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = ANY(%s))",
+                (doc_ids,),
+            )
+        with conn.cursor() as cursor:
+            cursor.executemany("UPDATE chunks SET keyword_terms = %s WHERE id = %s", [c[:2] for c in changed])
+        if kept:
+            self._count_terms(conn, doc_ids, +1)
+        conn.execute("DELETE FROM shu_meta WHERE key = 'identifier_terms'")
 
     def _configure(self, conn: Any) -> None:
         from pgvector.psycopg import register_vector
@@ -297,11 +324,24 @@ class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, PostgresServiceTabl
             with (
                 conn.cursor() as cursor,
                 cursor.copy(
-                    f"COPY chunks ({_CHUNK_COLUMNS}, personas, embedding) FROM STDIN WITH (FORMAT BINARY)"
+                    f"COPY chunks ({_CHUNK_COLUMNS}, personas, embedding, keyword_terms) "
+                    "FROM STDIN WITH (FORMAT BINARY)"
                 ) as copy,
             ):
                 copy.set_types(
-                    ["text", "text", "int4", "text", "text", "text", "int4", "text", "text[]", "vector"]
+                    [
+                        "text",
+                        "text",
+                        "int4",
+                        "text",
+                        "text",
+                        "text",
+                        "int4",
+                        "text",
+                        "text[]",
+                        "vector",
+                        "text",
+                    ]
                 )
                 for chunk, vector in zip(chunks, vectors, strict=True):
                     copy.write_row(
@@ -316,6 +356,7 @@ class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, PostgresServiceTabl
                             _text(chunk.context),
                             personas,
                             vector,
+                            " ".join(identifier_terms(_text(chunk.index_text))),
                         )
                     )
             if self._deferred:
@@ -453,11 +494,14 @@ class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, PostgresServiceTabl
         if limit <= 0 or not query.strip():
             return []
         if self._keywords is not None:
-            terms = " ".join(dict.fromkeys(content_words(_text(query))))  # cleaned as the stored text
+            cleaned = _text(query)  # cleaned as the stored text
+            terms = " ".join(dict.fromkeys([*content_words(cleaned), *joined_names(cleaned)]))
             found = self._keywords.search(terms, persona, limit) if terms else []
             return [ScoredChunk(chunk_id=chunk_id, score=score) for chunk_id, score in found]
         with self._connection() as conn:
-            rows = conn.execute(BM25, {"query": _text(query), "persona": persona, "limit": limit}).fetchall()
+            rows = conn.execute(
+                BM25, {"query": keyword_query(_text(query)), "persona": persona, "limit": limit}
+            ).fetchall()
         return [ScoredChunk(chunk_id=r[0], score=float(r[1])) for r in rows]
 
     def _keyword_chunks(

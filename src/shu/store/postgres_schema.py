@@ -223,6 +223,16 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX login_sessions_user ON login_sessions ("user");
     """,
+    # 10: a chunk's lexemes include its identifier terms (`shu.analysis.identifier_terms`, kept in
+    # `keyword_terms`); the chunks a store already has get theirs when it is opened (pending)
+    """
+    ALTER TABLE chunks ADD COLUMN keyword_terms text NOT NULL DEFAULT '';
+    ALTER TABLE chunks DROP COLUMN tsv;
+    ALTER TABLE chunks ADD COLUMN tsv tsvector
+        GENERATED ALWAYS AS (to_tsvector('english', index_text || E'\n' || keyword_terms)) STORED;
+    INSERT INTO shu_meta(key, value)
+        SELECT 'identifier_terms', '"pending"' WHERE EXISTS (SELECT 1 FROM chunks);
+    """,
 ]
 
 POSTINGS_INDEXES = (

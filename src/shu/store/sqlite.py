@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from shu.analysis import identifier_terms, joined_names, keyword_text
 from shu.errors import StoreError
 from shu.store.base import (
     ScoredChunk,
@@ -85,6 +86,7 @@ class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables, SQLite
         try:
             self._db = self._connect()
             self._migrate()
+            self._index_identifier_terms()
             # Keyword search has its own connection so it can run beside dense search (WAL lets
             # readers proceed concurrently); each connection is used under its own lock.
             self._keyword_db = self._connect()
@@ -140,6 +142,24 @@ class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables, SQLite
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+
+    def _index_identifier_terms(self) -> None:
+        """Index the identifier terms of the chunks an older store had (once, when opened)."""
+        pending = "SELECT 1 FROM meta WHERE key = 'identifier_terms'"
+        if self._db.execute(pending).fetchone() is None:
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            if self._db.execute(pending).fetchone() is not None:  # not done by another process meanwhile
+                rows = self._db.execute("SELECT rowid, index_text FROM chunks").fetchall()
+                changed = [(rowid, keyword_text(text)) for rowid, text in rows if identifier_terms(text)]
+                self._db.executemany("DELETE FROM chunks_fts WHERE rowid = ?", [(r,) for r, _ in changed])
+                self._db.executemany("INSERT INTO chunks_fts(rowid, index_text) VALUES (?, ?)", changed)
+                self._db.execute("DELETE FROM meta WHERE key = 'identifier_terms'")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         with self._lock:
@@ -260,7 +280,8 @@ class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables, SQLite
                 )
                 rowid = cursor.lastrowid
                 db.execute(
-                    "INSERT INTO chunks_fts(rowid, index_text) VALUES (?, ?)", (rowid, chunk.index_text)
+                    "INSERT INTO chunks_fts(rowid, index_text) VALUES (?, ?)",
+                    (rowid, keyword_text(chunk.index_text)),
                 )
                 db.execute(
                     "INSERT INTO chunk_vectors(chunk_rowid, vector) VALUES (?, ?)", (rowid, vector.tobytes())
@@ -390,7 +411,7 @@ class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables, SQLite
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
     def search_keyword(self, query: str, persona: str, limit: int) -> list[ScoredChunk]:
-        terms = list(dict.fromkeys(content_words(query)))
+        terms = list(dict.fromkeys([*content_words(query), *joined_names(query)]))
         if not terms or limit <= 0:
             return []
         if self._keywords is not None:

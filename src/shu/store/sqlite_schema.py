@@ -208,4 +208,10 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX login_sessions_user ON login_sessions(user)
     """,
+    # 12: the FTS table indexes a chunk's identifier terms too (`shu.analysis.keyword_text`); the
+    # chunks a store already has are indexed again when it is opened (`identifier_terms` pending)
+    """
+    INSERT INTO meta(key, value)
+        SELECT 'identifier_terms', '"pending"' WHERE EXISTS (SELECT 1 FROM chunks)
+    """,
 ]

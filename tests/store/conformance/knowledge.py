@@ -441,6 +441,31 @@ class KnowledgeConformance:
         ranked = [s.chunk_id for s in store.search_keyword("invoice total", "alpha", 5)]
         assert ranked[:2] == ["short#0", "long#0"]
 
+    def test_identifiers_match_whole_and_by_parts(self, store: Store) -> None:
+        store.upsert_persona(persona("alpha"))
+        texts = {
+            "camel": "The DiffExecutor applies each patch in order.",
+            "snake": "Call run_target once the build is ready.",
+            "dotted": "Raise sync.workers when the queue grows.",
+            "code": "Error SAML-004 means the audience does not match.",
+            "run": "Run the target; run target.",
+            "sync": "Sync workers: sync workers.",
+            "saml": "SAML 004, SAML 004.",
+        }
+        for i, (doc_id, text) in enumerate(texts.items()):
+            store.replace_document(
+                document(doc_id, ["alpha"]), chunks(doc_id, [text]), vectors(unit(*([0.0] * i + [1.0]))), "e"
+            )
+
+        def first(query: str) -> str:
+            return store.search_keyword(query, "alpha", 5)[0].chunk_id
+
+        assert first("run_target") == "snake#0", "the whole name outranks its parts met apart"
+        assert first("sync.workers") == "dotted#0"
+        assert first("SAML-004") == "code#0"
+        assert first("DiffExecutor") == "camel#0"
+        assert first("diff executor") == "camel#0", "a camelCase name is found by its parts"
+
     def test_bm25_statistics_follow_deletes_and_replacements(self, store: Store) -> None:
         """Adding documents, then taking them away again, leaves every score as it was."""
         store.upsert_persona(persona("alpha"))

@@ -432,9 +432,25 @@ def _print_calibration(found_answers: dict[str, dict[str, Any]]) -> None:
     )
 
 
+def eval_code_corpus(
+    package: Annotated[str, typer.Argument(help="An installed package with shipped questions (httpx).")],
+    out: Annotated[Path, typer.Argument(help="Folder to write the BEIR-layout corpus to.")],
+) -> None:
+    """Build a code corpus from an installed package's source and README, beside its shipped
+    questions, for `shu eval OUT` (identifier tokenization is measured on it)."""
+    from shu_eval.code_corpus import build_code_corpus
+
+    try:
+        documents, chunks = build_code_corpus(package, out)
+    except ShuError as exc:
+        _fail(str(exc))
+    err.print(f"{documents} documents, {chunks} chunks written to {out}", highlight=False, markup=False)
+
+
 def register(app: typer.Typer) -> None:
     """Mount the measuring commands on the `shu` command line."""
     app.command(name="eval")(eval_)
+    app.command(name="eval-code-corpus")(eval_code_corpus)
     app.command(name="faults")(faults)
     app.command(name="bench-stores")(bench_stores)
     app.command(name="bench-peers")(bench_peers)

@@ -26,11 +26,12 @@ def convex_fusion(
         scale = best if best > 0 else 1.0
         normalised.append({item: score / scale for item, score in scored})
     floors = [min(values.values(), default=0.0) for values in normalised]
-    items = list(dict.fromkeys(item for scored in scored_lists for item, _ in scored))
-    fused = {
-        item: sum(
-            w * values.get(item, floor) for w, values, floor in zip(weights, normalised, floors, strict=True)
-        )
-        for item in items
-    }
+    # every item starts at every list's floor; each list then adds what its items score above it
+    fused = dict.fromkeys(
+        (item for scored in scored_lists for item, _ in scored),
+        sum(w * floor for w, floor in zip(weights, floors, strict=True)),
+    )
+    for w, values, floor in zip(weights, normalised, floors, strict=True):
+        for item, value in values.items():
+            fused[item] += w * (value - floor)
     return sorted(fused.items(), key=lambda pair: pair[1], reverse=True)

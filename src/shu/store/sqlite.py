@@ -103,7 +103,11 @@ class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables, SQLite
         self._profile_indexes: dict[tuple[str, str], VectorIndex] = {}
         self._document_indexes: dict[str, DocumentIndex] = {}
         self._documents: dict[str, Document] = {}
+        self._owners: dict[str, str] = {}
+        """chunk id → document id, cached like `_documents`"""
         self._seen_version = self._data_version()
+        self._keyword_seen: tuple[int, int] | None = None
+        """(data version, newest change) when the change log was last read"""
         self._keywords = (
             KeywordIndexes(self._keyword_chunks, self._keyword_changes) if keyword == "memory" else None
         )
@@ -227,6 +231,18 @@ class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables, SQLite
             )
 
     # -- documents -------------------------------------------------------------------------
+
+    def chunk_documents(self, chunk_ids: list[str]) -> dict[str, str]:
+        """From a cache with the documents' (a chunk's document changes only with a write)."""
+        with self._lock:
+            self._check_version()
+            found = {i: self._owners[i] for i in chunk_ids if i in self._owners}
+            missing = [i for i in dict.fromkeys(chunk_ids) if i not in found]
+            if missing:
+                fetched = super().chunk_documents(missing)
+                self._owners.update(fetched)
+                found.update(fetched)
+            return found
 
     def get_documents(self, doc_ids: list[str]) -> dict[str, Document]:
         """Documents by id, from a cache that lives as long as the vector indexes (same
@@ -458,10 +474,17 @@ class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables, SQLite
                 yield from rows
 
     def _keyword_changes(self, seen: int | None) -> tuple[int, int, list[str]]:
+        """The change log read only when the file changed since the last read (`PRAGMA
+        data_version` of this connection moves with every commit of another one)."""
         with self._keyword_lock:
-            return self._keyword_changes_on(
+            version = int(self._keyword_db.execute("PRAGMA data_version").fetchone()[0])
+            if seen is not None and (version, seen) == self._keyword_seen:
+                return 0, seen, []
+            found = self._keyword_changes_on(
                 lambda sql, params: self._keyword_db.execute(sql, params).fetchall(), seen
             )
+            self._keyword_seen = (version, found[1])
+            return found
 
     def _check_version(self) -> None:
         version = self._data_version()
@@ -475,6 +498,7 @@ class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables, SQLite
         self._profile_indexes.clear()
         self._document_indexes.clear()
         self._documents.clear()
+        self._owners.clear()
 
     def generation(self) -> str:
         """`<store id>:<writes>`; read under the writers' lock, so a write still in progress on

@@ -14,13 +14,20 @@ million 384-d vectors are 1.5 GB in float32):
 Measured on SciFact with all-MiniLM-L6-v2 (5,183 abstracts, 1,109 queries), a 10 % shortlist
 keeps recall@10 at 0.997 and recall@20 at 0.993 of exact search; 5 % gives 0.988 / 0.974; 1 %
 only 0.890 / 0.794 (docs/benchmarks.md has the int8 step's figures).
+
+A search runs its matrix-vector products on one BLAS thread: for one query vector OpenBLAS's
+threads cost more than they give (SciFact's 5,183 × 384 product: 0.08 ms on one thread, 0.4 ms
+on two idle cores, several ms when the cores are busy), and a server runs searches side by side.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
+from functools import cache
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 ExactReader = Callable[[list[str]], dict[str, np.ndarray]]
 """ids → their float32 vectors as stored now (an id gone from the store is left out)"""
@@ -30,6 +37,17 @@ Block = tuple[list[str], np.ndarray]
 
 _SCORE_ROWS = 8192
 """int8 rows turned to float32 at a time when scoring (stays in cache; one copy of all is slow)"""
+
+
+@cache
+def _blas() -> ThreadpoolController:
+    return ThreadpoolController()  # finds the BLAS numpy loaded (once: it reads the loaded libraries)
+
+
+def one_blas_thread() -> AbstractContextManager[object]:
+    """BLAS limited to one thread in this block (about 10 µs to set and restore)."""
+    limited: AbstractContextManager[object] = _blas().limit(limits=1, user_api="blas")
+    return limited
 
 
 class VectorIndex:
@@ -108,7 +126,10 @@ class VectorIndex:
     def search(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
         if not self.ids or limit <= 0:
             return []
-        vector = np.asarray(vector, dtype=np.float32)
+        with one_blas_thread():
+            return self._search(np.asarray(vector, dtype=np.float32), limit)
+
+    def _search(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
         if self.codes is not None:
             return self._search_compact(vector, limit)
         assert self.matrix is not None

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from shu.store.sqlite import SQLiteStore
 
 DEPTH = 100
+WARM_UP = 20
+"""Queries each system answers untimed before its timed run (caches, first-call set-up)."""
 
 
 @dataclass
@@ -187,6 +189,8 @@ def _measure(
 ) -> SystemResult:
     rankings: dict[str, list[str]] = {}
     latencies: list[float] = []
+    for query in queries[:WARM_UP]:
+        search(query)
     for query in queries:
         started = time.perf_counter()
         rankings[query.id] = search(query)
@@ -205,8 +209,30 @@ def _corpus(built: BuiltStore) -> tuple[list[str], list[str], np.ndarray]:
     return [r[0] for r in rows], [r[1] for r in rows], vectors
 
 
+def conditions() -> str:
+    """What a second run needs to be compared with this one: the machine, the thread pools, the
+    load on it, the warm-up."""
+    import os
+
+    from threadpoolctl import threadpool_info
+
+    from shu_eval.bench import machine
+
+    pools = ", ".join(
+        f"{pool.get('internal_api')} {pool.get('num_threads')} threads" for pool in threadpool_info()
+    )
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    return (
+        f"Machine: {machine()}; load average (1, 5, 15 min) {load}; thread pools: {pools or 'none'} "
+        f"(Shu's vector search limits BLAS to 1 thread per search); each system answers "
+        f"{WARM_UP} queries untimed first."
+    )
+
+
 def markdown(results: list[SystemResult], dataset: Dataset, queries: int, embed_ms: float = 0.0) -> str:
     lines = [
+        conditions(),
+        "",
         f"Dataset `{dataset.name}` ({dataset.split} split, {queries} queries, {dataset.chunk_count} rows); "
         "every system gets the same MiniLM vectors and the same texts. Latency is search alone: each "
         f"query was embedded once beforehand ({embed_ms:.1f} ms a query, the same for every system) "

@@ -92,10 +92,14 @@ def test_every_raw_format_is_converted(example_kb: KnowledgeBase) -> None:
     raw = [p for p in EXAMPLES.glob("*/RAW-DOCS/*") if p.is_file()]
     assert {p.suffix for p in raw} >= {".md", ".html", ".txt", ".pdf", ".docx", ".mbox", ".ics", ".pptx"}
     docs = {d.id for d in example_kb.documents()}
-    assert len(docs) == len(raw) + 2 + 2, "two curated documents; the mailbox holds three messages"
+    assert len(docs) == len(raw) + 2 + 2 + 3, (
+        "two curated documents; the mailbox holds three messages, the text thread four"
+    )
     thread = [d for d in example_kb.documents("city-garden") if d.type == "email"]
     roots = {d.meta["thread"] for d in thread if d.meta.get("thread")}
     assert len(thread) == 3 and roots == {"mail-79752af8fad1"}, "replies name the thread's first message"
+    ticket = sorted(d.id for d in example_kb.documents("lumen-support") if d.meta.get("thread"))
+    assert ticket == [f"support-email-thread-saml-audience-error-{n}" for n in (2, 3, 4)]
 
 
 def test_the_shipped_rag_files_are_what_ingestion_writes(

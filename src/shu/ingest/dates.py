@@ -100,8 +100,26 @@ def stated_date(markdown: str) -> str | None:
 
 def date_in_text(text: str) -> str | None:
     """The first full date (day, month and year) written in `text`, as ISO."""
-    found = _first_date(text)
-    return found.isoformat() if found else None
+    found = find_date(text)
+    return found[0].isoformat() if found else None
+
+
+def find_date(text: str, at_start: bool = False) -> tuple[date, int] | None:
+    """The full date written first in `text` (only one that opens it, if `at_start`), and
+    where its writing ends."""
+    found: list[tuple[int, int, date]] = []
+    for pattern in _DATES:
+        for match in pattern.finditer(text):
+            if at_start and match.start() > 0:
+                break
+            valid = _valid(match)
+            if valid is not None:
+                found.append((match.start(), match.end(), valid))
+                break
+    if not found:
+        return None
+    _, end, first = min(found)
+    return first, end
 
 
 def name_date(path: Path) -> str | None:
@@ -129,21 +147,8 @@ def _labelled(line: str) -> date | None:
     if label is None:
         return None
     rest = _WEEKDAY.sub("", line[label.end() :].lstrip("*_ :"))
-    return _first_date(rest, at_start=True)
-
-
-def _first_date(text: str, at_start: bool = False) -> date | None:
-    """The valid date written first in `text` (only one that opens it, if `at_start`)."""
-    found: list[tuple[int, date]] = []
-    for pattern in _DATES:
-        for match in pattern.finditer(text):
-            if at_start and match.start() > 0:
-                break
-            valid = _valid(match)
-            if valid is not None:
-                found.append((match.start(), valid))
-                break
-    return min(found)[1] if found else None
+    found = find_date(rest, at_start=True)
+    return found[0] if found else None
 
 
 def _valid(match: re.Match[str]) -> date | None:

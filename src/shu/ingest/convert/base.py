@@ -38,8 +38,8 @@ Converter = Callable[[bytes, Path], "Converted | list[Converted]"]
 CONVERTERS: dict[str, str] = {
     ".md": "markdown:convert",
     ".markdown": "markdown:convert",
-    ".txt": "text:convert",
-    ".text": "text:convert",
+    ".txt": "thread:convert",
+    ".text": "thread:convert",
     ".html": "html:convert",
     ".htm": "html:convert",
     ".pdf": "pdf:convert",

@@ -32,7 +32,7 @@ from shu.text import slugify
 
 MAX_DEPTH = 2
 """A message attached to a message attached to a message: deeper ones are listed, not opened."""
-_QUOTE_START = re.compile(
+QUOTE_START = re.compile(
     r"^\s*(?:-{2,}\s*Original Message\s*-{2,}|_{10,}\s*$|On .{0,200}\bwrote:\s*$"
     r"|Am .{0,200}\bschrieb .{0,80}:\s*$|From: .+\n\s*(?:Sent|Date): )",
     re.I | re.M,
@@ -43,7 +43,7 @@ _BOM = b"\xef\xbb\xbf"
 
 
 @dataclass
-class _Mail:
+class Mail:
     """What a message says, whatever format it came in."""
 
     subject: str
@@ -131,26 +131,26 @@ def convert_msg(data: bytes, path: Path) -> list[Converted]:
 # -- reading each format -----------------------------------------------------------------------
 
 
-def _from_email(message: Message) -> _Mail:
+def _from_email(message: Message) -> Mail:
     headers = {k.lower(): str(v) for k, v in message.items()}
     sender = _addresses(headers.get("from", ""), headers.get("x-from", ""))
     attachments, forwarded = _attachments(message)
-    return _Mail(
+    return Mail(
         subject=_clean(headers.get("subject", "")),
         sender=sender[0] if sender else ("", ""),
         to=_addresses(headers.get("to", ""), headers.get("x-to", "")),
         cc=_addresses(headers.get("cc", ""), headers.get("x-cc", "")),
         date=_date(headers.get("date", "")),
-        message_id=_message_id(headers.get("message-id", "")),
-        in_reply_to=_message_id(headers.get("in-reply-to", "")),
-        references=[_message_id(r) for r in re.findall(r"<[^<>]+>", headers.get("references", ""))],
+        message_id=parse_message_id(headers.get("message-id", "")),
+        in_reply_to=parse_message_id(headers.get("in-reply-to", "")),
+        references=[parse_message_id(r) for r in re.findall(r"<[^<>]+>", headers.get("references", ""))],
         body=_body(message),
         attachments=attachments,
         forwarded=forwarded,
     )
 
 
-def _from_outlook(msg: Any) -> _Mail:
+def _from_outlook(msg: Any) -> Mail:
     """A .msg's message. Threading comes from the transport headers when the file has them, else
     from the message's own properties (a copy from Sent Items has no headers); people come from
     the recipient table and the sender properties, so "Demir, Ayla" stays one person."""
@@ -166,7 +166,7 @@ def _from_outlook(msg: Any) -> _Mail:
         payload = getattr(item, "data", None)
         if name and isinstance(payload, bytes):
             attachments.append((name, payload))
-    sender_name = _person(str(msg.getStringStream("__substg1.0_0C1A") or ""))
+    sender_name = person(str(msg.getStringStream("__substg1.0_0C1A") or ""))
     streams = (msg.getStringStream(f"__substg1.0_{tag}") for tag in ("5D01", "0C1F"))
     sender_email = next((str(v) for v in streams if v), "")
     sender = (sender_name, sender_email.lower()) if "@" in sender_email else _first(str(msg.sender or ""))
@@ -175,16 +175,18 @@ def _from_outlook(msg: Any) -> _Mail:
         kind = int(getattr(recipient, "type", 1) or 1)
         address = str(getattr(recipient, "email", "") or "").lower()
         if kind in recipients and address:
-            recipients[kind].append((_person(str(getattr(recipient, "name", "") or "")), address))
-    return _Mail(
+            recipients[kind].append((person(str(getattr(recipient, "name", "") or "")), address))
+    return Mail(
         subject=_clean(str(msg.subject or "")),
         sender=sender,
         to=recipients[1] or _addresses(str(msg.to or ""), ""),
         cc=recipients[2] or _addresses(str(msg.cc or ""), ""),
         date=msg.date if isinstance(msg.date, datetime) else _date(str(msg.date or "")),
-        message_id=_message_id(told("Message-ID", "__substg1.0_1035")),
-        in_reply_to=_message_id(told("In-Reply-To", "__substg1.0_1042")),
-        references=[_message_id(r) for r in re.findall(r"<[^<>]+>", told("References", "__substg1.0_1039"))],
+        message_id=parse_message_id(told("Message-ID", "__substg1.0_1035")),
+        in_reply_to=parse_message_id(told("In-Reply-To", "__substg1.0_1042")),
+        references=[
+            parse_message_id(r) for r in re.findall(r"<[^<>]+>", told("References", "__substg1.0_1039"))
+        ],
         body=str(msg.body or ""),
         attachments=attachments,
     )
@@ -198,7 +200,7 @@ def _first(value: str) -> tuple[str, str]:
 def _addresses(value: str, display: str) -> list[tuple[str, str]]:
     """(name, address) pairs; Enron-style `X-From: Phillip K Allen` (or `Allen, Phillip K
     </O=ENRON/…>`) names the bare addresses of `From:` when it lists as many people."""
-    found = [(_person(name), address.strip().lower()) for name, address in getaddresses([value]) if address]
+    found = [(person(name), address.strip().lower()) for name, address in getaddresses([value]) if address]
     names = _display_names(display)
     if len(names) == len(found):
         found = [(name or shown, address) for (name, address), shown in zip(found, names, strict=True)]
@@ -209,10 +211,10 @@ def _display_names(display: str) -> list[str]:
     if not display.strip():
         return []
     entries = re.findall(r"([^<>]*?)\s*<[^<>]*>", display) if "<" in display else display.split(",")
-    return [_person(entry) for entry in entries]
+    return [person(entry) for entry in entries]
 
 
-def _person(name: str) -> str:
+def person(name: str) -> str:
     """`"Allen, Phillip K"` → `Phillip K Allen`; an address or a mailbox code is no name."""
     name = re.sub(r"\(e-?mail\)|@\w+$", "", name.strip(" ,;'\""), flags=re.I).strip(" ,;'\"")
     if "@" in name or "/" in name:
@@ -261,7 +263,13 @@ def _attachments(message: Message) -> tuple[list[tuple[str, bytes]], list[bytes]
 # -- one message → its documents ---------------------------------------------------------------
 
 
-def _documents(mail: _Mail, fallback: str, depth: int) -> list[Converted]:
+def message_documents(mail: Mail, fallback: str) -> list[Converted]:
+    """A message read from elsewhere (a thread saved as text) → its document, exactly as a
+    message of a mailbox becomes one: named by its Message-ID, else by `fallback`."""
+    return _documents(mail, fallback, 0)
+
+
+def _documents(mail: Mail, fallback: str, depth: int) -> list[Converted]:
     doc_id = mail_id(mail.message_id) if mail.message_id else slugify(fallback)
     own, quoted = _own_words(mail.body)
     attached: list[Converted] = []
@@ -287,7 +295,7 @@ def _documents(mail: _Mail, fallback: str, depth: int) -> list[Converted]:
 
 
 def _attachment(
-    name: str, payload: bytes, parent: str, mail: _Mail, depth: int
+    name: str, payload: bytes, parent: str, mail: Mail, depth: int
 ) -> tuple[list[Converted], str]:
     suffix = Path(name).suffix.lower()
     if suffix in _MAIL_SUFFIXES and depth + 1 > MAX_DEPTH:
@@ -315,7 +323,7 @@ def _attachment(
     return made, f"- {name} (attached document: {', '.join(p.doc_id or '' for p in made)})"
 
 
-def _markdown(mail: _Mail, own: str, quoted: int, listed: list[str]) -> str:
+def _markdown(mail: Mail, own: str, quoted: int, listed: list[str]) -> str:
     lines = [f"# {_title(mail)}", ""]
     lines.append(f"**From:** {_shown(mail.sender)}  ")
     for label, people in (("To", mail.to), ("Cc", mail.cc)):
@@ -336,7 +344,7 @@ def _first_heading(markdown: str) -> str | None:
     return found.group(1).strip() if found else None
 
 
-def _title(mail: _Mail) -> str:
+def _title(mail: Mail) -> str:
     """The subject; a message without one is named by its sender and day."""
     if mail.subject:
         return mail.subject
@@ -344,7 +352,7 @@ def _title(mail: _Mail) -> str:
     return f"Message from {mail.sender[0] or mail.sender[1] or 'an unknown sender'}{day}"
 
 
-def _meta(mail: _Mail, attachments: list[str]) -> dict[str, Any]:
+def _meta(mail: Mail, attachments: list[str]) -> dict[str, Any]:
     parent = mail.in_reply_to or (mail.references[-1] if mail.references else "")
     participants = [{"name": n, "email": a, "role": "author"} for n, a in [mail.sender] if a]
     participants += [{"name": n, "email": a, "role": "recipient"} for n, a in [*mail.to, *mail.cc] if a]
@@ -367,7 +375,7 @@ def _meta(mail: _Mail, attachments: list[str]) -> dict[str, Any]:
 def _own_words(body: str) -> tuple[str, int]:
     """The message's own text, and how many quoted lines were left out."""
     text = body.replace("\r\n", "\n").replace("\r", "\n")
-    cut = _QUOTE_START.search(text)
+    cut = QUOTE_START.search(text)
     quoted = 0
     if cut:
         quoted += text[cut.start() :].count("\n") + 1
@@ -384,8 +392,8 @@ def _own_words(body: str) -> tuple[str, int]:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip(), quoted
 
 
-def _thread_by_subject(mails: list[_Mail]) -> None:
-    latest: dict[str, _Mail] = {}
+def _thread_by_subject(mails: list[Mail]) -> None:
+    latest: dict[str, Mail] = {}
     for mail in sorted(mails, key=lambda m: (m.date is None, m.date or datetime.min)):
         topic = _topic(mail.subject)
         if not mail.in_reply_to and not mail.references and topic != mail.subject.lower().strip():
@@ -405,7 +413,7 @@ def mail_id(message_id: str) -> str:
     return "mail-" + hashlib.sha1(message_id.strip("<> ").lower().encode()).hexdigest()[:12]
 
 
-def _message_id(value: str) -> str:
+def parse_message_id(value: str) -> str:
     found = re.search(r"<([^<>]+)>", value)
     return (found.group(1) if found else value).strip().strip("<>").strip()
 

@@ -24,9 +24,14 @@ _UNDERLINE = re.compile(r"^(=+|-+)\s*$")
 
 
 def convert(data: bytes, path: Path) -> Converted:
-    text, encoding = decode_text(data)
+    """One text file → one document (`shu.ingest.convert.thread` splits a saved mail thread)."""
+    return from_text(*decode_text(data))
+
+
+def from_text(text: str, encoding: str) -> Converted:
+    """Decoded text (`encoding` as `decode_text` names it) → its document."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    meta, body = _email_headers(text)
+    meta, body = email_headers(text)
     warnings = [] if encoding.startswith("utf") else [f"decoded as {encoding}"]
     title = meta.pop("subject", None) or None
     body = _underlined_headings(body)
@@ -43,7 +48,7 @@ def _shown(headers: dict[str, str], key: str) -> str:
     return f"{value} ({names})" if value and names else value or names
 
 
-def _email_headers(text: str) -> tuple[dict[str, str], str]:
+def email_headers(text: str) -> tuple[dict[str, str], str]:
     """Leading mail header lines (as in a saved e-mail, continuation lines folded in) → the known
     headers and the remaining body; mail-program headers (MIME, X-…) are dropped, and any other
     `Key: value` line is text."""

@@ -78,7 +78,9 @@ def run_peers(
         found, _ = bm25.retrieve(tokens, k=min(DEPTH, len(ids)), show_progress=False)
         return [ids[i] for i in found[0]]
 
-    client = chromadb.EphemeralClient(settings=chromadb.Settings(anonymized_telemetry=False))
+    from chromadb.config import Settings as ChromaSettings
+
+    client = chromadb.EphemeralClient(settings=ChromaSettings(anonymized_telemetry=False))
     started = time.perf_counter()
     collection = client.create_collection("peer", embedding_function=None, metadata={"hnsw:space": "cosine"})
     for start in range(0, len(ids), 4000):

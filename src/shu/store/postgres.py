@@ -163,31 +163,6 @@ class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, PostgresServiceTabl
             conn.execute(script)
             conn.execute("INSERT INTO shu_migrations(version) VALUES (%s)", (version,))
 
-    def _index_identifier_terms(self, conn: Any) -> None:
-        """Give the chunks an older store had their identifier terms (once, when opened; the SQL
-        keyword statistics, when kept, are counted again for their documents)."""
-        if conn.execute("SELECT 1 FROM shu_meta WHERE key = 'identifier_terms'").fetchone() is None:
-            return
-        rows = conn.execute("SELECT id, doc_id, index_text FROM chunks").fetchall()
-        changed = [
-            (" ".join(terms), chunk_id, doc_id)
-            for chunk_id, doc_id, text in rows
-            if (terms := identifier_terms(text))
-        ]
-        doc_ids = sorted({doc_id for _, _, doc_id in changed})
-        kept = statistics_kept(conn)
-        if kept:
-            self._count_terms(conn, doc_ids, -1)
-            conn.execute(
-                "DELETE FROM bm25_postings WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = ANY(%s))",
-                (doc_ids,),
-            )
-        with conn.cursor() as cursor:
-            cursor.executemany("UPDATE chunks SET keyword_terms = %s WHERE id = %s", [c[:2] for c in changed])
-        if kept:
-            self._count_terms(conn, doc_ids, +1)
-        conn.execute("DELETE FROM shu_meta WHERE key = 'identifier_terms'")
-
     def _configure(self, conn: Any) -> None:
         from pgvector.psycopg import register_vector
 

@@ -1,8 +1,9 @@
 """BM25 in PostgreSQL's SQL: the statistics writers keep once a store asks for SQL keyword
 search (`bm25_postings`: lexeme → chunk, term frequency, chunk length; `bm25_terms`: chunks per
 lexeme; `bm25_corpus`: chunks and total length), the query that ranks by them (k1 = 1.2,
-b = 0.75, the IDF of SQLite's FTS5; lexemes from the `english` text search configuration), and
-bulk loads, which count them, and build the vector indexes, once at their end."""
+b = 0.75, the IDF of SQLite's FTS5; lexemes from the `english` text search configuration over a
+chunk's text and its identifier terms), the identifier terms an older store's chunks are given,
+and bulk loads, which count them, and build the vector indexes, once at their end."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
+from shu.analysis import identifier_terms
 from shu.config.settings import StoreSettings
 from shu.store.postgres_schema import POSTINGS_INDEXES, VECTOR_TABLES, vector_indexes
 
@@ -81,6 +83,31 @@ class PostgresKeywordStatistics(ABC):
             f"FROM chunks c CROSS JOIN LATERAL {_TSV_LENGTH} AS l WHERE {where}) x WHERE id = 1",
             given,
         )
+
+    def _index_identifier_terms(self, conn: Any) -> None:
+        """Give the chunks an older store had their identifier terms (once, when opened; the SQL
+        keyword statistics, when kept, are counted again for their documents)."""
+        if conn.execute("SELECT 1 FROM shu_meta WHERE key = 'identifier_terms'").fetchone() is None:
+            return
+        rows = conn.execute("SELECT id, doc_id, index_text FROM chunks").fetchall()
+        changed = [
+            (" ".join(terms), chunk_id, doc_id)
+            for chunk_id, doc_id, text in rows
+            if (terms := identifier_terms(text))
+        ]
+        doc_ids = sorted({doc_id for _, _, doc_id in changed})
+        kept = statistics_kept(conn)
+        if kept:
+            self._count_terms(conn, doc_ids, -1)
+            conn.execute(
+                "DELETE FROM bm25_postings WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = ANY(%s))",
+                (doc_ids,),
+            )
+        with conn.cursor() as cursor:
+            cursor.executemany("UPDATE chunks SET keyword_terms = %s WHERE id = %s", [c[:2] for c in changed])
+        if kept:
+            self._count_terms(conn, doc_ids, +1)
+        conn.execute("DELETE FROM shu_meta WHERE key = 'identifier_terms'")
 
     def _keep_keyword_statistics(self) -> None:
         """The SQL keyword search reads BM25 statistics (postings, document frequencies, corpus

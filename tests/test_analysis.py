@@ -37,3 +37,9 @@ def test_a_query_adds_joined_names_but_keeps_camel_case_whole() -> None:
     assert keyword_text("Call DiffExecutor.run_target") == (
         "Call DiffExecutor.run_target\ndiffexecutorruntarget runtarget diff executor"
     )
+
+
+def test_a_huge_identifier_is_read_in_one_pass() -> None:
+    """A hostile chunk: one 600,000-character name (no backtracking blow-up)."""
+    terms = identifier_terms("a_" * 300_000 + "b")
+    assert terms == ["a" * 300_000 + "b"]

@@ -25,7 +25,7 @@ from shu.ingest.chunking import chunk_document
 from shu.ingest.claims import Claim, Holder, Ruling, folder_of, holder_of, rule
 from shu.ingest.documents import ParsedDocument, content_hash, parse_rag_file
 from shu.ingest.files import list_files, read_inside, resolved
-from shu.ingest.index_settings import BUILT_WITH, CONTEXT, changes, chosen, context_choice, with_context
+from shu.ingest.index_settings import BUILT_WITH, changes, chosen, context_choice, with_context
 from shu.ingest.personas import PersonaFolder, check_inside, find_persona_folders, load_persona
 from shu.ingest.raw import convert_raw_folder, prune_orphans
 from shu.ingest.report import FileOutcome, IngestReport
@@ -125,8 +125,10 @@ class IngestJob:
         kept = self.store.index_settings()
         configured = self.settings.enrich.context
         self.settings = with_context(self.settings, context_choice(self.settings, kept, self.context))
-        if self.context is not None and kept.get(CONTEXT) != chosen(kept, configured, self.context)[CONTEXT]:
-            self.store.save_index_settings(chosen(kept, configured, self.context))
+        if self.context is not None:
+            choice = chosen(kept, configured, self.context)
+            if choice != kept:
+                self.store.save_index_settings(choice)
         built_with = self._built_with()
         before = kept.get(BUILT_WITH)
         changed = changes(before, built_with) if isinstance(before, dict) else []

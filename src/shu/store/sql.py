@@ -367,7 +367,10 @@ class SQLKnowledge(ABC):
 
     def index_settings(self) -> dict[str, Any]:
         row = self._one(f"SELECT value FROM {self.dialect.meta} WHERE key = 'index_settings'")
-        found = json.loads(row[0]) if row else {}
+        try:
+            found = json.loads(row[0]) if row else {}
+        except ValueError:  # damaged by hand: the next run writes it again
+            return {}
         return found if isinstance(found, dict) else {}
 
     def save_index_settings(self, settings: dict[str, Any]) -> None:

@@ -422,6 +422,8 @@ class KnowledgeConformance:
         store.save_index_settings({"fingerprint": {"chunking": {"max_tokens": 180}}, "context": None})
         store.save_index_settings({"fingerprint": {"chunking": {"max_tokens": 200}}, "context": True})
         assert store.index_settings() == {"fingerprint": {"chunking": {"max_tokens": 200}}, "context": True}
+        store.save_index_settings(["not", "a", "mapping"])  # type: ignore[arg-type]  # as if damaged
+        assert store.index_settings() == {}, "damaged settings read as none (the next run writes them)"
 
     # -- BM25 -----------------------------------------------------------------------------------
 

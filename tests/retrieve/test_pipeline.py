@@ -215,3 +215,25 @@ def test_variations_of_negative_similarity_keep_their_order_under_convex_fusion(
 
     fused = fuse_wordings([[ScoredChunk("best", -0.02), ScoredChunk("worst", -0.30)]], RetrievalParams())
     assert [s.chunk_id for s in fused] == ["best", "worst"]
+
+
+def test_keyword_feedback_reaches_the_keyword_surface(acme: KnowledgeBase) -> None:
+    """With `feedback_docs`, the keyword surface is searched with the best chunks' words too (the
+    in-memory index; in a knowledge base of four chunks a word in two may join); with keyword
+    search in SQL the trace says feedback was not applied."""
+    persona = acme.persona("acme")
+    question = "Pro plan price"
+    plain = RetrievalPipeline(acme.store, acme.embedder, OFF).run(question, persona)
+    params = persona.config.retrieval.model_copy(update={"feedback_docs": 1, "feedback_terms": 5})
+    fed = RetrievalPipeline(acme.store, acme.embedder, OFF).run(question, persona, params=params)
+    assert acme.store.keyword_in_sql is False
+    best, fed_best = plain.surfaces["keyword"][0], fed.surfaces["keyword"][0]
+    assert fed_best.chunk_id == best.chunk_id
+    assert fed_best.score > best.score, "the best chunk's own words joined the query"
+    assert not any("feedback" in note for note in fed.notes)
+    acme.store.keyword_in_sql = True  # a store whose keyword search runs in SQL
+    try:
+        ignored = RetrievalPipeline(acme.store, acme.embedder, OFF).run(question, persona, params=params)
+    finally:
+        acme.store.keyword_in_sql = False
+    assert any("keyword feedback not applied" in note for note in ignored.notes)

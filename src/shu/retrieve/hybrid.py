@@ -41,8 +41,11 @@ class HybridSearcher:
         # it spends its time outside the GIL (SQL) or there is an embedding to overlap with; an
         # in-memory index given a ready vector answers faster than a thread hand-over: it runs here.
         beside = getattr(self.store, "keyword_in_sql", True) or vector is None
+        feedback = params.keyword_feedback()
         pending = (
-            _POOL.submit(self.store.search_keyword, query, persona, params.candidates) if beside else None
+            _POOL.submit(self.store.search_keyword, query, persona, params.candidates, feedback)
+            if beside
+            else None
         )
         vector = self.embedder.embed_query(query) if vector is None else vector
         dense = [
@@ -50,7 +53,11 @@ class HybridSearcher:
             for s in self.store.search_vector(vector, persona, params.candidates)
             if s.score >= params.vector_threshold
         ]
-        listed = pending.result() if pending else self.store.search_keyword(query, persona, params.candidates)
+        listed = (
+            pending.result()
+            if pending
+            else self.store.search_keyword(query, persona, params.candidates, feedback)
+        )
         keyword = [s for s in listed if s.score >= params.bm25_min_score]
         found: Surfaces = {"keyword": keyword, "dense": dense}
         documents = self.document_surfaces(vector, persona, params)

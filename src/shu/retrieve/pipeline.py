@@ -94,6 +94,8 @@ class RetrievalPipeline:
         timings: dict[str, float] = {}
         notes: list[str] = []
         index = self.store.document_index(persona.slug)
+        if params.feedback_docs and self.store.keyword_in_sql:
+            notes.append("keyword feedback not applied: it needs the in-memory keyword index (store.keyword)")
         with _timed(timings, "plan"):
             plan = self._plan(question, index)
         with _timed(timings, "transform"):

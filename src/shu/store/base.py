@@ -26,6 +26,7 @@ from shu.types import (
     Enrichment,
     Finding,
     Job,
+    KeywordFeedback,
     Login,
     Persona,
     Relationship,
@@ -154,8 +155,11 @@ class KnowledgeReader(Protocol):
         """A document's chunks in reading order."""
         ...
 
-    def search_keyword(self, query: str, persona: str, limit: int) -> list[ScoredChunk]:
-        """BM25 over `index_text`, best first; higher score is better."""
+    def search_keyword(
+        self, query: str, persona: str, limit: int, feedback: KeywordFeedback | None = None
+    ) -> list[ScoredChunk]:
+        """BM25 over `index_text`, best first; higher score is better. `feedback` (RM3) is
+        applied by the in-memory keyword index; keyword search in SQL searches the query alone."""
         ...
 
     def search_vector(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredChunk]:

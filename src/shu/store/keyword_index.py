@@ -27,7 +27,9 @@ from itertools import islice
 
 import numpy as np
 
-from shu.analysis import fts_tokens, fts_words, identifier_terms, stem_words
+from shu.analysis import STOPWORDS, fts_tokens, fts_words, identifier_terms, stem_words
+from shu.store.feedback import mixed, relevance_model
+from shu.types import KeywordFeedback
 
 K1 = 1.2
 B = 0.75
@@ -40,6 +42,9 @@ MERGE_SHARE = 0.1
 Row = tuple[str, str, str]
 """(chunk id, document id, indexed text)"""
 
+
+TextReader = Callable[[list[str]], dict[str, str]]
+"""chunk ids → each one's indexed text (ids no longer stored are left out)"""
 
 Triple = tuple[np.ndarray, np.ndarray, np.ndarray]
 """(term ids, slots, term frequencies) of some postings"""
@@ -138,6 +143,7 @@ class KeywordIndex:
         self._norm_cache: tuple[float, np.ndarray] | None = None
         self._scores: np.ndarray | None = None
         self._seen: np.ndarray | None = None
+        self._stems: list[str] = []
 
     @property
     def size(self) -> int:
@@ -191,21 +197,77 @@ class KeywordIndex:
     def remove_documents(self, doc_ids: Iterable[str]) -> None:
         self.remove([chunk_id for doc_id in doc_ids for chunk_id in self.by_doc.get(doc_id, [])])
 
-    def search(self, query: str, limit: int) -> list[tuple[str, float]]:
-        """The best `limit` chunks for the query's tokens (each counted once), best first."""
-        terms = [self.vocabulary[t] for t in dict.fromkeys(fts_tokens(query)) if t in self.vocabulary]
-        count = self.size
-        if not terms or limit <= 0 or not count:
+    def search(
+        self,
+        query: str,
+        limit: int,
+        feedback: KeywordFeedback | None = None,
+        read_texts: TextReader | None = None,
+    ) -> list[tuple[str, float]]:
+        """The best `limit` chunks for the query's tokens (each counted once), best first. With
+        `feedback` (and a way to read chunks' texts), the words of the first search's best chunks
+        join the query (RM3, `shu.store.feedback`) and the expanded query is searched."""
+        query_terms = {self.vocabulary[t]: 1.0 for t in fts_tokens(query) if t in self.vocabulary}
+        if not query_terms or limit <= 0 or not self.size:
             return []
+        if feedback is None or read_texts is None:
+            return self._search(query_terms, limit)
+        first = self._search(query_terms, max(limit, feedback.docs))
+        expansion = self._relevance_model(first[: feedback.docs], feedback, read_texts)
+        if not expansion:
+            return first[:limit]
+        return self._search(mixed(query_terms, expansion, feedback.query_weight), limit)
+
+    def _search(self, query_terms: dict[int, float], limit: int) -> list[tuple[str, float]]:
+        """BM25 with each term's idf times its weight in the query."""
+        count = self.size
         mean_length, norms = self._norms()
+        terms = list(query_terms)
         postings = [self._postings(term) for term in terms]
         weights, bounds = [], []
         for term, (slots, _) in zip(terms, postings, strict=True):
             hits = int(np.count_nonzero(self.live[slots])) if self.removed else len(slots)
             idf = math.log((count - hits + 0.5) / (hits + 0.5))
-            weights.append(idf if idf > 0 else MIN_IDF)
+            weights.append((idf if idf > 0 else MIN_IDF) * query_terms[term])
             bounds.append(weights[-1] * self._bound(term, mean_length))
         return self._top(postings, weights, bounds, norms, limit)
+
+    def _relevance_model(
+        self, first: list[tuple[str, float]], feedback: KeywordFeedback, read_texts: TextReader
+    ) -> dict[int, float]:
+        """The feedback chunks' terms as weights (stopwords, one-character words and words in
+        more than `feedback.max_share` of the chunks, and in more than two, left out)."""
+        texts = read_texts([chunk_id for chunk_id, _ in first])
+        known = self._word_ids.get
+        chunks = [
+            (
+                [
+                    t
+                    for w in (*fts_words(texts[c]), *identifier_terms(texts[c]))
+                    if (t := known(w)) is not None
+                ],
+                s,
+            )
+            for c, s in first
+            if c in texts
+        ]
+        stop = {self._word_ids[w] for w in STOPWORDS if w in self._word_ids}
+        most = max(feedback.max_share * self.size, 2)  # a small knowledge base can still add a word
+
+        def allowed(term: int) -> bool:
+            return term not in stop and len(self._terms()[term]) > 1 and self._frequency(term) <= most
+
+        return relevance_model(chunks, allowed, feedback.terms)
+
+    def _terms(self) -> list[str]:
+        """Term id → its stem (built when first asked for, extended as the vocabulary grows)."""
+        if len(self._stems) < len(self.vocabulary):
+            self._stems = list(self.vocabulary)
+        return self._stems
+
+    def _frequency(self, term: int) -> int:
+        """Chunks holding the term (removed ones still counted until the next merge)."""
+        return len(self._postings(term)[0])
 
     def _norms(self) -> tuple[float, np.ndarray]:
         """The mean chunk length and each chunk's length normaliser, kept until the next change."""
@@ -396,16 +458,23 @@ class KeywordIndexes:
 
     REBUILD_SHARE = 0.25
 
-    def __init__(self, read_chunks: ChunkReader, read_changes: ChangeReader) -> None:
+    def __init__(
+        self, read_chunks: ChunkReader, read_changes: ChangeReader, read_texts: TextReader | None = None
+    ) -> None:
         self._read_chunks = read_chunks
         self._read_changes = read_changes
+        self._read_texts = read_texts
         self._indexes: dict[str, KeywordIndex] = {}
         self._seen = 0
         self._lock = threading.Lock()
 
-    def search(self, query: str, persona: str, limit: int) -> list[tuple[str, float]]:
+    def search(
+        self, query: str, persona: str, limit: int, feedback: KeywordFeedback | None = None
+    ) -> list[tuple[str, float]]:
+        """With `feedback`, RM3 over the chunks' texts as the store reads them (see
+        `KeywordIndex.search`)."""
         with self._lock:
-            return self._index(persona).search(query, limit)
+            return self._index(persona).search(query, limit, feedback, self._read_texts)
 
     def sizes(self) -> dict[str, int]:
         with self._lock:

@@ -49,6 +49,7 @@ from shu.types import (
     Chunk,
     Document,
     Enrichment,
+    KeywordFeedback,
     Persona,
 )
 
@@ -111,7 +112,7 @@ class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, PostgresServiceTabl
         self._persona_rows: dict[tuple[str, str], int] = {}
         self._seen_version = -1
         self._keywords = (
-            KeywordIndexes(self._keyword_chunks, self._keyword_changes)
+            KeywordIndexes(self._keyword_chunks, self._keyword_changes, self._index_texts)
             if self.settings.keyword == "memory"
             else None
         )
@@ -465,45 +466,21 @@ class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, PostgresServiceTabl
 
     # -- chunks and search -----------------------------------------------------------------
 
-    def search_keyword(self, query: str, persona: str, limit: int) -> list[ScoredChunk]:
+    def search_keyword(
+        self, query: str, persona: str, limit: int, feedback: KeywordFeedback | None = None
+    ) -> list[ScoredChunk]:
         if limit <= 0 or not query.strip():
             return []
         if self._keywords is not None:
             cleaned = _text(query)  # cleaned as the stored text
             terms = " ".join(dict.fromkeys([*content_words(cleaned), *joined_names(cleaned)]))
-            found = self._keywords.search(terms, persona, limit) if terms else []
+            found = self._keywords.search(terms, persona, limit, feedback) if terms else []
             return [ScoredChunk(chunk_id=chunk_id, score=score) for chunk_id, score in found]
         with self._connection() as conn:
             rows = conn.execute(
                 BM25, {"query": keyword_query(_text(query)), "persona": persona, "limit": limit}
             ).fetchall()
         return [ScoredChunk(chunk_id=r[0], score=float(r[1])) for r in rows]
-
-    def _keyword_chunks(
-        self, persona: str | None, doc_ids: list[str] | None
-    ) -> Iterator[tuple[str, str, str, str]]:
-        """A persona's chunks, or the chunks of some documents in every persona they belong to."""
-        if persona is not None:
-            yield from self._persona_chunks(persona)
-            return
-        with self._connection() as conn:
-            yield from conn.execute(
-                "SELECT id, doc_id, index_text, unnest(personas) FROM chunks WHERE doc_id = ANY(%s) "
-                "ORDER BY doc_id, ord",
-                (doc_ids or [],),
-            ).fetchall()
-
-    def _persona_chunks(self, persona: str, batch: int = 20_000) -> Iterator[tuple[str, str, str, str]]:
-        """Streamed through a server-side cursor, a batch at a time (at a million chunks the whole
-        result at once is a gigabyte of Python tuples before the index holds any of it)."""
-        with self._connection() as conn, conn.transaction(), conn.cursor(name="shu_keyword_chunks") as cursor:
-            cursor.execute(
-                "SELECT id, doc_id, index_text FROM chunks WHERE personas @> ARRAY[%s]::text[] "
-                "ORDER BY doc_id, ord",
-                (persona,),
-            )
-            while rows := cursor.fetchmany(batch):
-                yield from ((chunk_id, doc_id, text, persona) for chunk_id, doc_id, text in rows)
 
     def _keyword_changes(self, seen: int | None) -> tuple[int, int, list[str]]:
         with self._connection() as conn:

@@ -3,7 +3,8 @@ search (`bm25_postings`: lexeme → chunk, term frequency, chunk length; `bm25_t
 lexeme; `bm25_corpus`: chunks and total length), the query that ranks by them (k1 = 1.2,
 b = 0.75, the IDF of SQLite's FTS5; lexemes from the `english` text search configuration over a
 chunk's text and its identifier terms), the identifier terms an older store's chunks are given,
-and bulk loads, which count them, and build the vector indexes, once at their end."""
+the chunks the in-memory keyword index reads, and bulk loads, which count them, and build the
+vector indexes, once at their end."""
 
 from __future__ import annotations
 
@@ -55,6 +56,32 @@ class PostgresKeywordStatistics(ABC):
 
     @abstractmethod
     def _write(self) -> AbstractContextManager[Any]: ...
+
+    def _keyword_chunks(
+        self, persona: str | None, doc_ids: list[str] | None
+    ) -> Iterator[tuple[str, str, str, str]]:
+        """A persona's chunks, or the chunks of some documents in every persona they belong to."""
+        if persona is not None:
+            yield from self._persona_chunks(persona)
+            return
+        with self._connection() as conn:
+            yield from conn.execute(
+                "SELECT id, doc_id, index_text, unnest(personas) FROM chunks WHERE doc_id = ANY(%s) "
+                "ORDER BY doc_id, ord",
+                (doc_ids or [],),
+            ).fetchall()
+
+    def _persona_chunks(self, persona: str, batch: int = 20_000) -> Iterator[tuple[str, str, str, str]]:
+        """Streamed through a server-side cursor, a batch at a time (at a million chunks the whole
+        result at once is a gigabyte of Python tuples before the index holds any of it)."""
+        with self._connection() as conn, conn.transaction(), conn.cursor(name="shu_keyword_chunks") as cursor:
+            cursor.execute(
+                "SELECT id, doc_id, index_text FROM chunks WHERE personas @> ARRAY[%s]::text[] "
+                "ORDER BY doc_id, ord",
+                (persona,),
+            )
+            while rows := cursor.fetchmany(batch):
+                yield from ((chunk_id, doc_id, text, persona) for chunk_id, doc_id, text in rows)
 
     def _count_terms(self, conn: Any, doc_ids: list[str] | None, sign: int) -> None:
         """Keep the SQL keyword search's BM25 statistics: documents' (None: every document's)

@@ -349,6 +349,10 @@ class SQLKnowledge(ABC):
     def chunk_documents(self, chunk_ids: list[str]) -> dict[str, str]:
         return dict(self._rows_in("SELECT id, doc_id FROM chunks WHERE id {in}", chunk_ids))
 
+    def _index_texts(self, chunk_ids: list[str]) -> dict[str, str]:
+        """chunk id → the text its keywords are indexed from (what keyword feedback reads)."""
+        return dict(self._rows_in("SELECT id, index_text FROM chunks WHERE id {in}", chunk_ids))
+
     def first_chunks(self, doc_ids: list[str]) -> dict[str, str]:
         return dict(self._rows_in("SELECT doc_id, id FROM chunks WHERE doc_id {in} AND ord = 0", doc_ids))
 

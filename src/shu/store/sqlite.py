@@ -50,6 +50,7 @@ from shu.types import (
     Chunk,
     Document,
     Enrichment,
+    KeywordFeedback,
     Persona,
 )
 
@@ -109,7 +110,9 @@ class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables, SQLite
         self._keyword_seen: tuple[int, int] | None = None
         """(data version, newest change) when the change log was last read"""
         self._keywords = (
-            KeywordIndexes(self._keyword_chunks, self._keyword_changes) if keyword == "memory" else None
+            KeywordIndexes(self._keyword_chunks, self._keyword_changes, self._index_texts)
+            if keyword == "memory"
+            else None
         )
         self.keyword_in_sql = self._keywords is None
 
@@ -426,12 +429,14 @@ class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables, SQLite
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
-    def search_keyword(self, query: str, persona: str, limit: int) -> list[ScoredChunk]:
+    def search_keyword(
+        self, query: str, persona: str, limit: int, feedback: KeywordFeedback | None = None
+    ) -> list[ScoredChunk]:
         terms = list(dict.fromkeys([*content_words(query), *joined_names(query)]))
         if not terms or limit <= 0:
             return []
         if self._keywords is not None:
-            found = self._keywords.search(" ".join(terms), persona, limit)
+            found = self._keywords.search(" ".join(terms), persona, limit, feedback)
             return [ScoredChunk(chunk_id=chunk_id, score=score) for chunk_id, score in found]
         expression = " OR ".join(f'"{term}"' for term in terms)
         # The persona filter is a join, not a MATCH term: intersecting with a persona's whole

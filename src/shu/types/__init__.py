@@ -20,6 +20,7 @@ from shu.types.conversations import Conversation, Turn
 from shu.types.documents import (
     Chunk,
     Document,
+    KeywordFeedback,
     Persona,
     PersonaConfig,
     RetrievalParams,
@@ -117,6 +118,7 @@ __all__ = [
     "Job",
     "JobKind",
     "JobStatus",
+    "KeywordFeedback",
     "KnowledgeBaseStats",
     "Login",
     "Participant",

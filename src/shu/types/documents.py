@@ -19,6 +19,21 @@ def http_url(value: str | None) -> str | None:
     return cleaned if _HTTP_URL.match(cleaned) and not any(c in cleaned for c in ' <>"\n') else None
 
 
+class KeywordFeedback(BaseModel):
+    """Pseudo-relevance feedback for keyword search (RM3): the words of the first search's best
+    chunks, weighed by how much of each chunk they make up and by the chunk's score, join the
+    query (`query_weight` of the mix stays with the question's own terms)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    docs: int = Field(10, ge=1, le=100, description="the first search's best chunks read")
+    terms: int = Field(10, ge=1, le=100, description="words added to the query")
+    query_weight: float = Field(0.5, ge=0.0, le=1.0, description="share of the question's own terms")
+    max_share: float = Field(
+        0.1, gt=0.0, le=1.0, description="a word in more than this share of the chunks is never added"
+    )
+
+
 class RetrievalParams(BaseModel):
     """Per-persona retrieval parameters (`persona.config.json` → `retrieval`)."""
 
@@ -63,6 +78,25 @@ class RetrievalParams(BaseModel):
     document_weight: float = Field(
         0.0, ge=0.0, le=2.0, description="share of its document's other chunks' scores a chunk gains"
     )
+    feedback_docs: int = Field(
+        0,
+        ge=0,
+        le=100,
+        description="pseudo-relevance feedback: words of BM25's best this-many chunks join the keyword "
+        "query (RM3; 0 = off; the in-memory keyword index only)",
+    )
+    feedback_terms: int = Field(10, ge=1, le=100, description="words feedback adds to the keyword query")
+    feedback_query_weight: float = Field(
+        0.5, ge=0.0, le=1.0, description="with feedback: the question's own terms' share of the query"
+    )
+
+    def keyword_feedback(self) -> KeywordFeedback | None:
+        """The feedback these parameters ask for (None: off)."""
+        if not self.feedback_docs:
+            return None
+        return KeywordFeedback(
+            docs=self.feedback_docs, terms=self.feedback_terms, query_weight=self.feedback_query_weight
+        )
 
 
 class PersonaConfig(BaseModel):

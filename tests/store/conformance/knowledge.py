@@ -11,6 +11,7 @@ from shu.types import (
     ChunkProfile,
     DocumentProfile,
     Enrichment,
+    KeywordFeedback,
     Participant,
     Provenance,
     Relationship,
@@ -467,6 +468,27 @@ class KnowledgeConformance:
         assert first("SAML-004") == "code#0"
         assert first("DiffExecutor") == "camel#0"
         assert first("diff executor") == "camel#0", "a camelCase name is found by its parts"
+
+    def test_keyword_feedback_adds_the_best_chunks_words(self, store: Store) -> None:
+        """RM3 in the in-memory index: a chunk that shares only the words of the question's best
+        chunks is found; keyword search in SQL searches the question alone."""
+        store.upsert_persona(persona("alpha"))
+        texts = {
+            "apple1": "The apple orchard harvest: orchard pickers bring in every apple crate.",
+            "apple2": "Apple blossom in the orchard means a harvest in autumn.",
+            "orchard": "Orchard harvest crews start at dawn and finish at dusk.",
+        } | {f"filler{n}": f"Invoices for office chairs number {n} were paid." for n in range(40)}
+        for doc_id, text in texts.items():
+            store.replace_document(document(doc_id, ["alpha"]), chunks(doc_id, [text]), vectors(unit(1)), "e")
+        plain = [s.chunk_id for s in store.search_keyword("apple", "alpha", 5)]
+        fed = [
+            s.chunk_id for s in store.search_keyword("apple", "alpha", 5, KeywordFeedback(docs=2, terms=3))
+        ]
+        assert "orchard#0" not in plain
+        if store.keyword_in_sql:
+            assert fed == plain
+        else:
+            assert fed[:2] == plain[:2] and "orchard#0" in fed
 
     def test_bm25_statistics_follow_deletes_and_replacements(self, store: Store) -> None:
         """Adding documents, then taking them away again, leaves every score as it was."""

@@ -96,6 +96,20 @@ PRESETS: dict[str, EvalConfig] = {
             retrieval=RetrievalParams(**_DEEP),
         ),
         EvalConfig(
+            name="bm25+rm3",
+            description="BM25 with pseudo-relevance feedback: RM3 over the first 10 chunks, 10 words, "
+            "half the query's weight",
+            retriever="bm25",
+            retrieval=RetrievalParams(**_DEEP, feedback_docs=10),
+        ),
+        EvalConfig(
+            name="+feedback",
+            description="out of the box + RM3 pseudo-relevance feedback on the keyword surface "
+            "(10 chunks, 10 words, half the query's weight)",
+            retriever="pipeline",
+            retrieval=RetrievalParams(feedback_docs=10),
+        ),
+        EvalConfig(
             name="dense",
             description="all-MiniLM-L6-v2 cosine alone",
             retriever="dense",

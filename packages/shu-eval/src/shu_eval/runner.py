@@ -59,7 +59,8 @@ def run_config(
 def _retriever(config: EvalConfig, store: Store, embedder: Embedder) -> Callable[[EvalQuery], list[str]]:
     depth = config.retrieval.max_chunks if config.retriever in ("hybrid", "pipeline") else DEPTH
     if config.retriever == "bm25":
-        return lambda q: [s.chunk_id for s in store.search_keyword(q.text, q.persona, depth)]
+        feedback = config.retrieval.keyword_feedback()
+        return lambda q: [s.chunk_id for s in store.search_keyword(q.text, q.persona, depth, feedback)]
     if config.retriever == "dense":
         return lambda q: [
             s.chunk_id for s in store.search_vector(embedder.embed_query(q.text), q.persona, depth)

@@ -1,9 +1,10 @@
-"""`shu tune`: fit the ranking weights — the persona's surface weights, expansion weight and
-fusion mode, and the personal boosts with their bound — on labelled questions, by coordinate
-ascent on a training part; the best is kept only if it beats the current weights on a held-out
-part, and both are printed. Labelled questions come from a JSONL file (`{"id", "text", "user",
-"relevant": {doc_id: grade}}`; `user` may be null), from the users' recorded feedback (answers
-they approved, documents they starred), or from a BEIR dataset's train and test splits."""
+"""`shu tune`: fit the ranking weights — the persona's surface weights, expansion weight, fusion
+mode and keyword feedback (RM3: on where it helps a knowledge base, e.g. e-mail), and the
+personal boosts with their bound — on labelled questions, by coordinate ascent on a training
+part; the best is kept only if it beats the current weights on a held-out part, and both are
+printed. Labelled questions come from a JSONL file (`{"id", "text", "user", "relevant": {doc_id:
+grade}}`; `user` may be null), from the users' recorded feedback (answers they approved,
+documents they starred), or from a BEIR dataset's train and test splits."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ SPACE: dict[str, list[Value]] = {
     "persona.question_weight": [0.0, 0.5, 1.0],
     "persona.synopsis_weight": [0.0, 0.5],
     "persona.expansion_weight": [0.5, 0.95],
+    "persona.feedback_docs": [0, 5],
     "personal.max_boost": [0.3, 0.5, 0.8],
     "personal.contact": [0.1, 0.2, 0.3],
     "personal.project": [0.15, 0.3, 0.45],
@@ -42,6 +44,7 @@ DATASET_SPACE: dict[str, list[Value]] = {
     "persona.candidates": [20, 40],
     "persona.expansion_weight": [0.5, 0.95],
     "persona.title_weight": [0.5, 1.0],
+    "persona.feedback_docs": [0, 5],
 }
 """A BEIR corpus has no users and is indexed without enrichment: its surfaces and fusion only."""
 LIMIT = 30

@@ -27,6 +27,7 @@ LAYERS = [
     {"checks", "roles", "markdown"},
     {"text"},
     {"analysis"},
+    {"relative_dates"},
     {"months"},
     {"types"},
     {"errors"},

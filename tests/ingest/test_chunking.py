@@ -96,6 +96,17 @@ def test_index_text_names_where_the_chunk_sits() -> None:
     assert enterprise.text in enterprise.index_text
 
 
+def test_a_dated_documents_relative_dates_are_indexed_as_dates() -> None:
+    """What a chat said "yesterday" is found by the day it means; the text shown stays as said."""
+    said = "# Session 4\n\nI went to a support group yesterday. We meet again next month."
+    (chunk,) = chunk_document("s4", "Session 4", said, max_tokens=200, overlap=0, written="2023-05-08")
+    assert "yesterday (7 May 2023)" in chunk.index_text and "next month (June 2023)" in chunk.index_text
+    assert chunk.text == "I went to a support group yesterday. We meet again next month."
+    for undated in (None, "2023-05", "not a date", "2023-02-30"):
+        (plain,) = chunk_document("s4", "Session 4", said, max_tokens=200, overlap=0, written=undated)
+        assert "(7 May 2023)" not in plain.index_text, undated
+
+
 def test_a_table_split_across_chunks_repeats_its_header_in_each() -> None:
     from shu.ingest.chunking import chunk_document
 

@@ -508,3 +508,22 @@ def test_a_hostile_rag_file_beside_raw_files_stops_nothing(
     assert not report.failed, [o.line() for o in report.failed]
     assert {d.id for d in kb.documents()} == {"notes", "evil"}
     assert kb.document("evil").document.title == "Bad[2J", "the control character is gone, the text stays"
+
+
+def test_a_chat_is_found_by_the_day_its_relative_dates_mean(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    """A session dated 8 May 2023 that says "yesterday" is indexed with 7 May 2023; the question
+    about that day finds it by keyword. The text kept for reading is as it was said."""
+    chat = doc(
+        "session-1",
+        "Chat with Mel, session 1",
+        "# Chat with Mel, session 1\n\nCaroline: I went to a support group yesterday.",
+        date="2023-05-08",
+    )
+    other = doc("session-2", "Chat with Mel, session 2", "# Chat with Mel, session 2\n\nMelanie: I painted.")
+    assert not kb.ingest(make_persona("mel", rag={"s1.md": chat, "s2.md": other})).failed
+    (chunk,) = kb.store.list_chunks("session-1")
+    assert "yesterday (7 May 2023)" in chunk.index_text and chunk.text.endswith("support group yesterday.")
+    found = kb.store.search_keyword("What happened on 7 May 2023?", "mel", 5)
+    assert [s.chunk_id for s in found] == [chunk.id]

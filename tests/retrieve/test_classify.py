@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,42 @@ def test_query_types_on_the_labelled_set() -> None:
 def test_temporal_scope(question: str, start: str | None, end: str | None) -> None:
     scope = temporal_scope(question)
     assert (scope.start, scope.end) == (start, end)
+
+
+WEDNESDAY = date(2026, 11, 25)
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        ("What movie did Joanna watch on 1 May, 2022?", "2022-05-01", "2022-05-01"),
+        ("Who did Maria have dinner with on May 3, 2023?", "2023-05-03", "2023-05-03"),
+        ("What happened on the 3rd of May 2023?", "2023-05-03", "2023-05-03"),
+        ("Where was Tim in the week before 16 November 2023?", "2023-11-09", "2023-11-16"),
+        ("What did Nate do the weekend before 20 October 2023?", "2023-10-12", "2023-10-19"),
+        ("When is the talent show in September 2023?", "2023-09", "2023-09"),
+        ("What did we decide yesterday?", "2026-11-24", "2026-11-24"),
+        ("What did we decide last week?", "2026-11-16", "2026-11-24"),
+        ("Which incidents happened last month?", "2026-10", "2026-10"),
+        ("What shipped this year?", "2026", "2026"),
+        ("What is due next week?", "2026-11-30", "2026-12-06"),
+        ("What did Ada send two days ago?", "2026-11-23", "2026-11-23"),
+        ("What did Ada say last Friday?", "2026-11-13", "2026-11-20"),
+        ("What is the Pro plan price today?", "2026-11-25", "2026-11-25"),
+        ("When did Caroline go to the LGBTQ support group?", None, None),
+    ],
+)
+def test_temporal_scope_of_days_weeks_and_words_relative_to_the_day_asked(
+    question: str, start: str | None, end: str | None
+) -> None:
+    scope = temporal_scope(question, WEDNESDAY)
+    assert (scope.start, scope.end) == (start, end)
+
+
+def test_relative_words_need_the_day_asked() -> None:
+    assert temporal_scope("What did we decide last week?") == temporal_scope("What did we decide?")
+    plan = classify("What did we decide last week?", today=WEDNESDAY)
+    assert plan.query_type == "temporal" and plan.temporal_scope.start == "2026-11-16"
 
 
 def test_a_lookup_names_the_document_and_asks_for_all_of_it() -> None:

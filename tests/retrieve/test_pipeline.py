@@ -237,3 +237,14 @@ def test_keyword_feedback_reaches_the_keyword_surface(acme: KnowledgeBase) -> No
     finally:
         acme.store.keyword_in_sql = False
     assert any("keyword feedback not applied" in note for note in ignored.notes)
+
+
+def test_last_week_is_read_against_the_day_the_question_is_asked(acme: KnowledgeBase) -> None:
+    persona = acme.persona("acme")
+    settings = RetrievalSettings()
+    settings.personal.now = "2026-11-25"
+    result = RetrievalPipeline(acme.store, acme.embedder, settings).run("What changed last week?", persona)
+    assert (result.plan.temporal_scope.start, result.plan.temporal_scope.end) == ("2026-11-16", "2026-11-24")
+    today = RetrievalPipeline(acme.store, acme.embedder).run("What changed yesterday?", persona)
+    scope = today.plan.temporal_scope
+    assert scope.start is not None and scope.start == scope.end, "yesterday is one day"

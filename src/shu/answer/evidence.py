@@ -12,7 +12,7 @@ import re
 
 from shu.answer.asked import asked
 from shu.answer.compare import compared
-from shu.answer.relative_dates import RESOLVED
+from shu.relative_dates import RESOLVED
 from shu.types import Answer, AssembledContext, Citation, ContextDocument, ContextSection
 
 _VERDICT = re.compile(r"^(?:Yes|No)\b[:,]")

@@ -9,7 +9,7 @@ from datetime import date
 
 from shu.answer.asked import Asked
 from shu.answer.candidate import Candidate
-from shu.answer.relative_dates import day_text, has_relative_date, states_a_time, with_dates
+from shu.relative_dates import day_text, has_relative_date, states_a_time, with_dates
 from shu.types import Answer, AnswerSentence, Citation, Persona, RetrievalResult, SearchHit
 
 

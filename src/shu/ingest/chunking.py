@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from datetime import date
 
 from shu.markdown import FENCE, split_sections
+from shu.relative_dates import with_dates
 from shu.text import count_tokens, split_sentences
 from shu.types import Chunk
 
@@ -23,7 +25,11 @@ class _Unit:
     (a row without its header says nothing: "| Audit log retention | 90 days | 1 year |")."""
 
 
-def chunk_document(doc_id: str, title: str, markdown: str, max_tokens: int, overlap: int) -> list[Chunk]:
+def chunk_document(
+    doc_id: str, title: str, markdown: str, max_tokens: int, overlap: int, written: str | None = None
+) -> list[Chunk]:
+    """`written`: the document's date (ISO); its chunks' relative dates are indexed as dates."""
+    day = written_day(written)
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
     for section in split_sections(markdown, root=title):
@@ -36,17 +42,27 @@ def chunk_document(doc_id: str, title: str, markdown: str, max_tokens: int, over
                     ord=len(chunks),
                     section_path=section.path,
                     text=text,
-                    index_text=index_text(title, section.path, text),
+                    index_text=index_text(title, section.path, text, day),
                     token_count=count_tokens(text),
                 )
             )
     return chunks
 
 
-def index_text(title: str, section_path: str, text: str) -> str:
-    """What is embedded and keyword-indexed: where the chunk sits, then the chunk."""
+def index_text(title: str, section_path: str, text: str, written: date | None = None) -> str:
+    """What is embedded and keyword-indexed: where the chunk sits, then the chunk, with each
+    relative date followed by the date it means when the document's day is known ("I went
+    yesterday (7 May 2023)": a question about 7 May, or May 2023, finds it)."""
     header = section_path if section_path.startswith(title) else f"{title} > {section_path}"
-    return f"{header}\n{text}"
+    return f"{header}\n{with_dates(text, written) if written else text}"
+
+
+def written_day(value: str | None) -> date | None:
+    """The day an ISO date names (None for a month, a year or anything else)."""
+    try:
+        return date.fromisoformat(value[:10]) if value and len(value) >= 10 else None
+    except ValueError:
+        return None
 
 
 def _units(text: str, max_tokens: int) -> list[_Unit]:

@@ -328,7 +328,7 @@ class IngestJob:
         chunking = self.settings.chunking
         try:
             chunks = chunk_document(
-                doc.id, doc.title, parsed.body, chunking.max_tokens, chunking.overlap_tokens
+                doc.id, doc.title, parsed.body, chunking.max_tokens, chunking.overlap_tokens, doc.date
             )
         except Exception as exc:  # a chunker bug must not stop the run
             log.exception("chunking %s failed unexpectedly", doc.id)
@@ -465,7 +465,7 @@ class IngestJob:
         return {
             "chunking": self.settings.chunking.model_dump(),
             "embedder": self.embedder.name,
-            "index_text": 1,
+            "index_text": 2,  # 2: relative dates indexed with the dates they mean
             "enrich": self.settings.enrich.model_dump(),
             "enrich_methods": ENRICH_VERSION,
             "llm": self.llm.fingerprint if self.llm else None,

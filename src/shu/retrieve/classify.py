@@ -6,8 +6,10 @@ references, and "show me …" patterns ask for a whole document. Measured on a l
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 
 from shu.months import MONTH_NUMBERS, MONTHS_RE
+from shu.relative_dates import spans
 from shu.text import content_words, words
 from shu.types import AnswerStyle, Complexity, QueryPlan, QueryType, TemporalScope
 
@@ -63,6 +65,16 @@ _MONTHS = MONTH_NUMBERS
 _ISO_DATE = re.compile(r"\b((?:19|20)\d{2})-(\d{2})(?:-(\d{2}))?\b")
 _MONTH_YEAR = re.compile(r"\b(" + "|".join(_MONTHS) + r")\s+((?:19|20)\d{2})\b", re.I)
 _YEAR = re.compile(r"\b((?:19|20)\d{2})\b")
+_BEFORE = r"(?:(?:the\s+)?(?P<before>week|weekend)\s+before\s+)?"
+_DAY_MONTH_YEAR = re.compile(
+    rf"\b{_BEFORE}(?:the\s+)?(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>{MONTHS_RE}),?\s*"
+    r"(?P<year>(?:19|20)\d{2})\b",
+    re.I,
+)
+_MONTH_DAY_YEAR = re.compile(
+    rf"\b{_BEFORE}(?P<month>{MONTHS_RE})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<year>(?:19|20)\d{{2}})\b",
+    re.I,
+)
 _QUARTER = re.compile(r"\bq([1-4])\s+((?:19|20)\d{2})\b", re.I)
 _DOC_TYPES = {
     "email": ("email", "e-mail", "mail", "thread", "inbox", "message"),
@@ -77,9 +89,10 @@ _CAPITALIZED = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+)*)
 _QUOTED = re.compile(r"[\"“']([^\"”']{3,80})[\"”']")
 
 
-def classify(query: str, known_names: list[str] | None = None) -> QueryPlan:
+def classify(query: str, known_names: list[str] | None = None, today: date | None = None) -> QueryPlan:
+    """`today`: the day the question is asked ("last week" is read against it; None: not read)."""
     text = " ".join(query.split())
-    scope = temporal_scope(text)
+    scope = temporal_scope(text, today)
     entities = _entities(text, known_names or [])
     lookup = _lookup_target(text)
     query_type = _query_type(text, lookup, scope, entities)
@@ -141,23 +154,48 @@ def _query_type(text: str, lookup: str | None, scope: TemporalScope, entities: l
     return "factual"
 
 
-def temporal_scope(text: str) -> TemporalScope:
-    """The dates a question names, as ISO prefixes (2024, 2024-03, 2024-03-05)."""
+def temporal_scope(text: str, today: date | None = None) -> TemporalScope:
+    """The dates a question names, as ISO prefixes (2024, 2024-03, 2024-03-05): days ("1 May,
+    2022", "May 3, 2023", "the week before 16 November 2023"), then months, quarters and (when
+    nothing else) years; with `today`, also what "yesterday", "last week", "two days ago" mean."""
     found: list[tuple[str, str]] = []
-    for year, month, day in _ISO_DATE.findall(text):
+    rest = text
+    for pattern in (_DAY_MONTH_YEAR, _MONTH_DAY_YEAR):
+        for match in pattern.finditer(rest):
+            found.append(_day_span(match))
+        rest = pattern.sub(" ", rest)  # "16 November 2023" is a day, not November
+    for year, month, day in _ISO_DATE.findall(rest):
         value = f"{year}-{month}" + (f"-{day}" if day else "")
         found.append((value, value))
-    for month, year in _MONTH_YEAR.findall(text):
+    for month, year in _MONTH_YEAR.findall(rest):
         value = f"{year}-{_MONTHS[month.lower()]:02d}"
         found.append((value, value))
-    for quarter, year in _QUARTER.findall(text):
+    for quarter, year in _QUARTER.findall(rest):
         first = (int(quarter) - 1) * 3 + 1
         found.append((f"{year}-{first:02d}", f"{year}-{first + 2:02d}"))
+    if today is not None:
+        found += spans(rest, today)
     if not found:
-        found = [(year, year) for year in _YEAR.findall(text)]
+        found = [(year, year) for year in _YEAR.findall(rest)]
     if not found:
         return TemporalScope()
     return TemporalScope(start=min(f[0] for f in found), end=max(f[1] for f in found))
+
+
+def _day_span(match: re.Match[str]) -> tuple[str, str]:
+    """A day named with its month and year, or the week (weekend) before it."""
+    number = _MONTHS[match["month"].lower()]
+    try:
+        day = date(int(match["year"]), number, int(match["day"]))
+    except ValueError:  # 31 June: the month is still meant
+        month = f"{match['year']}-{number:02d}"
+        return month, month
+    before = (match["before"] or "").lower()
+    if before == "week":
+        return (day - timedelta(days=7)).isoformat(), day.isoformat()
+    if before == "weekend":
+        return (day - timedelta(days=8)).isoformat(), (day - timedelta(days=1)).isoformat()
+    return day.isoformat(), day.isoformat()
 
 
 def _entities(text: str, known_names: list[str]) -> list[str]:

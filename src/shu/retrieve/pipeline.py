@@ -9,6 +9,7 @@ import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import date
 
 from shu.config.settings import RetrievalSettings
 from shu.errors import ShuError
@@ -203,7 +204,12 @@ class RetrievalPipeline:
             return QueryPlan(method="off")
         if self.planner is not None:
             return self.planner.plan(question, index.known_names())
-        return classify(question, index.known_names())
+        return classify(question, index.known_names(), self.today())
+
+    def today(self) -> date:
+        """The day questions are asked on: `personal.now` when set, else today."""
+        now = self.settings.personal.now
+        return date.fromisoformat(now) if now else date.today()
 
     def _transform(self, question: str, plan: QueryPlan, persona: Persona) -> SearchQueries:
         """An LLM's variations and hypothetical answer when one is configured (validated, rules

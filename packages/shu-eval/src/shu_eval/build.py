@@ -16,7 +16,7 @@ from shu.enrich.enricher import ENRICH_VERSION, enrich_document
 from shu.enrich.llm import LLMEnricher
 from shu.enrich.relationships import document_relationships
 from shu.errors import ShuError
-from shu.ingest.chunking import index_text
+from shu.ingest.chunking import index_text, written_day
 from shu.ingest.vectors import BatchItem, embed_batch
 from shu.models.embed.base import Embedder
 from shu.store.base import Store
@@ -27,8 +27,8 @@ from shu.text import count_tokens
 from shu.types import Chunk, Document, Enrichment, Persona, PersonaConfig
 from shu_eval.dataset import Dataset, EvalDocument
 
-INDEX_VERSION = 2
-"""Raise when what is indexed for a dataset row changes."""
+INDEX_VERSION = 3
+"""Raise when what is indexed for a dataset row changes (3: relative dates indexed as dates)."""
 
 Progress = Callable[[str, int, int], None]
 
@@ -138,6 +138,7 @@ def _document(dataset: Dataset, doc: EvalDocument) -> Document:
 
 
 def _chunks(doc: EvalDocument) -> list[Chunk]:
+    written = written_day(str(doc.meta["date"])) if doc.meta.get("date") else None
     return [
         Chunk(
             id=chunk.id,
@@ -145,7 +146,7 @@ def _chunks(doc: EvalDocument) -> list[Chunk]:
             ord=ord_,
             section_path=chunk.section,
             text=chunk.text,
-            index_text=index_text(doc.title, chunk.section, chunk.text),
+            index_text=index_text(doc.title, chunk.section, chunk.text, written),
             token_count=count_tokens(chunk.text),
         )
         for ord_, chunk in enumerate(doc.chunks)

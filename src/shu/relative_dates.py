@@ -66,6 +66,14 @@ def with_dates(text: str, written: date) -> str:
     return _PATTERN.sub(annotate, text)
 
 
+def spans(text: str, today: date) -> list[tuple[str, str]]:
+    """The days each relative date in `text` may mean when said on `today`, as ISO prefixes
+    (first, last): "yesterday" → a day, "last month" → 2026-10, "last week" → from the Monday of
+    the week before to yesterday, "last Friday" → the week up to the latest Friday. What a
+    question asks about ("What did we decide last week?"), read against the day it is asked."""
+    return [span for match in _PATTERN.finditer(text) if (span := _span(match, today))]
+
+
 def has_relative_date(text: str) -> bool:
     return _PATTERN.search(text) is not None
 
@@ -143,3 +151,52 @@ _READERS: dict[str, Callable[[dict[str, str], date], str | None]] = {
     "period": _period,
     "count": _ago,
 }
+
+
+def _span(match: re.Match[str], today: date) -> tuple[str, str] | None:
+    found = {name: value for name, value in match.groupdict().items() if value}
+    shifts = {"day_before": -2, "day_after": 2, "yesterday": -1, "tomorrow": 1, "today": 0}
+    for name, shift in shifts.items():
+        if name in found:
+            day = (today + timedelta(days=shift)).isoformat()
+            return day, day
+    if "last_day" in found or "next_day" in found:
+        weekday = _WEEKDAYS.index(_weekday(found.get("last_day") or found["next_day"]).lower())
+        if "last_day" in found:
+            latest = today - timedelta(days=(today.weekday() - weekday) % 7 or 7)
+            return (latest - timedelta(days=7)).isoformat(), latest.isoformat()
+        soonest = today + timedelta(days=(weekday - today.weekday()) % 7 or 7)
+        return soonest.isoformat(), (soonest + timedelta(days=7)).isoformat()
+    if "period" in found:
+        return _period_span(found["period"].lower(), found["unit"].lower(), today)
+    if "count" in found:
+        return _ago_span(found, today)
+    return None
+
+
+def _period_span(period: str, unit: str, today: date) -> tuple[str, str]:
+    shift = {"last": -1, "this past": -1, "this": 0, "next": 1}[period]
+    if unit == "year":
+        return str(today.year + shift), str(today.year + shift)
+    if unit == "month":
+        month = f"{_month_shift(today, shift):%Y-%m}"
+        return month, month
+    monday = today - timedelta(days=today.weekday()) + timedelta(weeks=shift)
+    if shift < 0:  # last week: its Monday up to yesterday (this week's first days may be meant)
+        return monday.isoformat(), (today - timedelta(days=1)).isoformat()
+    return monday.isoformat(), (monday + timedelta(days=6)).isoformat()
+
+
+def _ago_span(found: dict[str, str], today: date) -> tuple[str, str]:
+    raw, unit = found["count"].lower(), found["ago_unit"].lower()
+    count = int(raw) if raw.isdigit() else _COUNTS[raw]
+    if unit == "day":
+        day = (today - timedelta(days=count)).isoformat()
+        return day, day
+    if unit == "year":
+        return str(today.year - count), str(today.year - count)
+    if unit == "month":
+        month = f"{_month_shift(today, -count):%Y-%m}"
+        return month, month
+    middle = today - timedelta(weeks=count)
+    return (middle - timedelta(days=3)).isoformat(), (middle + timedelta(days=3)).isoformat()

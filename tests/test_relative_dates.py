@@ -2,7 +2,7 @@ from datetime import date
 
 import pytest
 
-from shu.answer.relative_dates import has_relative_date, with_dates
+from shu.relative_dates import has_relative_date, with_dates
 
 SATURDAY = date(2023, 7, 15)
 

@@ -303,3 +303,50 @@ def test_enrich_method_extractive_ingests_without_asking_the_llm(
     assert fake.calls == [] and kb.enrich_llm is None and kb.llm is not None
     assert kb.store.get_profile("limits").provenance.method == "extractive"  # type: ignore[union-attr]
     kb.close()
+
+
+QUESTIONS = GOOD["questions"]["questions"]  # type: ignore[index]
+
+
+def asked_questions(reply: str) -> tuple[list[str] | None, ScriptedLLM]:
+    model = ScriptedLLM([reply, reply])
+    found = LLMEnricher(LLMClient(model)).questions(DOC, BODY)
+    return (None if found is None else [q.text for q in found]), model
+
+
+def test_a_question_list_that_starts_well_and_then_repeats_keeps_its_start() -> None:
+    looping = {"questions": [*QUESTIONS[:3], *[QUESTIONS[0]] * 12, "What is the moon made of?"]}
+    kept, model = asked_questions(json.dumps(looping))
+    assert kept == QUESTIONS[:3], "repeats and an ungrounded question left out"
+    assert len(model.calls) == 1, "kept without asking again"
+
+
+def test_a_question_list_cut_off_at_the_token_cap_keeps_its_complete_questions() -> None:
+    cut = json.dumps({"questions": QUESTIONS[:4]})[:-2] + ', "What is the Re'  # no closing ]}
+    kept, model = asked_questions(cut)
+    assert kept == QUESTIONS[:4] and len(model.calls) == 1
+
+
+def test_fewer_than_three_usable_questions_fall_back_to_the_extractive_method() -> None:
+    kept, model = asked_questions(json.dumps({"questions": [QUESTIONS[0]] * 9}))
+    assert kept is None and len(model.calls) == 2, "asked again once, then left to the extractive method"
+    nothing, _ = asked_questions('{"questions": ["What is')
+    assert nothing is None
+
+
+def test_each_artifact_has_its_own_token_cap() -> None:
+    seen: dict[str, int] = {}
+
+    class Capped(ScriptedLLM):
+        def chat(self, messages, max_tokens, temperature, json_schema=None):  # type: ignore[no-untyped-def]
+            seen[kind_of(messages)] = max_tokens
+            return super().chat(messages, max_tokens, temperature, json_schema)
+
+    model = Capped(
+        lambda messages, schema: json.dumps(
+            GOOD[kind_of(messages)] if kind_of(messages) != "chunk" else passage_profile(messages)
+        )
+    )
+    chunks = chunk_document("limits", DOC.title, BODY, 180, 0)
+    enrich_document(DOC, BODY, chunks, EnrichSettings(context=True), LLMEnricher(LLMClient(model)))
+    assert seen == {"profile": 500, "questions": 300, "chunk": 200, "context": 160}

@@ -3,6 +3,8 @@ once more if invalid, and otherwise left to the extractive method (`None` here, 
 
 from __future__ import annotations
 
+import json
+import re
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -80,7 +82,15 @@ class ProfileOut(BaseModel):
 
 
 class QuestionsOut(BaseModel):
-    questions: list[str] = Field(min_length=5, max_length=20)
+    questions: list[str] = Field(min_length=1, max_length=40)
+
+
+MAX_TOKENS = {"profile": 500, "questions": 300, "chunk_profile": 200, "context": 160, "relationships": 400}
+"""The longest answer each artifact gets: a small model that starts repeating itself is cut off
+early (a cut-off list of questions keeps its valid ones), not at 700 tokens a call."""
+QUESTIONS_KEPT = (3, 15)
+"""A question list is kept when at least 3 of its questions are valid; at most 15 are kept."""
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
 class ChunkProfileOut(BaseModel):
@@ -200,9 +210,10 @@ class LLMEnricher:
         text = body[:MAX_DOCUMENT_CHARS]
 
         def build(out: QuestionsOut, provenance: Provenance) -> list[SynthesizedQuestion]:
+            usable = validate.usable_questions([q.strip() for q in out.questions], text)
             return [
-                SynthesizedQuestion(id=f"{doc.id}?{i}", doc_id=doc.id, text=q.strip(), provenance=provenance)
-                for i, q in enumerate(out.questions)
+                SynthesizedQuestion(id=f"{doc.id}?{i}", doc_id=doc.id, text=q, provenance=provenance)
+                for i, q in enumerate(usable[: QUESTIONS_KEPT[1]])
             ]
 
         return self._ask(
@@ -211,7 +222,10 @@ class LLMEnricher:
             QuestionsOut,
             prompt.version,
             build,
-            lambda value: validate.check_questions(value, text),
+            lambda value: validate.check_questions(
+                value, text, low=QUESTIONS_KEPT[0], high=QUESTIONS_KEPT[1]
+            ),
+            salvage=_questions_of_a_cut_off_list,
         )
 
     def chunk_profile(self, doc: Document, chunk: Chunk) -> ChunkProfile | None:
@@ -291,6 +305,7 @@ class LLMEnricher:
         version: str,
         build: Callable[[_Out, Provenance], _Made],
         check: Callable[[_Made], list[str]],
+        salvage: Callable[[str], _Out | None] | None = None,
     ) -> _Made | None:
         """Ask, convert, validate (the client asks again once); None means: use the fallback."""
         started = time.perf_counter()
@@ -300,7 +315,9 @@ class LLMEnricher:
             return check(build(out, provenance))
 
         try:
-            answer: Structured[_Out] = self.client.structured(messages, schema, max_tokens=700, check=checked)
+            answer: Structured[_Out] = self.client.structured(
+                messages, schema, max_tokens=MAX_TOKENS[kind], check=checked, salvage=salvage
+            )
         except ShuError as exc:
             self.failures[f"{kind}: {exc.__class__.__name__}"] += 1
             return None
@@ -314,3 +331,17 @@ class LLMEnricher:
         )
         self.successes[kind] += 1
         return build(answer.value, final)
+
+
+def _questions_of_a_cut_off_list(text: str) -> QuestionsOut | None:
+    """The complete questions of a reply cut off inside its list (`{"questions": ["…", "…", "Wh`)."""
+    start = text.find("[")
+    if start < 0:
+        return None
+    found = []
+    for match in _QUOTED.finditer(text, start):
+        try:
+            found.append(json.loads(f'"{match.group(1)}"'))
+        except json.JSONDecodeError:
+            continue
+    return QuestionsOut(questions=found[:40]) if found else None

@@ -45,6 +45,21 @@ def check_relational(relational: RelationalContext, source: str, written: str | 
     return problems
 
 
+def usable_questions(questions: list[str], source: str) -> list[str]:
+    """The questions worth keeping, in order: distinct, ending with a question mark, grounded in
+    the source, not echoing the prompt (a list that starts well and then repeats keeps its start)."""
+    kept: list[str] = []
+    seen: set[frozenset[str]] = set()
+    for text in questions:
+        key = frozenset(stem(w) for w in content_words(text))
+        if not key or key in seen or not text.endswith("?"):
+            continue
+        seen.add(key)
+        if not grounded(text, source, 0.5) and not no_prompt_echo(text):
+            kept.append(text)
+    return kept
+
+
 def check_questions(
     questions: list[SynthesizedQuestion], source: str, low: int = 5, high: int = 20
 ) -> list[str]:

@@ -101,11 +101,15 @@ class LLMClient:
         temperature: float = 0.0,
         json_schema: dict[str, Any] | None = None,
     ) -> ChatResult:
-        key = cache_key(
-            self.provider.name,
-            [m.model_dump() for m in messages],
-            {"max_tokens": max_tokens, "temperature": temperature, "schema": json_schema},
-        )
+        settings: dict[str, Any] = {
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "schema": json_schema,
+        }
+        sampling = getattr(self.provider, "sampling", None)
+        if sampling and json_schema is not None:  # a provider's own sampling of JSON replies
+            settings["sampling"] = sampling
+        key = cache_key(self.provider.name, [m.model_dump() for m in messages], settings)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.accounting.count("cached")
             return hit
@@ -183,17 +187,21 @@ class LLMClient:
         temperature: float = 0.0,
         check: Check | None = None,
         attempts: int = 2,
+        salvage: Callable[[str], T | None] | None = None,
     ) -> Structured[T]:
         """JSON in the shape of `schema`, validated by pydantic and by `check`. An invalid answer
         is asked for again once, with the problems named; then StructuredOutputError. A reply
         that is not JSON in the shape of `schema` counts against the question's budget (one
-        that only fails `check` does not: the model can write JSON)."""
+        that only fails `check` does not: the model can write JSON). `salvage` may make a value
+        of a reply that is not valid JSON (one cut off at `max_tokens`); it is checked too."""
         json_schema = schema.model_json_schema()
         conversation = list(messages)
         problems: list[str] = []
         for attempt in range(1, attempts + 1):
             result = self.chat(conversation, max_tokens, temperature, json_schema)
             value, problems, malformed = _parse(result.text, schema, check)
+            if value is None and malformed and salvage is not None:
+                value, problems = _salvaged(result.text, salvage, check, problems)
             if value is not None:
                 return Structured(value=value, attempts=attempt, result=result)
             self.accounting.count("invalid")
@@ -232,6 +240,17 @@ class LLMClient:
                     raise
                 self._sleep(self.backoff_s * 2**attempt)
         raise AssertionError("unreachable")
+
+
+def _salvaged(
+    text: str, salvage: Callable[[str], T | None], check: Check | None, problems: list[str]
+) -> tuple[T | None, list[str]]:
+    """What `salvage` makes of a malformed reply, if it passes `check`; else the first problems."""
+    value = salvage(text)
+    if value is None:
+        return None, problems
+    refused = check(value) if check else []
+    return (None, problems + refused) if refused else (value, [])
 
 
 def _parse(text: str, schema: type[T], check: Check | None) -> tuple[T | None, list[str], bool]:

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from shu.errors import ConfigError
 from shu.models.llm.base import ChatResult, LLMError, Message, Usage
@@ -31,6 +31,11 @@ if TYPE_CHECKING:
         CreateChatCompletionResponse,
         CreateChatCompletionStreamResponse,
     )
+
+
+STRUCTURED_REPEAT_PENALTY = 1.1
+"""llama.cpp's penalty on the last 64 tokens for JSON replies: a 1.5B model writing a list of
+questions or a synopsis otherwise repeats one line until its token cap (issue 26)."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +116,9 @@ atexit.register(close_all)
 class LocalLLM:
     """The LLM protocol (and StreamingLLM) over a GGUF file."""
 
+    sampling: ClassVar[dict[str, float]] = {"repeat_penalty": STRUCTURED_REPEAT_PENALTY}
+    """What structured (JSON) replies are sampled with besides the request's settings."""
+
     def __init__(self, path: Path, name: str | None = None, options: LocalOptions | None = None) -> None:
         self.path = path
         self.model = name or path.stem
@@ -135,6 +143,7 @@ class LocalLLM:
         extra: dict[str, Any] = {}
         if json_schema is not None:
             extra["response_format"] = {"type": "json_object", "schema": grammar_safe(json_schema)}
+            extra |= self.sampling
         with loaded.lock:
             try:
                 # llama_cpp types the reply as a response or a stream whatever `stream` is: not streamed

@@ -104,4 +104,5 @@ def test_the_users_contacts_are_learned_and_the_table_printed(measured: Personal
     assert all(p["contacts"] for p in measured.profiles.values())
     table = markdown(measured)
     assert "62 documents, 5 users, 68 personal questions, 31 non-personal" in table
-    assert table.count("\n| user, ") == len(configurations()) - 1 and "| no user | 0.497 |" in table
+    # "no user" nDCG@10 was 0.497 before relative dates were indexed as dates (issue 29 §5)
+    assert table.count("\n| user, ") == len(configurations()) - 1 and "| no user | 0.496 |" in table

@@ -15,9 +15,25 @@ _PROMPT_ECHO = re.compile(
 )
 
 
-def grounded(text: str, source: str, min_overlap: float) -> list[str]:
-    """Enough of the text's content words (stemmed) occur in the source."""
+DESCRIBING_WORDS = frozenset(
+    stem(word)
+    for word in (
+        "document documents passage text provides information describes describing description details "
+        "detailing covers covering includes including mentions mentioned discusses discussing outlines "
+        "outlining summarizes summary overview explains explaining contains containing aspects various "
+        "regarding concerning also section sections"
+    ).split()
+)
+"""Words a synopsis or a context prefix uses to describe a document ("The document provides
+information about …"): not the document's own, and never counted against its grounding."""
+
+
+def grounded(text: str, source: str, min_overlap: float, describing: bool = False) -> list[str]:
+    """Enough of the text's content words (stemmed) occur in the source; with `describing`, the
+    words that describe a document (`DESCRIBING_WORDS`) are left out of the count."""
     words = {stem(w) for w in content_words(text) if not w.isdigit()}
+    if describing:
+        words -= DESCRIBING_WORDS
     if not words:
         return ["no content words"]
     known = {stem(w) for w in content_words(source)}

@@ -45,6 +45,33 @@ def test_a_profile_with_invented_entities_is_refused() -> None:
     assert check_profile(bad, SOURCE) == ["entities not in the text: Acme Corp"]
 
 
+def test_a_synopsis_may_use_the_words_that_describe_a_document() -> None:
+    """What Qwen2.5-Coder-1.5B writes: grounded facts in describing words ("The document provides
+    information about …") — those words are not the document's, and must not sink it; invented
+    facts in the same frame still do."""
+    profile = DocumentProfile(
+        doc_id="d",
+        synopsis=(
+            "The document provides information about API limits, including the 1,200 requests per "
+            "minute of the Pro plan. It also mentions HTTP 429 with a Retry-After header."
+        ),
+        document_type="technical",
+        provenance=LLM,
+    )
+    assert check_profile(profile, SOURCE) == []
+    invented = profile.model_copy(
+        update={
+            "synopsis": "The document provides information about quarterly revenue, hiring goals and "
+            "office relocation plans of the marketing department."
+        }
+    )
+    assert check_profile(invented, SOURCE) != []
+    prefix = (
+        "This passage describes the limits section of the document, which covers API requests per minute."
+    )
+    assert check_context(prefix, SOURCE) == []
+
+
 def test_questions_must_be_5_to_20_unique_grounded_questions() -> None:
     good = [
         q("How many API requests per minute does the Pro plan allow?"),

@@ -14,7 +14,7 @@ from shu.errors import ConfigError
 from shu.models.llm.anthropic import AnthropicLLM
 from shu.models.llm.base import LLMError, Message
 from shu.models.llm.cache import ResponseCache
-from shu.models.llm.client import LLMClient, StructuredOutputError
+from shu.models.llm.client import RETRY_TEMPERATURE, LLMClient, StructuredOutputError
 from shu.models.llm.factory import create_llm
 from shu.models.llm.openai_compat import OpenAICompatibleLLM
 from shu.models.llm.scripted import ScriptedLLM
@@ -98,6 +98,8 @@ def test_structured_output_is_validated_and_retried_once() -> None:
     retry = script.requests[1]["messages"]
     assert retry[-1]["role"] == "user" and "invalid: not valid JSON" in retry[-1]["content"]
     assert client.accounting.invalid == 1
+    temperatures = [request["temperature"] for request in script.requests]
+    assert temperatures == [0.0, RETRY_TEMPERATURE], "asked again at 0, a small model says it again"
 
 
 def test_structured_output_that_stays_invalid_is_refused() -> None:

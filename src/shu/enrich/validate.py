@@ -21,7 +21,9 @@ from shu.types import (
 def check_profile(profile: DocumentProfile, source: str) -> list[str]:
     problems = length(profile.synopsis, 8, 120, "synopsis")
     problems += (
-        grounded(profile.synopsis, source, 0.6) + no_prompt_echo(profile.synopsis) + english(profile.synopsis)
+        grounded(profile.synopsis, source, 0.6, describing=True)
+        + no_prompt_echo(profile.synopsis)
+        + english(profile.synopsis)
     )
     lowered = source.casefold()
     invented = [e.name for e in profile.entities if e.name.casefold() not in lowered]
@@ -92,7 +94,9 @@ def check_chunk_profile(profile: ChunkProfile, chunk_text: str) -> list[str]:
 
 
 def check_context(prefix: str, document_text: str) -> list[str]:
-    problems = length(prefix, 15, 120, "context prefix") + grounded(prefix, document_text, 0.6)
+    problems = length(prefix, 15, 120, "context prefix") + grounded(
+        prefix, document_text, 0.6, describing=True
+    )
     return problems + no_prompt_echo(prefix) + english(prefix)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from shu.config.settings import EnrichSettings
 from shu.enrich.enricher import enrich_document
-from shu.enrich.llm import LLMEnricher
+from shu.enrich.llm import LLMEnricher, ProfileOut
 from shu.ingest.chunking import chunk_document
 from shu.ingest.job import IngestJob
 from shu.kb import open_kb
@@ -90,7 +90,7 @@ def test_valid_llm_output_is_kept_with_provenance() -> None:
     settings = EnrichSettings(context=True)
     enrichment, indexed = enrich_document(DOC, BODY, chunks, settings, llm)
     assert enrichment.profile is not None and enrichment.profile.provenance.method == "llm:scripted:scripted"
-    assert enrichment.profile.provenance.prompt_version == "profile.v2"
+    assert enrichment.profile.provenance.prompt_version == "profile.v3"
     assert enrichment.profile.synopsis.startswith("The Pro plan allows 1,200")
     assert [q.text for q in enrichment.questions] == GOOD["questions"]["questions"]  # type: ignore[index]
     assert all(p.provenance.method.startswith("llm:") for p in enrichment.chunk_profiles)
@@ -100,7 +100,10 @@ def test_valid_llm_output_is_kept_with_provenance() -> None:
 
 def test_invalid_llm_output_falls_back_to_the_extractive_method() -> None:
     bad = dict(GOOD)
-    bad["profile"] = {**GOOD["profile"], "entities": [{"name": "Atlantis Corp", "kind": "organization"}]}  # type: ignore[dict-item]
+    bad["profile"] = {
+        **GOOD["profile"],
+        "synopsis": "Quarterly revenue targets and hiring goals of the marketing department.",
+    }  # type: ignore[dict-item]
     bad["questions"] = {"questions": ["What is the meaning of life?"] * 5}
     fake = scripted(bad)
     llm = LLMEnricher(LLMClient(fake))
@@ -350,3 +353,18 @@ def test_each_artifact_has_its_own_token_cap() -> None:
     chunks = chunk_document("limits", DOC.title, BODY, 180, 0)
     enrich_document(DOC, BODY, chunks, EnrichSettings(context=True), LLMEnricher(LLMClient(model)))
     assert seen == {"profile": 500, "questions": 300, "chunk": 200, "context": 160}
+
+
+def test_a_profile_must_say_what_it_answers_and_keeps_only_grounded_topics() -> None:
+    """The schema requires the manifest's topics and the entities (a small model skips what it
+    may), and a topic the document does not mention is left out rather than indexed."""
+    schema = ProfileOut.model_json_schema()
+    assert {"synopsis", "document_type", "entities", "answers_questions_about"} <= set(schema["required"])
+    reply = {**GOOD["profile"], "answers_questions_about": ["API rate limits", "quarterly revenue targets"]}
+    reply["entities"] = [
+        {"name": "Lumen Analytics", "kind": "organization"},
+        {"name": "Atlantis Corp", "kind": "organization"},
+    ]
+    profile = LLMEnricher(LLMClient(ScriptedLLM([json.dumps(reply)]))).profile(DOC, BODY)
+    assert profile is not None and profile.manifest.answers_questions_about == ["API rate limits"]
+    assert [e.name for e in profile.entities] == ["Lumen Analytics"], "an invented entity is left out"

@@ -60,8 +60,8 @@ def test_every_preset_measures_and_personas_stay_apart(
         return open_eval_store(dataset, settings, embedder, None, enrich)
 
     results = {r.config.name: r for r in run_eval(dataset, list(PRESETS.values()), open_store, embedder)}
-    assert len(opened) == 5, (
-        "one store per way of indexing: plain, +questions, +profiles, +keywords, +context"
+    assert len(opened) == 6, (
+        "one store per way of indexing: plain, as ingested, +questions, +profiles, +keywords, +context"
     )
     assert results["bm25"].metrics["nDCG@10"] == 1.0
     assert results["hybrid"].metrics["Hits@10"] == 1.0

@@ -63,12 +63,15 @@ STALENESS_DAYS: dict[str, float | None] = {"days": 7, "weeks": 30, "months": 120
 
 
 class ProfileOut(BaseModel):
+    """Required fields are the ones a small model must write (under a grammar it skips what it
+    may: Qwen2.5-Coder-1.5B left out the entities and every manifest field)."""
+
     synopsis: str = Field(max_length=800)
     document_type: Literal["narrative", "transactional", "technical", "conversational", "reference", "other"]
-    entities: list[_EntityOut] = Field(default_factory=list, max_length=20)
+    answers_questions_about: list[str] = Field(min_length=1, max_length=8)
+    entities: list[_EntityOut] = Field(max_length=20)
     start_date: str | None = Field(None, max_length=10)
     end_date: str | None = Field(None, max_length=10)
-    answers_questions_about: list[str] = Field(default_factory=list, max_length=8)
     provides_information_type: list[str] = Field(default_factory=list, max_length=6)
     authority_level: Literal["authoritative", "informative", "informal", "unknown"] = "unknown"
     completeness: Literal["complete", "partial", "fragment"] = "partial"
@@ -163,14 +166,26 @@ class LLMEnricher:
         messages = prompt.messages(title=doc.title, type=doc.type or "", date=doc.date or "", document=text)
 
         def build(out: ProfileOut, provenance: Provenance) -> DocumentProfile:
+            relational = RelationalContext(
+                roles=[
+                    RoleRelevance(role=r.role, score=r.score, reason=r.reason) for r in out.relevant_to_roles
+                ],
+                temporal=TemporalRelevance(
+                    half_life_days=STALENESS_DAYS[out.goes_stale_in] if out.goes_stale_in else None,
+                    deadlines=sorted(set(out.deadlines)),
+                    recurrence=out.recurrence,
+                ),
+                method=provenance.method if out.goes_stale_in or out.relevant_to_roles else "",
+            )
+            entities = [Entity(name=e.name, kind=e.kind) for e in out.entities]
             return DocumentProfile(
                 doc_id=doc.id,
                 synopsis=out.synopsis,
                 document_type=out.document_type,
-                entities=[Entity(name=e.name, kind=e.kind) for e in out.entities],
+                entities=validate.usable_entities(entities, text),
                 temporal_scope=TemporalScope(start=out.start_date, end=out.end_date),
                 manifest=CapabilityManifest(
-                    answers_questions_about=out.answers_questions_about,
+                    answers_questions_about=validate.grounded_topics(out.answers_questions_about, text),
                     provides_information_type=out.provides_information_type,
                     authority_level=out.authority_level,
                     completeness=out.completeness,
@@ -179,18 +194,7 @@ class LLMEnricher:
                 participants=[Participant(name=p.name, role=p.role) for p in out.participants],
                 projects=out.projects,
                 provenance=provenance,
-                relational=RelationalContext(
-                    roles=[
-                        RoleRelevance(role=r.role, score=r.score, reason=r.reason)
-                        for r in out.relevant_to_roles
-                    ],
-                    temporal=TemporalRelevance(
-                        half_life_days=STALENESS_DAYS[out.goes_stale_in] if out.goes_stale_in else None,
-                        deadlines=sorted(set(out.deadlines)),
-                        recurrence=out.recurrence,
-                    ),
-                    method=provenance.method if out.goes_stale_in or out.relevant_to_roles else "",
-                ),
+                relational=validate.usable_relational(relational, text, doc.date),
             )
 
         return self._ask(
@@ -199,10 +203,7 @@ class LLMEnricher:
             ProfileOut,
             prompt.version,
             build,
-            lambda value: (
-                validate.check_profile(value, text)
-                + validate.check_relational(value.relational, text, doc.date)
-            ),
+            lambda value: validate.check_profile(value, text),
         )
 
     def questions(self, doc: Document, body: str) -> list[SynthesizedQuestion] | None:

@@ -12,6 +12,7 @@ from shu.types import (
     RELATIONSHIP_TYPES,
     ChunkProfile,
     DocumentProfile,
+    Entity,
     RelationalContext,
     Relationship,
     SynthesizedQuestion,
@@ -21,7 +22,7 @@ from shu.types import (
 def check_profile(profile: DocumentProfile, source: str) -> list[str]:
     problems = length(profile.synopsis, 8, 120, "synopsis")
     problems += (
-        grounded(profile.synopsis, source, 0.6, describing=True)
+        grounded(profile.synopsis, source, 0.5, describing=True)
         + no_prompt_echo(profile.synopsis)
         + english(profile.synopsis)
     )
@@ -30,6 +31,30 @@ def check_profile(profile: DocumentProfile, source: str) -> list[str]:
     if invented:
         problems.append(f"entities not in the text: {', '.join(invented[:5])}")
     return problems
+
+
+def grounded_topics(topics: list[str], source: str) -> list[str]:
+    """The topics a document names (half their words in it), in order: what a profile may claim
+    it answers questions about."""
+    return [t.strip() for t in topics if t.strip() and not grounded(t, source, 0.5, describing=True)]
+
+
+def usable_entities(entities: list[Entity], source: str) -> list[Entity]:
+    """The entities spelled as the source spells them."""
+    lowered = source.casefold()
+    return [e for e in entities if e.name.strip() and e.name.casefold() in lowered]
+
+
+def usable_relational(relational: RelationalContext, source: str, written: str | None) -> RelationalContext:
+    """The roles and deadlines `check_relational` finds nothing wrong with (a model's profile
+    keeps its valid parts instead of being refused for one invented deadline)."""
+    roles = [
+        r for r in relational.roles if not check_relational(RelationalContext(roles=[r]), source, written)
+    ]
+    mentioned = set(dates_mentioned(source, written))
+    deadlines = [d for d in relational.temporal.deadlines if d in mentioned]
+    temporal = relational.temporal.model_copy(update={"deadlines": deadlines})
+    return relational.model_copy(update={"roles": roles, "temporal": temporal})
 
 
 def check_relational(relational: RelationalContext, source: str, written: str | None) -> list[str]:

@@ -90,6 +90,13 @@ PRESETS: dict[str, EvalConfig] = {
             retriever="pipeline",
         ),
         EvalConfig(
+            name="as-ingested",
+            description="out of the box over a corpus indexed as `shu ingest` indexes it by default "
+            "(extractive profiles, questions and chunk profiles; `default` indexes none)",
+            retriever="pipeline",
+            enrich=EnrichSettings(),
+        ),
+        EvalConfig(
             name="bm25",
             description="BM25 alone (in-memory index: FTS5's Porter tokens and scores; no stopwords)",
             retriever="bm25",

@@ -34,7 +34,15 @@ def grounded_reply(messages: list[Message], schema: dict | None) -> str:  # type
     system, user = messages[0].content, messages[1].content
     document = _between(user, "document")
     if "profile of one document" in system:
-        return json.dumps({"synopsis": document, "document_type": "reference"})
+        topic = " ".join(document.split()[:3])
+        return json.dumps(
+            {
+                "synopsis": document,
+                "document_type": "reference",
+                "answers_questions_about": [topic],
+                "entities": [],
+            }
+        )
     if "questions a document answers" in system:
         words = list(dict.fromkeys(w for w in content_words(document) if w.isalpha()))
         return json.dumps({"questions": [f"What about {w}?" for w in words[:6]]})
@@ -86,6 +94,8 @@ def test_a_config_run_with_enrich_llm_says_who_wrote_its_surfaces() -> None:
     from shu_eval.configs import PRESETS, written_by
 
     context = written_by(PRESETS["+context"], "local:qwen2.5-coder-1.5b")
-    assert "extractive context prefix" not in context.description
-    assert "written by local:qwen2.5-coder-1.5b, extractive where it failed validation" in context.description
+    assert context.description == (
+        "hybrid over chunks indexed with a context prefix "
+        "(written by local:qwen2.5-coder-1.5b, extractive where it failed validation), RRF"
+    )
     assert written_by(PRESETS["hybrid"], "local:qwen").description == PRESETS["hybrid"].description

@@ -92,7 +92,7 @@ PRESETS: dict[str, EvalConfig] = {
         EvalConfig(
             name="as-ingested",
             description="out of the box over a corpus indexed as `shu ingest` indexes it by default "
-            "(extractive profiles, questions and chunk profiles; `default` indexes none)",
+            "(`default` indexes no enrichment): profiles, questions and chunk profiles, extractive",
             retriever="pipeline",
             enrich=EnrichSettings(),
         ),
@@ -143,21 +143,21 @@ PRESETS: dict[str, EvalConfig] = {
         ),
         EvalConfig(
             name="+profiles",
-            description="hybrid + synopsis and capability-manifest surfaces (extractive profiles), RRF",
+            description="hybrid + synopsis and capability-manifest surfaces (profiles: extractive), RRF",
             retriever="hybrid",
             retrieval=RetrievalParams(**_DEEP, fusion="rrf", synopsis_weight=1.0, manifest_weight=1.0),
             enrich=EnrichSettings(**_ONLY | {"profiles": True}),
         ),
         EvalConfig(
             name="+synopsis",
-            description="hybrid + the synopsis surface alone (extractive profiles), RRF",
+            description="hybrid + the synopsis surface alone (profiles: extractive), RRF",
             retriever="hybrid",
             retrieval=RetrievalParams(**_DEEP, fusion="rrf", synopsis_weight=1.0),
             enrich=EnrichSettings(**_ONLY | {"profiles": True}),
         ),
         EvalConfig(
             name="+manifest",
-            description="hybrid + the capability-manifest surface alone (extractive profiles), RRF",
+            description="hybrid + the capability-manifest surface alone (profiles: extractive), RRF",
             retriever="hybrid",
             retrieval=RetrievalParams(**_DEEP, fusion="rrf", manifest_weight=1.0),
             enrich=EnrichSettings(**_ONLY | {"profiles": True}),
@@ -172,7 +172,7 @@ PRESETS: dict[str, EvalConfig] = {
         ),
         EvalConfig(
             name="+context",
-            description="hybrid over chunks indexed with an extractive context prefix, RRF",
+            description="hybrid over chunks indexed with a context prefix (extractive), RRF",
             retriever="hybrid",
             retrieval=RetrievalParams(**_DEEP, fusion="rrf"),
             enrich=EnrichSettings(**_ONLY | {"context": True}),

@@ -26,8 +26,8 @@ def check_profile(profile: DocumentProfile, source: str) -> list[str]:
         + no_prompt_echo(profile.synopsis)
         + english(profile.synopsis)
     )
-    lowered = source.casefold()
-    invented = [e.name for e in profile.entities if e.name.casefold() not in lowered]
+    usable = usable_entities(profile.entities, source)
+    invented = [e.name for e in profile.entities if e not in usable]
     if invented:
         problems.append(f"entities not in the text: {', '.join(invented[:5])}")
     return problems
@@ -46,30 +46,18 @@ def usable_entities(entities: list[Entity], source: str) -> list[Entity]:
 
 
 def usable_relational(relational: RelationalContext, source: str, written: str | None) -> RelationalContext:
-    """The roles and deadlines `check_relational` finds nothing wrong with (a model's profile
-    keeps its valid parts instead of being refused for one invented deadline)."""
+    """The roles from the known families whose reasons rest on the text, and the deadlines on
+    dates the text mentions (a model's profile keeps its valid parts instead of being refused for
+    one invented deadline)."""
     roles = [
-        r for r in relational.roles if not check_relational(RelationalContext(roles=[r]), source, written)
+        r
+        for r in relational.roles
+        if family(r.role) is not None and not grounded(r.reason, source, 0.5) and not no_prompt_echo(r.reason)
     ]
     mentioned = set(dates_mentioned(source, written))
     deadlines = [d for d in relational.temporal.deadlines if d in mentioned]
     temporal = relational.temporal.model_copy(update={"deadlines": deadlines})
     return relational.model_copy(update={"roles": roles, "temporal": temporal})
-
-
-def check_relational(relational: RelationalContext, source: str, written: str | None) -> list[str]:
-    """Roles from the known families, each reason resting on the text; deadlines only on dates
-    the text mentions."""
-    problems = [f"unknown role {r.role!r}" for r in relational.roles if family(r.role) is None]
-    for role in relational.roles:
-        problems += [
-            f"role {role.role}: {p}" for p in grounded(role.reason, source, 0.5) + no_prompt_echo(role.reason)
-        ]
-    mentioned = set(dates_mentioned(source, written))
-    invented = [d for d in relational.temporal.deadlines if d not in mentioned]
-    if invented:
-        problems.append(f"deadlines the text does not mention: {', '.join(invented[:5])}")
-    return problems
 
 
 def usable_questions(questions: list[str], source: str) -> list[str]:

@@ -194,9 +194,9 @@ class LLMClient:
     ) -> Structured[T]:
         """JSON in the shape of `schema`, validated by pydantic and by `check`. An invalid answer
         is asked for again once, with the problems named and at `RETRY_TEMPERATURE` at least;
-        then StructuredOutputError. A reply
-        that is not JSON in the shape of `schema` counts against the question's budget (one
-        that only fails `check` does not: the model can write JSON). `salvage` may make a value
+        then StructuredOutputError. A reply that is not JSON in the shape of `schema` counts
+        against the question's budget (one that only fails `check` does not: the model can
+        write JSON). `salvage` may make a value
         of a reply that is not valid JSON (one cut off at `max_tokens`); it is checked too."""
         json_schema = schema.model_json_schema()
         conversation = list(messages)

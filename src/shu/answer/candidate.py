@@ -12,8 +12,11 @@ from shu.analysis import content_words
 from shu.types import Citation, ContextDocument, ContextSection
 
 
-@dataclass
+@dataclass(eq=False)
 class Candidate:
+    """Compared by identity: the same sentence twice in a section is two candidates (a value
+    comparison would also compare their vectors, which numpy cannot answer as one truth value)."""
+
     text: str
     section: ContextSection
     document: ContextDocument

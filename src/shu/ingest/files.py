@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import stat
 from pathlib import Path
 
@@ -33,28 +35,70 @@ def resolved(path: Path) -> Path:
 
 
 def read_inside(path: Path, root: Path, max_bytes: int) -> bytes:
-    """Read a file that must resolve inside `root`. Raises DocumentError otherwise."""
+    """Read a file that must resolve inside `root`. Raises DocumentError otherwise.
+
+    The file is opened once, without following a link at its name, and what was opened is
+    checked (its kind, size and, where the system names an open file, its real path): a file
+    swapped for a link out of the knowledge base between the check and the read is refused,
+    never read."""
     try:
         resolved = path.resolve(strict=True)
     except RuntimeError as exc:  # Python 3.11 reports a link loop this way
         raise DocumentError("symbolic link loop") from exc
     except OSError as exc:
         raise DocumentError(f"cannot be read ({exc.strerror or exc})") from exc
-    if not resolved.is_relative_to(root.resolve()):
+    inside = root.resolve()
+    if not resolved.is_relative_to(inside):
         raise DocumentError(f"path outside the knowledge base (resolves to {resolved})")
-    mode = resolved.stat().st_mode  # (stat never opens the file: opening a named pipe blocks)
-    if not stat.S_ISREG(mode):
-        raise SkipDocument(f"not a regular file ({_kind(mode)})")
-    size = resolved.stat().st_size
-    if size > max_bytes:
-        raise DocumentError(
-            f"file too large ({size / 1e6:.1f} MB > limit {max_bytes / 1e6:.1f} MB; "
-            "raise it with --set ingest.max_file_mb=N)"
-        )
     try:
-        return resolved.read_bytes()
+        mode = resolved.stat().st_mode  # (stat never opens the file: opening a named pipe blocks)
     except OSError as exc:
         raise DocumentError(f"cannot be read ({exc.strerror or exc})") from exc
+    if not stat.S_ISREG(mode):
+        raise SkipDocument(f"not a regular file ({_kind(mode)})")
+    try:
+        fd = os.open(resolved, _OPEN_FLAGS)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise DocumentError("the file became a link while it was read (read again next run)") from exc
+        raise DocumentError(f"cannot be read ({exc.strerror or exc})") from exc
+    with os.fdopen(fd, "rb") as handle:
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode):
+            raise SkipDocument(f"not a regular file ({_kind(opened.st_mode)})")
+        real = _opened_path(fd)
+        if real is not None and not real.is_relative_to(inside):
+            raise DocumentError("the file moved out of the knowledge base while it was read")
+        if opened.st_size > max_bytes:
+            raise _too_large(opened.st_size, max_bytes)
+        try:
+            data = handle.read(max_bytes + 1)
+        except OSError as exc:
+            raise DocumentError(f"cannot be read ({exc.strerror or exc})") from exc
+    if len(data) > max_bytes:
+        raise _too_large(len(data), max_bytes)
+    return data
+
+
+_OPEN_FLAGS = (
+    os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+)
+"""Never through a link at the file's own name; never waiting on a file that turned into a pipe."""
+
+
+def _opened_path(fd: int) -> Path | None:
+    """The real path of an open file where the system tells it (Linux), else None."""
+    try:
+        return Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        return None
+
+
+def _too_large(size: int, max_bytes: int) -> DocumentError:
+    return DocumentError(
+        f"file too large ({size / 1e6:.1f} MB > limit {max_bytes / 1e6:.1f} MB; "
+        "raise it with --set ingest.max_file_mb=N)"
+    )
 
 
 def _kind(mode: int) -> str:

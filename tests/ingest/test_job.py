@@ -283,16 +283,44 @@ def test_a_personas_own_file_wins_over_a_claim_it_never_accepted_in_any_ingest_o
     assert "does not accept documents from 'beta'" in again.failed[0].message
 
 
-def test_two_neighbours_naming_one_id_without_listing_each_other_both_fail_in_a_fresh_run(
+def test_two_neighbours_naming_one_id_without_listing_each_other_each_keep_a_document_in_a_fresh_run(
     kb: KnowledgeBase, make_persona: PersonaMaker
 ) -> None:
-    """Neither reached into the other: ids are one namespace, so neither takes it (the stored
-    holder keeps it on later runs)."""
+    """Neither reached into the other: on a fresh store each file is stored under the id qualified
+    by its persona, and stays so on later runs (once both failed, leaving the victim without its
+    document)."""
     victim = make_persona("victim", rag={"payroll.md": doc("payroll", "Payroll", "# Payroll\n\n25th.")})
     make_persona("aaa", rag={"payroll.md": doc("payroll", "Payroll", "# Payroll\n\nGift cards.")})
-    report = kb.ingest(victim.parent)
-    assert sorted(Path(o.path).parent.parent.name for o in report.failed) == ["aaa", "victim"]
-    assert all("document id 'payroll' is already used by" in o.message for o in report.failed)
+    for _ in range(2):
+        report = kb.ingest(victim.parent)
+        assert not report.failed, [o.line() for o in report.failed]
+        assert [d.id for d in kb.documents("victim")] == ["victim.payroll"]
+        assert [d.id for d in kb.documents("aaa")] == ["aaa.payroll"]
+    assert kb.search("payroll", persona="victim")[0].chunk.text == "25th."
+    assert kb.search("payroll", persona="aaa")[0].chunk.text == "Gift cards."
+    qualified = next(o for o in report.outcomes if o.doc_id == "victim.payroll")
+    assert qualified.status == "unchanged"
+
+
+def test_a_file_named_like_another_personas_document_gets_its_own_qualified_id(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    alpha = make_persona("alpha", rag={"faq.md": "# FAQ\n\nAlpha opens at nine."})
+    assert not kb.ingest(alpha).failed
+    beta = make_persona("beta", rag={"faq.md": "# FAQ\n\nBeta opens at ten."})
+    report = kb.ingest(beta)
+    assert not report.failed, [o.line() for o in report.failed]
+    (added,) = report.outcomes
+    assert added.doc_id == "beta.faq" and added.warnings == [
+        "id 'faq' is another persona's: stored as 'beta.faq'"
+    ]
+    assert str(alpha) not in added.line(), "the other persona's file is not named"
+    assert kb.search("when does it open", persona="beta")[0].chunk.text == "Beta opens at ten."
+    assert kb.search("when does it open", persona="alpha")[0].chunk.text == "Alpha opens at nine."
+    (alpha / "RAG" / "faq.md").unlink()
+    report = kb.ingest(alpha.parent)
+    assert not report.failed and [d.id for d in kb.documents()] == ["faq"], "the name is free again"
+    assert kb.search("when does it open", persona="beta")[0].chunk.text == "Beta opens at ten."
 
 
 def test_a_holder_that_fails_to_parse_once_keeps_its_id(
@@ -304,12 +332,12 @@ def test_a_holder_that_fails_to_parse_once_keeps_its_id(
     (victim / "RAG" / "vault.md").write_text("---\ntitle: [broken\n---\nmid-edit")
     make_persona("aaa", rag={"vault.md": doc("vault", "Vault", "# Vault\n\nThe code is 0000.")})
     report = kb.ingest(victim.parent)
-    assert "document id 'vault' is already used by" in next(
-        o.message for o in report.failed if "aaa" in o.path
-    )
+    assert [Path(o.path).parent.parent.name for o in report.failed] == ["victim"], "the broken file"
+    assert [d.id for d in kb.documents("aaa")] == ["aaa.vault"]
     (victim / "RAG" / "vault.md").write_text(good)
     report = kb.ingest(victim.parent)
-    assert [Path(o.path).parent.parent.name for o in report.failed] == ["aaa"]
+    assert not report.failed
+    assert [d.id for d in kb.documents("victim")] == ["vault"]
     assert kb.search("vault code", persona="victim")[0].chunk.text == "The code is 1234."
 
 
@@ -336,12 +364,19 @@ def test_an_unknown_persona_in_frontmatter_is_a_warning(
     assert [d.personas for d in kb.documents()] == [["a"]]
 
 
-def test_two_different_files_with_one_id_fail_clearly(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
-    make_persona("a", rag={"p.md": PRICING})
-    folder = make_persona("b", rag={"other.md": doc("pricing", "Other", "# Other\n\nDifferent text.")})
+def test_two_different_files_with_one_id_in_one_folder_fail_clearly(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    folder = make_persona(
+        "a", rag={"p.md": PRICING, "q.md": doc("pricing", "Other", "# Other\n\nDifferent.")}
+    )
+    make_persona("b", rag={"other.md": doc("pricing", "Other", "# Other\n\nDifferent text.")})
     report = kb.ingest(folder.parent)
-    assert len(report.failed) == 2, "two folders, one id, nothing stored: neither takes it"
-    assert all("document id 'pricing' is already used by" in o.message for o in report.failed)
+    assert [Path(o.path).name for o in report.failed] == ["q.md"], (
+        "one folder, one id: the first file keeps it"
+    )
+    assert "document id 'a.pricing' is already used by" in report.failed[0].message
+    assert sorted(d.id for d in kb.documents()) == ["a.pricing", "b.pricing"]
 
 
 def test_a_broken_persona_config_fails_only_that_persona(
@@ -399,18 +434,16 @@ def all_chunk_texts(kb: KnowledgeBase) -> list[str]:
     return [c.text for d in kb.documents() for c in kb.store.list_chunks(d.id)]
 
 
-def test_one_id_in_two_personas_fails_clearly_and_overwrites_nothing(
-    kb: KnowledgeBase, make_persona: PersonaMaker
-) -> None:
+def test_one_id_in_two_personas_overwrites_nothing(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:
     alpha = make_persona("alpha", rag={"faq.md": "# FAQ\n\nAlpha opens at nine."})
     beta = make_persona("beta", rag={"faq.md": "# FAQ\n\nBeta opens at ten."})
     assert not kb.ingest(alpha).failed
-    report = kb.ingest(beta)
-    assert "document id 'faq' is already used by" in report.failed[0].message
+    assert not kb.ingest(beta).failed
     assert [d.id for d in kb.documents("alpha")] == ["faq"]
     assert kb.search("when does it open", persona="alpha")[0].chunk.text == "Alpha opens at nine."
-    assert len(kb.ingest(alpha.parent).failed) == 1, "a full run reports the clash too"
+    assert not kb.ingest(alpha.parent).failed, "a full run keeps both"
     assert kb.search("when does it open", persona="alpha")[0].chunk.text == "Alpha opens at nine."
+    assert [d.id for d in kb.documents("beta")] == ["beta.faq"]
 
 
 def test_conversion_never_overwrites_a_hand_written_rag_file(

@@ -226,6 +226,33 @@ def test_a_corrupt_file_is_reported_by_the_job_and_nothing_else_is_lost(served: 
     assert {"plans", "fine"} <= set(ids(wendy))
 
 
+def test_a_file_named_like_another_personas_document_is_indexed_and_the_job_names_nothing_beyond_the_wall(
+    served: dict[str, Any],
+) -> None:
+    """Once both `secret.md`s failed and the job told lumen's writer the board file's server path."""
+    (served["lumen"] / "RAW-DOCS" / "peek.md").symlink_to(served["board"] / "RAG" / "secret.md")
+    wendy = client(served, "writer")
+    sent = wendy.post("/v1/personas/lumen/documents", files=[("files", ("secret.md", NOTES))])
+    assert sent.status_code == 202
+    job = finished(wendy, sent.json()["job"]["id"])
+    shown = {f["file"]: f for f in job["files"]}
+    assert shown["RAG/secret.md"]["doc_id"] == "lumen.secret" and "lumen.secret" in ids(wendy)
+    assert shown["RAW-DOCS/peek.md"]["status"] == "failed"
+    assert (
+        shown["RAW-DOCS/peek.md"]["message"]
+        == "path outside the knowledge base (resolves to (a file of another persona))"
+    )
+    text = str(job)
+    assert "board" not in text and str(served["lumen"].parent) not in text, text
+    admin = client(served, "admin")
+    assert "board/RAG/secret.md" in str(finished(admin, job["id"])), "an admin sees every path"
+    carol = client(served, "boarder")
+    assert (
+        "The acquisition price is 9 million."
+        in carol.post("/v1/search", json={"question": "acquisition price", "persona": "board"}).text
+    ), "the board's own document is untouched"
+
+
 def test_a_server_without_keys_lets_everyone_upload(
     tmp_path: Path, embedder: CountingEmbedder, make_persona: PersonaMaker
 ) -> None:

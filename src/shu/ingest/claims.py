@@ -1,6 +1,6 @@
 """Who gets a document id when files claim it. Ids are one namespace across personas, so two
 folders can name the same id; these rules decide, and no file anywhere can knock a persona's own
-document out by naming its id:
+document out by naming its id, nor fail for a name another persona uses:
 
 1. A file that lists a persona which does not accept documents from the file's folder (its
    `persona.config.json` accept_from) loses the id to any file of that persona's own folder,
@@ -10,8 +10,13 @@ document out by naming its id:
    this run makes of it (a file that fails to parse today keeps its id); only a file of one of
    that document's own personas may take over an id its file gave up.
 3. With nothing stored: files from one folder, the first in folder order; files from several
-   folders, none of them (each fails naming the others: nobody is evicted by a file elsewhere,
-   whatever its name or date). A byte-identical copy joins the winner (the caller's part)."""
+   folders, none of them (nobody is evicted by a file elsewhere, whatever its name or date). A
+   byte-identical copy joins the winner (the caller's part).
+4. A file that lost the id only to another persona's file (not by rule 1, not to a file of its
+   own folder) is stored under the id qualified by its persona, `<persona>.<id>` (`beta.faq`):
+   the same file name in two persona folders gives two documents, never a failure. So on a fresh
+   store both `faq.md`s become `alpha.faq` and `beta.faq`; a `faq.md` added beside a stored `faq`
+   of another persona becomes `beta.faq`. The qualified id is claimed again by these rules."""
 
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from shu.errors import ShuError
-from shu.ingest.documents import ParsedDocument, parse_rag_file
+from shu.ingest.documents import DOC_ID, ParsedDocument, parse_rag_file
 from shu.ingest.files import read_inside
 from shu.ingest.report import FileOutcome
 from shu.types import Document
@@ -80,6 +85,29 @@ def rule(claims: list[Claim], holder: Holder | None, reached: dict[str, frozense
     if gave_up and heirs and len({folder_of(c) for c in heirs}) == 1:
         return Ruling(heirs[0], trespassers=trespassers)
     return Ruling(None, holder=holder.document.path, trespassers=trespassers)
+
+
+def to_qualify(claims: list[Claim], ruling: Ruling, holder: Holder | None) -> list[Claim]:
+    """The claims that lost `ruling` only to another persona's file (rule 4): neither trespassers,
+    nor copies of the winner, nor files of the folder that keeps the id."""
+    winner = ruling.winner
+    if winner is not None:
+        keeper: str | None = folder_of(winner)
+    else:
+        keeper = holder.folder if holder is not None and ruling.holder is not None else None
+    return [
+        c
+        for c in claims
+        if id(c) not in ruling.trespassers
+        and folder_of(c) != keeper
+        and (winner is None or (c[0] is not winner[0] and c[0].raw != winner[0].raw))
+    ]
+
+
+def qualified(doc_id: str, persona: str) -> str | None:
+    """`doc_id` qualified by the persona whose folder holds its file (None: too long an id)."""
+    name = f"{persona}.{doc_id}"
+    return name if DOC_ID.match(name) else None
 
 
 def holder_of(

@@ -22,7 +22,7 @@ from shu.enrich.llm import LLMEnricher
 from shu.errors import ConfigError, ShuError, SkipDocument
 from shu.ingest.budget import Limits
 from shu.ingest.chunking import chunk_document
-from shu.ingest.claims import Claim, Holder, Ruling, folder_of, holder_of, rule
+from shu.ingest.claims import Claim, Holder, Ruling, folder_of, holder_of, qualified, rule, to_qualify
 from shu.ingest.documents import ParsedDocument, content_hash, parse_rag_file
 from shu.ingest.files import list_files, read_inside, resolved
 from shu.ingest.index_settings import BUILT_WITH, changes, chosen, context_choice, with_context
@@ -263,8 +263,23 @@ class IngestJob:
 
     def _resolve_claims(self, run: _Run, report: IngestReport) -> None:
         """One file per id, by the rules of `shu.ingest.claims`; a byte-identical copy joins the
-        winner, every other claim fails naming why."""
-        for doc_id, claims in run.claims.items():
+        winner, a file that lost only to another persona's file claims its qualified id in a
+        second round, every other claim fails naming why."""
+        second: dict[str, list[Claim]] = {}
+        self._rule_on(run.claims, run, report, second)
+        for doc_id in second:
+            if (first := run.claimed.pop(doc_id, None)) is not None:
+                second[doc_id].insert(0, first)
+        self._rule_on(second, run, report, None)
+
+    def _rule_on(
+        self,
+        claims_by_id: dict[str, list[Claim]],
+        run: _Run,
+        report: IngestReport,
+        second: dict[str, list[Claim]] | None,
+    ) -> None:
+        for doc_id, claims in claims_by_id.items():
             stored = self.store.get_document(doc_id)
             holder = None
             if stored is not None and Path(stored.path).exists():
@@ -272,6 +287,7 @@ class IngestJob:
                 holder = holder_of(stored, run.run_paths, run.failed_paths, accepts)
             ruling = rule(claims, holder, run.reached)
             winner = ruling.winner
+            movable = {id(c) for c in to_qualify(claims, ruling, holder)} if second is not None else set()
             for claim in claims:
                 parsed, outcome = claim
                 if winner is not None and parsed is winner[0]:
@@ -282,6 +298,12 @@ class IngestJob:
                     outcome.status = "unchanged"
                     joined = parsed.doc.personas[0]
                     outcome.message = f"same file as {first.path}; it now belongs to {joined} too"
+                    continue
+                new_id = qualified(doc_id, folder_of(claim)) if id(claim) in movable else None
+                if second is not None and new_id is not None:
+                    parsed.doc.id = outcome.doc_id = new_id
+                    outcome.warnings.append(f"id {doc_id!r} is another persona's: stored as {new_id!r}")
+                    second.setdefault(new_id, []).append(claim)
                     continue
                 outcome.message = _refusal(doc_id, claim, claims, ruling)
                 run.failed_paths.add(parsed.doc.path)

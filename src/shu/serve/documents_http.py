@@ -61,28 +61,55 @@ def own_upload_job(key: ApiKey | None, job: Job) -> bool:
     )
 
 
-def upload_job_view(job: Job) -> dict[str, Any]:
-    """A job as the one who uploaded sees it: its progress, and each file that was not indexed
-    with its one-line reason (named inside the persona folder, never by a server path)."""
+def upload_job_view(job: Job, key: ApiKey | None) -> dict[str, Any]:
+    """A job as the one who uploaded sees it: its progress, and each file of its persona folder
+    that was indexed or not, with its one-line reason — files named inside the knowledge base,
+    never by a server path, and another persona's file never named (`key` reads which)."""
     view = progress_view(job)
     view.pop("report", None)
-    return view | {"path": Path(job.path).name, "files": job_files(job)}
+    reads = key.reaches if key is not None and not key.admin else None
+    return view | {"path": Path(job.path).name, "files": job_files(job, reads)}
 
 
-def job_files(job: Job) -> list[dict[str, Any]]:
+def job_files(job: Job, reads: Callable[[str], bool] | None = None) -> list[dict[str, Any]]:
     """The files a job indexed, skipped or failed on, each named inside its persona folder,
-    with its one-line reason."""
+    with its one-line reason; with `reads` (which personas the caller may read), only files of
+    the job's folder, and the paths in the reasons shown inside the knowledge base."""
     report = job.report or {}
-    return [
-        {
-            "file": _shown(outcome.get("path", ""), job.path),
-            "status": outcome.get("status"),
-            "message": outcome.get("message", ""),
-            "doc_id": outcome.get("doc_id"),
-        }
-        for outcome in report.get("outcomes", [])
-        if outcome.get("status") in ("failed", "skipped", "ingested")
-    ]
+    folder = Path(job.path)
+    shown = []
+    for outcome in report.get("outcomes", []):
+        path, message = outcome.get("path", ""), outcome.get("message", "")
+        if outcome.get("status") not in ("failed", "skipped", "ingested"):
+            continue
+        if reads is not None:
+            if not Path(path).is_relative_to(folder):
+                continue
+            message = _told(message, folder.parent, reads)
+        shown.append(
+            {"file": _shown(path, job.path), "status": outcome.get("status"), "message": message}
+            | {"doc_id": outcome.get("doc_id")}
+        )
+    return shown
+
+
+_ABSOLUTE = re.compile(r"(?<![\w.~-])/[^\s'\"(),;]+")
+
+
+def _told(message: str, root: Path, reads: Callable[[str], bool]) -> str:
+    """`message` with each server path in it named inside the knowledge base `root` (persona
+    folder first), or as another persona's file, or as outside the knowledge base."""
+
+    def inside(match: re.Match[str]) -> str:
+        path = Path(match.group(0))
+        if not path.is_relative_to(root):
+            return "(a path outside the knowledge base)"
+        relative = path.relative_to(root)
+        if not relative.parts or not reads(relative.parts[0]):
+            return "(a file of another persona)"
+        return relative.as_posix()
+
+    return _ABSOLUTE.sub(inside, message)
 
 
 def _writer(slug: str, key: Caller) -> ApiKey | None:
@@ -138,7 +165,7 @@ def add_document_routes(app: FastAPI, kb: KnowledgeBase) -> None:
             target = store_file(folder / "RAW-DOCS", name, upload.file)
             stored.append({"name": (upload.filename or "")[:300], "stored_as": target.name})
         job = kb.jobs.submit("ingest", str(folder), False, key.user if key else "")
-        return {"job": upload_job_view(job), "stored": stored, "refused": refused}
+        return {"job": upload_job_view(job, key), "stored": stored, "refused": refused}
 
     @app.delete("/v1/documents/{doc_id}")
     def delete_document(
@@ -162,7 +189,7 @@ def add_document_routes(app: FastAPI, kb: KnowledgeBase) -> None:
         """Index a document again from its file (write right): a background ingest job."""
         authorize_write(key, persona)
         job = kb.reingest_document(doc_id, persona, key.user if key else "")
-        return {"job": upload_job_view(job)}
+        return {"job": upload_job_view(job, key)}
 
     @app.get("/v1/documents/{doc_id}/original", response_class=FileResponse)
     def original(

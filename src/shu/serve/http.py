@@ -391,7 +391,7 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
             with contextlib.suppress(NotFoundError):
                 found = kb.jobs.get(job_id)
                 if own_upload_job(key, found):
-                    return upload_job_view(found)
+                    return upload_job_view(found, key)
         require_admin(key)
         found = kb.jobs.get(job_id)
         return progress_view(found) | {"files": job_files(found)}

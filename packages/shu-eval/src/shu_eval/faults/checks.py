@@ -242,6 +242,8 @@ def walls_corpus(root: Path) -> Path:
     outside.write_text(f"root:x:0:0:{OUTSIDE_MARK}:/root:/bin/bash\n")
     (folders["gamma"] / "persona.md").unlink()
     (folders["gamma"] / "persona.md").symlink_to(outside)
+    for persona, folder in folders.items():  # one file name in every folder, and a repeated sentence
+        (folder / "RAW-DOCS" / "faq.md").write_text(_faq(persona))
     injection = f"# Notice\n\n## Phishing\n\nThe phishing mail said: {hostile.HOSTILE_MARKUP}"
     (folders["alpha"] / "RAG" / "notice.md").write_text(
         markdown("alpha-notice", "Notice", injection, source_url="javascript:alert(1)")
@@ -270,7 +272,20 @@ def _mail(persona: str) -> str:
     return markdown(f"{persona}-mail", "Rota change", body, type="email", participants=people)
 
 
+FAQ_MARK = "zq{persona}hours"
+"""In the `faq.md` every persona folder holds: each persona keeps its own."""
+
+
+def _faq(persona: str) -> str:
+    hours = FAQ_MARK.format(persona=persona)
+    return (
+        f"# FAQ\n\n## Opening\n\nThank you for asking. The {persona} office opens at {hours}. "
+        "Thank you for asking. Visitors sign in at the desk.\n"
+    )
+
+
 WALL_QUESTIONS = [
+    "Thank you for asking",
     "What is the vault code?",
     "vault code {other}",
     "When does payroll run and what are salaries paid in?",
@@ -304,6 +319,8 @@ def walls_check(work: Path, url: str = "") -> tuple[Check, Check]:
                         walls.breaches += _cli_breaches(home, url, persona, text, foreign, walls.notes)
         walls.inputs += 2
         walls.breaches += _claim_breaches(kb, walls.notes) + _description_breaches(kb, walls.notes)
+        walls.inputs += 3
+        walls.lost += _same_name_losses(kb, walls.notes)
         for question in ("What did the phishing mail say?", "What should I reveal?", "Where do I click?"):
             injection.inputs += 1
             injection.breaches += _injection_breaches(kb, question, injection.notes)
@@ -334,6 +351,22 @@ def _claim_breaches(kb: KnowledgeBase, notes: list[str]) -> int:
         notes.append(f"gamma's own ledger knocked out by beta's claim: {ledger and ledger.personas} {text!r}")
         return 1
     return 0
+
+
+def _same_name_losses(kb: KnowledgeBase, notes: list[str]) -> int:
+    """Each persona's `faq.md` is a document of that persona alone, with its own text."""
+    lost = 0
+    for persona in ("alpha", "beta", "gamma"):
+        mark = FAQ_MARK.format(persona=persona)
+        texts = [
+            " ".join(c.text for c in kb.store.list_chunks(d.id))
+            for d in kb.documents(persona)
+            if "faq" in d.id
+        ]
+        if sum(mark in t for t in texts) != 1:
+            notes.append(f"{persona}'s faq.md lost or mixed up: {texts!r}")
+            lost += 1
+    return lost
 
 
 def _description_breaches(kb: KnowledgeBase, notes: list[str]) -> int:

@@ -4,6 +4,7 @@ documents, re-enrich and reindex-with-context, and resumed after a restart."""
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -85,6 +86,50 @@ def test_a_running_job_stops_after_the_document_it_is_on(
         assert 0 < len(kb.documents("notes")) < 8, "what was stored stays; the rest is not done"
         rerun = kb.jobs.wait(kb.jobs.submit("ingest", str(root)).id)
         assert rerun.status == "done" and len(kb.documents("notes")) == 8
+
+
+def test_another_personas_job_runs_when_a_long_jobs_turn_is_over_and_the_long_one_resumes(
+    tmp_path: Path, embedder: CountingEmbedder, make_persona: PersonaMaker
+) -> None:
+    """One writer's large upload once held everyone's jobs until it ended (a one-line upload sent
+    2 s after a 22,000-chunk one finished after 93 s)."""
+    alpha = many_documents(make_persona, 8) / "notes"
+    beta = make_persona("beta", rag={"b.md": doc("b", "B", "# B\n\nBeta opens at ten.")})
+    gated = GatedEmbedder(embedder)
+    settings = load_settings(
+        tmp_path / "home", ["ingest.embed_batch_chunks=1", "enrich.questions=false", "server.job_turn_s=0.2"]
+    )
+    with KnowledgeBase(settings, embedder=gated) as kb:
+        gated.gate.clear()
+        long = kb.jobs.submit("ingest", str(alpha))
+        assert gated.waiting.wait(30)
+        short = kb.jobs.submit("ingest", str(beta))
+        time.sleep(0.3)  # the long job's turn is over while it embeds its first document
+        gated.gate.set()
+        first = kb.jobs.wait(short.id)
+        assert first.status == "done" and [d.id for d in kb.documents("beta")] == ["b"]
+        assert kb.jobs.get(long.id).status in ("queued", "running"), "the short job did not wait for the long"
+        last = kb.jobs.wait(long.id)
+        assert last.status == "done" and last.attempts == 2 and last.failed == 0
+        assert len(kb.documents("notes")) == 8, "the long job resumed where it stopped: nothing lost"
+        assert last.finished is not None and first.finished is not None and first.finished <= last.finished
+
+
+def test_a_job_takes_no_turns_while_only_its_own_folder_waits(
+    tmp_path: Path, embedder: CountingEmbedder, make_persona: PersonaMaker
+) -> None:
+    root = many_documents(make_persona, 4) / "notes"
+    gated = GatedEmbedder(embedder)
+    settings = load_settings(tmp_path / "home", ["ingest.embed_batch_chunks=1", "server.job_turn_s=0.01"])
+    with KnowledgeBase(settings, embedder=gated) as kb:
+        gated.gate.clear()
+        first = kb.jobs.submit("ingest", str(root))
+        assert gated.waiting.wait(30)
+        again = kb.jobs.submit("ingest", str(root))
+        time.sleep(0.05)
+        gated.gate.set()
+        assert kb.jobs.wait(first.id).attempts == 1 and kb.jobs.wait(again.id).attempts == 1
+        assert len(kb.documents("notes")) == 4
 
 
 def test_a_job_left_running_by_a_stopped_server_resumes(

@@ -1,12 +1,20 @@
 """Background jobs: ingest, enrich again, re-index with context prefixes, run one at a time by a
 worker thread and kept in the store with their progress, so a client can leave and come back,
 ask for a cancel, and a job interrupted by a restart runs again (ingestion skips what is already
-stored unchanged, so it resumes where it stopped)."""
+stored unchanged, so it resumes where it stopped).
+
+Jobs of different folders (personas) take turns: a job that has run for its turn
+(`server.job_turn_s`) while another folder's job waits stops after the file or document it is on
+and waits at the back, resuming where it stopped when its turn comes again; the next job is the
+oldest of a folder other than the last one's. So one writer's large upload never holds another
+persona's one-line upload for longer than a turn and one document (whose size
+`ingest.max_chunks_per_file` bounds)."""
 
 from __future__ import annotations
 
 import builtins
 import logging
+import math
 import queue
 import threading
 import time
@@ -32,6 +40,10 @@ class JobCancelled(Exception):
     """Raised from the progress callback to stop a run between two documents."""
 
 
+class TurnOver(Exception):
+    """Raised from the progress callback: the job's turn is over and another folder's job waits."""
+
+
 StartIngest = Callable[[Progress, bool | None], IngestJob]
 """Starts an ingestion run reporting to a progress callback; `True` asks for context prefixes
 (a reindex), `None` leaves the setting as configured."""
@@ -40,13 +52,16 @@ StartIngest = Callable[[Progress, bool | None], IngestJob]
 class JobRunner:
     """Runs the jobs kept in `store`, one at a time, each an ingestion run `start_ingest` makes."""
 
-    def __init__(self, store: JobStore, start_ingest: StartIngest) -> None:
+    def __init__(self, store: JobStore, start_ingest: StartIngest, turn_s: float = 10.0) -> None:
         self.store = store
         self.start_ingest = start_ingest
+        self.turn_s = turn_s
         self._queue: queue.Queue[str | None] = queue.Queue()
+        """One entry per job made runnable (which job runs next is `_next`'s choice); None stops."""
         self._worker: threading.Thread | None = None
         self._lock = threading.Lock()
         self.current: str | None = None
+        self._last_path: str | None = None
 
     def submit(self, kind: JobKind, path: str, force: bool = False, user: str = "") -> Job:
         """Queue a job over a persona folder (or a folder of them) on this machine."""
@@ -114,17 +129,23 @@ class JobRunner:
         self._queue.put(job_id)
 
     def _work(self) -> None:
-        while (job_id := self._queue.get()) is not None:
-            job = self.store.get_job(job_id)
-            if job is None or job.status not in ACTIVE:
+        while self._queue.get() is not None:
+            job = self._next()
+            if job is None:
                 continue
-            self.current = job_id
+            self.current, self._last_path = job.id, job.path
             try:
                 self._run(job)
             except Exception:  # the worker goes on to the next job whatever happens
-                log.exception("job %s failed unexpectedly", job_id)
+                log.exception("job %s failed unexpectedly", job.id)
             finally:
                 self.current = None
+
+    def _next(self) -> Job | None:
+        """The oldest queued job of a folder other than the last job's, else the oldest."""
+        waiting = sorted(self.store.list_jobs(["queued"], limit=1000), key=lambda j: j.created)
+        other = next((j for j in waiting if j.path != self._last_path), None)
+        return other or next(iter(waiting), None)
 
     def _run(self, job: Job) -> None:
         if job.cancel_requested:
@@ -134,13 +155,19 @@ class JobRunner:
             update={"status": "running", "started": now(), "attempts": job.attempts + 1, "stage": "preparing"}
         )
         self.store.save_job(job)
-        tracker = _Tracker(self.store, job)
+        tracker = _Tracker(self.store, job, self.turn_s)
         run = self.start_ingest(tracker, True if job.kind == "reindex" else None)
         tracker.run = run
         try:
             report = run.run(Path(job.path), redo=_redo(job))
         except JobCancelled:
             self._finish(tracker.job, "cancelled")
+        except TurnOver:
+            log.info("job %s waits: another folder's job takes its turn", job.id)
+            self.store.save_job(
+                tracker.job.model_copy(update={"status": "queued", "stage": "waiting its turn"})
+            )
+            self._queue.put(job.id)
         except Exception as exc:
             log.warning("job %s failed: %s", job.id, exc)
             self._finish(tracker.job, "failed", error=str(exc) or type(exc).__name__)
@@ -173,11 +200,12 @@ class _Tracker:
     """The progress callback of one job's run: progress kept in the store at most every
     `_SAVE_EVERY_S`, the cancel request read as often."""
 
-    def __init__(self, store: JobStore, job: Job) -> None:
+    def __init__(self, store: JobStore, job: Job, turn_s: float = math.inf) -> None:
         self.store = store
         self.job = job
         self.run: IngestJob | None = None
         self._saved = 0.0
+        self._turn_ends = time.monotonic() + turn_s
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         found = self.run.report.failed if self.run is not None else []
@@ -186,7 +214,7 @@ class _Tracker:
             update={"stage": stage, "processed": done, "total": total, "failed": failed}
         )
         moment = time.monotonic()
-        if done and moment - self._saved < _SAVE_EVERY_S and done < total:
+        if done and moment - self._saved < _SAVE_EVERY_S and (done < total or not total):
             return
         if done:  # a stage's start is saved too, without holding back the report of its first item
             self._saved = moment
@@ -194,6 +222,11 @@ class _Tracker:
         stored = self.store.get_job(self.job.id)
         if stored is not None and stored.cancel_requested:
             raise JobCancelled(self.job.id)
+        if moment >= self._turn_ends and (done < total or not total) and self._others_wait():
+            raise TurnOver(self.job.id)
+
+    def _others_wait(self) -> bool:
+        return any(j.path != self.job.path for j in self.store.list_jobs(["queued"], limit=1000))
 
 
 def progress_view(job: Job) -> dict[str, Any]:

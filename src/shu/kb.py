@@ -133,7 +133,7 @@ class KnowledgeBase:
     @cached_property
     def jobs(self) -> JobRunner:
         """Background ingest / enrich / reindex jobs, kept in the store with their progress."""
-        return JobRunner(self.store, self.ingest_job)
+        return JobRunner(self.store, self.ingest_job, self.settings.server.job_turn_s)
 
     def persona(self, slug: str) -> Persona:
         return known_persona(self.store, slug)

@@ -60,6 +60,13 @@ class ServerSettings(BaseModel):
     read_timeout_s: float = Field(
         15.0, gt=0, le=600, description="a request (line, headers and body) must arrive within this"
     )
+    job_turn_s: float = Field(
+        10.0,
+        gt=0,
+        le=86_400,
+        description="a background job runs this long while another persona's job waits, then lets it "
+        "run first (it resumes where it stopped): one writer's large upload never stalls everyone's",
+    )
     max_upload_bytes: int = Field(
         50 * 1024 * 1024,
         ge=1024,

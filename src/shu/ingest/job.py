@@ -141,10 +141,13 @@ class IngestJob:
 
     def _run(self, root: Path, prune: bool, report: IngestReport) -> None:
         folders = self._load_personas(root, report)
+        converted = 0
         for folder in folders:
             limits = Limits.from_settings(self.settings.ingest)
             for outcome in convert_raw_folder(folder, self.max_bytes, limits):
                 report.add(outcome)
+                converted += 1
+                self.progress("convert", converted, 0)  # (a job may stop here: the next run goes on)
             if prune:
                 for outcome in [*prune_orphans(folder), *prune_unlisted(folder)]:
                     report.add(outcome)

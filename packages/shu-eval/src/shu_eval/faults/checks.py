@@ -224,7 +224,7 @@ def walls_corpus(root: Path) -> Path:
         markdown("gamma-claim", "Payroll", claim, personas=["beta", "alpha"])
     )
     (folders["gamma"] / "RAG" / "collide.md").write_text(
-        markdown("beta-vault", "Vault beta", f"# Vault\n\nForged vault {_MARK.format(persona='gamma')}.")
+        markdown("rota", "Rota", f"# Vault\n\nForged rota {_MARK.format(persona='gamma')}.")
     )
     linking = "# Links\n\nSee the [beta vault](../../beta/RAG/vault.md) and the rota."
     (folders["alpha"] / "RAG" / "links.md").write_text(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ def serve_walls_check(work: Path, url: str = "") -> Check:
     root = walls_corpus(work / "serve-walls")
     check = Check(f"persona and user walls (HTTP, MCP){store_label(url)}", 0)
     # every route is asked many times by one key: no per-minute limit in the way (its own tests)
-    unlimited = ["answer.cache=false", "server.requests_per_minute=1000000"]
+    unlimited = ["answer.cache=false", "server.requests_per_minute=1000000", "server.job_turn_s=1"]
     with open_kb(work / "serve-walls-home", [*unlimited, *store_overrides(url)]) as kb:
         kb.ingest(root)
         tokens = {p: kb.accounts.create_key(f"user-{p}", [p])[1] for p in PERSONAS}
@@ -48,6 +49,7 @@ def serve_walls_check(work: Path, url: str = "") -> Check:
                 _learning_walls(kb, url, persona, token, check)
             _conversation_walls(url, tokens, check)
             _document_walls(kb, url, check)
+            _job_walls(kb, url, check)
             _session_walls(kb, url, check)
             _refusals(url, tokens["alpha"], check)
     return check
@@ -314,6 +316,85 @@ def _document_walls(kb: KnowledgeBase, url: str, check: Check) -> None:
             if target in indexed and target not in {d.id for d in kb.documents(other)}:
                 check.lost += 1
                 check.notes.append(f"{target} left the index after the writer of {persona} tried it")
+
+
+def _job_walls(kb: KnowledgeBase, url: str, check: Check) -> None:
+    """Uploads through writer keys: a file named like another persona's document is indexed as
+    the writer's own (and the other stays whole); a job's view names no other persona's file and
+    no server path; a one-file upload sent while another persona's large upload runs finishes
+    first (jobs take turns)."""
+    writers = {p: kb.accounts.create_key(f"jobs-writer-{p}", [p], writes=[p])[1] for p in PERSONAS}
+    server_root = str(kb.persona_folder("alpha").parent)
+    for persona, token in writers.items():
+        other = next(p for p in PERSONAS if p != persona)
+        headers = {"Authorization": f"Bearer {token}"}
+        files = {"files": (f"{other}-vault.md", f"# Vault\n\nThe vault of {persona} is green.\n".encode())}
+        check.inputs += 1
+        sent = httpx.post(f"{url}/v1/personas/{persona}/documents", files=files, headers=headers, timeout=60)
+        if sent.status_code != 202:
+            check.crashes += sent.status_code >= 500
+            check.lost += sent.status_code < 500
+            check.notes.append(f"upload of {other}-vault.md as writer of {persona}: {sent.status_code}")
+            continue
+        job = _finished(url, headers, sent.json()["job"]["id"])
+        where = f"the job of {other}-vault.md uploaded by the writer of {persona}"
+        if job is None or _status(job, f"RAG/{other}-vault.md") != "ingested":
+            check.lost += 1
+            check.notes.append(f"{where}: {job and job['files']}")
+        shown = json.dumps(job)
+        named = [n for n in (server_root, f"/{other}/", _MARK.format(persona=other)) if n in shown]
+        if named:
+            check.breaches += len(named)
+            check.notes.append(f"{where}: {named} in the job view")
+        vault = " ".join(c.text for c in kb.store.list_chunks(f"{other}-vault"))
+        if _MARK.format(persona=other) not in vault:
+            check.lost += 1
+            check.notes.append(f"{where}: {other}'s vault lost ({vault!r})")
+    check.inputs += 1
+    alpha, beta = ({"Authorization": f"Bearer {writers[p]}"} for p in ("alpha", "beta"))
+    many = [
+        ("files", (f"bulk-{i}.md", f"# Bulk {i}\n\n{'Line of bulk text. ' * 400}\n".encode()))
+        for i in range(40)
+    ]
+    large = httpx.post(f"{url}/v1/personas/alpha/documents", files=many, headers=alpha, timeout=60)
+    small = httpx.post(
+        f"{url}/v1/personas/beta/documents",
+        files={"files": ("one.md", b"# One\n\nOne line.\n")},
+        headers=beta,
+        timeout=60,
+    )
+    if large.status_code != 202 or small.status_code != 202:
+        check.crashes += 1
+        check.notes.append(f"uploads for the turns: {large.status_code}, {small.status_code}")
+        return
+    first = _finished(url, beta, small.json()["job"]["id"])
+    still = httpx.get(f"{url}/v1/jobs/{large.json()['job']['id']}", headers=alpha, timeout=60).json()
+    last = _finished(url, alpha, large.json()["job"]["id"])
+    if first is None or last is None:
+        check.hangs += 1
+        check.notes.append("the uploads for the turns did not finish within 300 s")
+    elif still["status"] == "done" and last["attempts"] == 1:
+        check.hangs += 1
+        check.notes.append("beta's one-file upload waited for alpha's 40-file upload to end")
+    elif _status(first, "RAG/one.md") != "ingested" or any(
+        _status(last, f"RAG/bulk-{i}.md") != "ingested" for i in range(40)
+    ):
+        check.lost += 1
+        check.notes.append(f"uploads for the turns lost files: {last['files']} {first['files']}")
+
+
+def _status(job: dict[str, Any], file: str) -> str | None:
+    return next((f["status"] for f in job["files"] if f["file"] == file), None)
+
+
+def _finished(url: str, headers: dict[str, str], job_id: str, seconds: float = 300) -> dict[str, Any] | None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        job: dict[str, Any] = httpx.get(f"{url}/v1/jobs/{job_id}", headers=headers, timeout=60).json()
+        if job.get("status") not in ("queued", "running"):
+            return job
+        time.sleep(0.1)
+    return None
 
 
 def _names_document(method: str, path: str) -> bool:

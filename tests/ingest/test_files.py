@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from shu.errors import DocumentError, SkipDocument
-from shu.ingest.files import read_inside
+from shu.ingest.files import list_files, read_inside
 
 READS = 2000
 SECONDS = 20.0
@@ -81,6 +81,38 @@ def test_a_file_swapped_for_a_link_out_of_the_knowledge_base_is_never_read(
         stop.set()
         thread.join()
     assert read > 0 and refused > 0, (read, refused)
+
+
+def test_listing_passes_over_a_folder_that_vanishes_while_it_is_listed(tmp_path: Path) -> None:
+    """`Path.rglob` raised FileNotFoundError and stopped the whole ingest."""
+    raw = tmp_path / "RAW-DOCS"
+    for name in ("a", "b", "c"):
+        (raw / "sub" / name).mkdir(parents=True)
+        (raw / "sub" / name / "x.md").write_text("x")
+    (raw / "top.md").write_text("x")
+    (raw / ".hidden").mkdir()
+    (raw / ".hidden" / "y.md").write_text("y")
+    (raw / "linked").symlink_to(tmp_path)
+    stop = threading.Event()
+
+    def flip() -> None:
+        while not stop.is_set():
+            os.rename(raw / "sub", raw / ".moved")
+            os.rename(raw / ".moved", raw / "sub")
+
+    thread = threading.Thread(target=flip, daemon=True)
+    thread.start()
+    try:
+        for _ in range(500):
+            listed = list_files(raw)
+            assert raw / "top.md" in listed and raw / "linked" in listed
+            assert not any(".hidden" in p.parts or ".moved" in p.parts for p in listed)
+    finally:
+        stop.set()
+        thread.join()
+    assert list_files(raw) == sorted(
+        [raw / "linked", *(raw / "sub" / n / "x.md" for n in "abc"), raw / "top.md"]
+    )
 
 
 def test_a_file_that_grows_past_the_limit_after_its_size_was_checked_is_refused(tmp_path: Path) -> None:

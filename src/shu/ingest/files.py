@@ -14,15 +14,18 @@ from shu.errors import DocumentError, SkipDocument
 def list_files(folder: Path) -> list[Path]:
     """Everything but folders under `folder` (recursively), hidden ones left out, in a stable
     order: links, and named pipes, sockets and devices too, so that each gets a line of its own
-    (`read_inside` skips them without opening them: opening a named pipe blocks)."""
+    (`read_inside` skips them without opening them: opening a named pipe blocks). A folder that
+    vanishes while it is listed is passed over (`os.walk` ignores what it cannot read); a linked
+    folder is listed as an entry, never entered."""
     if not folder.is_dir():
         return []
-    return sorted(
-        p
-        for p in folder.rglob("*")
-        if not any(part.startswith(".") for part in p.relative_to(folder).parts)
-        and (p.is_symlink() or not p.is_dir())
-    )
+    found: list[Path] = []
+    for top, folders, files in os.walk(folder):
+        here = Path(top)
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        found += [here / name for name in files if not name.startswith(".")]
+        found += [here / name for name in folders if (here / name).is_symlink()]
+    return sorted(found)
 
 
 def resolved(path: Path) -> Path:

@@ -249,13 +249,16 @@ def lead_sentence(markdown: str, limit: int = 300) -> str | None:
 
 
 def _existing_frontmatter(target: Path) -> dict[str, Any]:
-    if not target.is_file():
-        return {}
+    """The frontmatter of a RAG file Shu may have written: a file in its own folder, never read
+    through a link (what it keeps, a hand-curated summary, is indexed)."""
     try:
-        meta, _ = split_frontmatter(target.read_text(encoding="utf-8"))
+        meta, _ = split_frontmatter(read_inside(target, target.parent, _MAX_RAG_BYTES).decode("utf-8"))
     except Exception:  # any RAG file, even a hostile one, is read here: unreadable means "not ours"
         return {}
     return meta
+
+
+_MAX_RAG_BYTES = 64 * 1024 * 1024
 
 
 def _first_h1(markdown: str) -> str | None:

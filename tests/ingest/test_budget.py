@@ -4,7 +4,10 @@ the files beside it convert."""
 
 from __future__ import annotations
 
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -15,6 +18,8 @@ from shu.ingest.raw import convert_raw_folder
 from shu.ingest.report import FileOutcome
 from shu_eval.faults import hostile
 from tests.conftest import PersonaMaker
+
+T = TypeVar("T")
 
 GOOD = "# Shed\n\nThe tool shed opens at nine on weekdays and at ten on Sundays.\n"
 
@@ -146,3 +151,32 @@ def test_a_file_taking_longer_than_its_time_fails_and_the_next_converts(
     found = convert(tmp_path, folder, "ingest.max_file_seconds=0.2", "ingest.max_documents=5000")
     over(found["box.mbox"], "max_file_seconds")
     assert found["shed.md"].status == "converted"
+
+
+def peak_mb(run: Callable[[], T]) -> tuple[T, float]:
+    """What `run` returns, and the most memory Python held while it ran (MB)."""
+    tracemalloc.start()
+    try:
+        result = run()
+        return result, tracemalloc.get_traced_memory()[1] / 1e6
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("bomb.xlsx", hostile.xlsx_shared_string_bomb(cells=1000)),  # 1,000 cells → one 4.8 KB string
+        ("wide.csv", hostile.csv_wide_header(rows=1000, header_bytes=5000)),  # each row block repeats it
+        ("named.ics", hostile.ics_long_calendar_name(events=500)),  # each event repeats the name
+        ("slack.json", hostile.slack_mentions(messages=40)),  # each 6-byte mention renders 200 bytes
+    ],
+)
+def test_a_file_rendering_to_more_markdown_than_allowed_is_stopped_as_it_renders(
+    tmp_path: Path, make_persona: PersonaMaker, name: str, data: bytes
+) -> None:
+    folder = make_persona("renders", raw={name: data, "shed.md": GOOD})
+    found, peak = peak_mb(lambda: convert(tmp_path, folder, "ingest.max_markdown_mb=1"))
+    over(found[name], "max_markdown_mb")
+    assert found["shed.md"].status == "converted"
+    assert peak < 8, f"{peak:.0f} MB held for a 1 MB budget: its output was made whole first"

@@ -87,17 +87,26 @@ class Budget:
     def write(self, size: int) -> None:
         """Count `size` bytes of Markdown made."""
         self.markdown += size
-        if self.markdown > self.limits.markdown_bytes:
+        self._check_markdown(self.markdown)
+        self.tick()
+
+    def expect(self, size: int) -> None:
+        """Raise OverBudget when `size` more bytes of Markdown (about to be made, and counted by
+        `write` when they are) would pass the budget: a table's cells, before it is rendered."""
+        self._check_markdown(self.markdown + size)
+        self.tick()
+
+    def _check_markdown(self, total: int) -> None:
+        if total > self.limits.markdown_bytes:
             raise OverBudget(
                 f"over the budget: over {_size(self.limits.markdown_bytes)} of Markdown, "
                 "raise ingest.max_markdown_mb to allow"
             )
-        if self.markdown > self.expansion_bytes:
+        if total > self.expansion_bytes:
             raise OverBudget(
-                f"over the budget: {_size(self.markdown)} of Markdown from a {_size(self.size)} file "
+                f"over the budget: {_size(total)} of Markdown from a {_size(self.size)} file "
                 f"(at most {self.limits.expansion:g}× its size), raise ingest.max_expansion to allow"
             )
-        self.tick()
 
     def make(self, count: int = 1, what: str = "documents") -> None:
         """Count `count` documents about to be made (a mailbox's messages, a message's attachments)."""

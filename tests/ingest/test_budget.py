@@ -4,6 +4,7 @@ the files beside it convert."""
 
 from __future__ import annotations
 
+import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 from shu.config.settings import load_settings
 from shu.ingest.budget import Limits
+from shu.ingest.convert import ocr
 from shu.ingest.personas import load_persona
 from shu.ingest.raw import convert_raw_folder
 from shu.ingest.report import FileOutcome
@@ -180,3 +182,40 @@ def test_a_file_rendering_to_more_markdown_than_allowed_is_stopped_as_it_renders
     over(found[name], "max_markdown_mb")
     assert found["shed.md"].status == "converted"
     assert peak < 8, f"{peak:.0f} MB held for a 1 MB budget: its output was made whole first"
+
+
+needs_tesseract = pytest.mark.skipif(
+    not ocr.available(), reason="needs Tesseract (apt install tesseract-ocr)"
+)
+
+
+@needs_tesseract
+@pytest.mark.parametrize(
+    ("name", "data", "setting"),
+    [
+        ("big.pdf", hostile.pdf_big_pages(1, side_pt=1000), "max_ocr_page_pixels"),  # 7.7 Mpx at 200 dpi
+        ("g4.tiff", hostile.tiff_g4(side=3000), "max_ocr_page_pixels"),  # 9 Mpx in 1 KB
+        ("pages.pdf", hostile.pdf_big_pages(3, side_pt=500), "max_ocr_file_pixels"),  # 3 × 1.9 Mpx
+    ],
+)
+def test_ocr_over_its_pixel_budget_fails_before_a_page_is_read(
+    tmp_path: Path, make_persona: PersonaMaker, name: str, data: bytes, setting: str
+) -> None:
+    folder = make_persona("scans", raw={name: data, "shed.md": GOOD})
+    found = convert(
+        tmp_path, folder, "ingest.max_ocr_page_pixels=5000000", "ingest.max_ocr_file_pixels=5000000"
+    )
+    over(found[name], setting)
+    assert found["shed.md"].status == "converted"
+
+
+@needs_tesseract
+def test_ocr_stops_at_the_files_time_inside_a_tesseract_run(
+    tmp_path: Path, make_persona: PersonaMaker
+) -> None:
+    folder = make_persona("scans", raw={"slow.pdf": hostile.pdf_big_pages(1, side_pt=2200), "shed.md": GOOD})
+    started = time.monotonic()
+    found = convert(tmp_path, folder, "ingest.max_file_seconds=1")
+    over(found["slow.pdf"], "max_file_seconds")
+    assert time.monotonic() - started < 3  # one page (37 Mpx) takes Tesseract ~3 s
+    assert found["shed.md"].status == "converted"

@@ -86,12 +86,14 @@ HOSTILE_MARKUP = (
 
 
 def png_pixel_bomb(side: int = 100_000) -> bytes:
-    """A PNG header declaring side × side pixels (a decompression bomb for an OCR engine)."""
+    """A PNG header declaring side × side pixels (a decompression bomb for an OCR engine), then its
+    end (no pixel data)."""
     import struct
     import zlib
 
     header = b"IHDR" + struct.pack(">IIBBBBB", side, side, 8, 0, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + header + struct.pack(">I", zlib.crc32(header))
+    end = struct.pack(">I", 0) + b"IEND" + struct.pack(">I", zlib.crc32(b"IEND"))
+    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + header + struct.pack(">I", zlib.crc32(header)) + end
 
 
 def nested_forwards(depth: int = 12, salt: str = "") -> bytes:

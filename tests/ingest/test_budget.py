@@ -18,8 +18,9 @@ from shu.ingest.convert import ocr
 from shu.ingest.personas import load_persona
 from shu.ingest.raw import convert_raw_folder
 from shu.ingest.report import FileOutcome
+from shu.kb import open_kb
 from shu_eval.faults import hostile
-from tests.conftest import PersonaMaker
+from tests.conftest import CountingEmbedder, PersonaMaker
 
 T = TypeVar("T")
 
@@ -219,3 +220,17 @@ def test_ocr_stops_at_the_files_time_inside_a_tesseract_run(
     over(found["slow.pdf"], "max_file_seconds")
     assert time.monotonic() - started < 3  # one page (37 Mpx) takes Tesseract ~3 s
     assert found["shed.md"].status == "converted"
+
+
+def test_a_document_making_more_chunks_than_allowed_fails_before_any_is_embedded(
+    tmp_path: Path, make_persona: PersonaMaker, embedder: CountingEmbedder
+) -> None:
+    folder = make_persona("notes", rag={"headings.md": hostile.many_headings(300).decode(), "shed.md": GOOD})
+    with open_kb(tmp_path / "home", ["ingest.max_chunks_per_file=100"], embedder) as kb:
+        report = kb.ingest(folder.parent)
+        found = {Path(o.path).name: o for o in report.outcomes}
+        over(found["headings.md"], "max_chunks_per_file")
+        assert "makes over 100 chunks" in found["headings.md"].message
+        assert found["shed.md"].status == "ingested"
+        assert {d.id for d in kb.documents()} == {"shed"}
+    assert embedder.embedded < 100  # the shed's chunk and what enrichment adds; none of the 300

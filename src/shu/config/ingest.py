@@ -74,6 +74,12 @@ class IngestSettings(BaseModel):
         description="pixels read by OCR from one raw file (~250 A4 pages at the 200 dpi scanned PDFs "
         "are rendered at; more would take longer than ingest.max_file_seconds anyway)",
     )
+    max_chunks_per_file: int = Field(
+        5_000,
+        ge=1,
+        description="chunks made from one RAG file's document, counted as they are made, before any "
+        "is embedded (the documents of examples/ make at most 20)",
+    )
     watch_debounce_s: float = Field(
         2.0,
         gt=0,

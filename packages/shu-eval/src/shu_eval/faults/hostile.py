@@ -409,8 +409,9 @@ def tiff_g4(side: int = 30_000) -> bytes:
 
 
 def many_headings(headings: int = 22_000) -> bytes:
-    """Markdown of `headings` one-line headings, each its own section and so its own chunk."""
-    return ("# Headings\n\n" + "".join(f"## Plot {n}\n" for n in range(headings))).encode()
+    """Markdown of `headings` one-line sections (a heading, a word): each its own chunk, so
+    ~370 KB make 22,000 chunks to embed."""
+    return ("# Headings\n\n" + "".join(f"## Plot {n}\nWet.\n" for n in range(headings))).encode()
 
 
 def ics_long_calendar_name(events: int = 1000, name_bytes: int = 20_000) -> bytes:

@@ -4,17 +4,25 @@ the files beside it convert."""
 
 from __future__ import annotations
 
+import time
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 from shu.config.settings import load_settings
 from shu.ingest.budget import Limits
+from shu.ingest.convert import ocr
 from shu.ingest.personas import load_persona
 from shu.ingest.raw import convert_raw_folder
 from shu.ingest.report import FileOutcome
+from shu.kb import open_kb
 from shu_eval.faults import hostile
-from tests.conftest import PersonaMaker
+from tests.conftest import CountingEmbedder, PersonaMaker
+
+T = TypeVar("T")
 
 GOOD = "# Shed\n\nThe tool shed opens at nine on weekdays and at ten on Sundays.\n"
 
@@ -146,3 +154,83 @@ def test_a_file_taking_longer_than_its_time_fails_and_the_next_converts(
     found = convert(tmp_path, folder, "ingest.max_file_seconds=0.2", "ingest.max_documents=5000")
     over(found["box.mbox"], "max_file_seconds")
     assert found["shed.md"].status == "converted"
+
+
+def peak_mb(run: Callable[[], T]) -> tuple[T, float]:
+    """What `run` returns, and the most memory Python held while it ran (MB)."""
+    tracemalloc.start()
+    try:
+        result = run()
+        return result, tracemalloc.get_traced_memory()[1] / 1e6
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("bomb.xlsx", hostile.xlsx_shared_string_bomb(cells=1000)),  # 1,000 cells → one 4.8 KB string
+        ("wide.csv", hostile.csv_wide_header(rows=1000, header_bytes=5000)),  # each row block repeats it
+        ("named.ics", hostile.ics_long_calendar_name(events=500)),  # each event repeats the name
+        ("slack.json", hostile.slack_mentions(messages=40)),  # each 6-byte mention renders 200 bytes
+    ],
+)
+def test_a_file_rendering_to_more_markdown_than_allowed_is_stopped_as_it_renders(
+    tmp_path: Path, make_persona: PersonaMaker, name: str, data: bytes
+) -> None:
+    folder = make_persona("renders", raw={name: data, "shed.md": GOOD})
+    found, peak = peak_mb(lambda: convert(tmp_path, folder, "ingest.max_markdown_mb=1"))
+    over(found[name], "max_markdown_mb")
+    assert found["shed.md"].status == "converted"
+    assert peak < 8, f"{peak:.0f} MB held for a 1 MB budget: its output was made whole first"
+
+
+needs_tesseract = pytest.mark.skipif(
+    not ocr.available(), reason="needs Tesseract (apt install tesseract-ocr)"
+)
+
+
+@needs_tesseract
+@pytest.mark.parametrize(
+    ("name", "data", "setting"),
+    [
+        ("big.pdf", hostile.pdf_big_pages(1, side_pt=1000), "max_ocr_page_pixels"),  # 7.7 Mpx at 200 dpi
+        ("g4.tiff", hostile.tiff_g4(side=3000), "max_ocr_page_pixels"),  # 9 Mpx in 1 KB
+        ("pages.pdf", hostile.pdf_big_pages(3, side_pt=500), "max_ocr_file_pixels"),  # 3 × 1.9 Mpx
+    ],
+)
+def test_ocr_over_its_pixel_budget_fails_before_a_page_is_read(
+    tmp_path: Path, make_persona: PersonaMaker, name: str, data: bytes, setting: str
+) -> None:
+    folder = make_persona("scans", raw={name: data, "shed.md": GOOD})
+    found = convert(
+        tmp_path, folder, "ingest.max_ocr_page_pixels=5000000", "ingest.max_ocr_file_pixels=5000000"
+    )
+    over(found[name], setting)
+    assert found["shed.md"].status == "converted"
+
+
+@needs_tesseract
+def test_ocr_stops_at_the_files_time_inside_a_tesseract_run(
+    tmp_path: Path, make_persona: PersonaMaker
+) -> None:
+    folder = make_persona("scans", raw={"slow.pdf": hostile.pdf_big_pages(1, side_pt=2200), "shed.md": GOOD})
+    started = time.monotonic()
+    found = convert(tmp_path, folder, "ingest.max_file_seconds=1")
+    over(found["slow.pdf"], "max_file_seconds")
+    assert time.monotonic() - started < 3  # one page (37 Mpx) takes Tesseract ~3 s
+    assert found["shed.md"].status == "converted"
+
+
+def test_a_document_making_more_chunks_than_allowed_fails_before_any_is_embedded(
+    tmp_path: Path, make_persona: PersonaMaker, embedder: CountingEmbedder
+) -> None:
+    folder = make_persona("notes", rag={"headings.md": hostile.many_headings(300).decode(), "shed.md": GOOD})
+    with open_kb(tmp_path / "home", ["ingest.max_chunks_per_file=100"], embedder) as kb:
+        report = kb.ingest(folder.parent)
+        found = {Path(o.path).name: o for o in report.outcomes}
+        over(found["headings.md"], "max_chunks_per_file")
+        assert "makes over 100 chunks" in found["headings.md"].message
+        assert found["shed.md"].status == "ingested"
+        assert {d.id for d in kb.documents()} == {"shed"}
+    assert embedder.embedded < 100  # the shed's chunk and what enrichment adds; none of the 300

@@ -62,6 +62,24 @@ class IngestSettings(BaseModel):
     max_table_cells: int = Field(
         200_000, ge=1, description="HTML table cells read from one raw file (each costs ~1 KB while read)"
     )
+    max_ocr_page_pixels: int = Field(
+        40_000_000,
+        ge=1,
+        description="pixels of one page or image read by OCR, checked before it is rendered or "
+        "decoded (an A4 scan at 300 dpi is ~8.7 million; each costs ~6 bytes while read)",
+    )
+    max_ocr_file_pixels: int = Field(
+        1_000_000_000,
+        ge=1,
+        description="pixels read by OCR from one raw file (~250 A4 pages at the 200 dpi scanned PDFs "
+        "are rendered at; more would take longer than ingest.max_file_seconds anyway)",
+    )
+    max_chunks_per_file: int = Field(
+        5_000,
+        ge=1,
+        description="chunks made from one RAG file's document, counted as they are made, before any "
+        "is embedded (the documents of examples/ make at most 20)",
+    )
     watch_debounce_s: float = Field(
         2.0,
         gt=0,

@@ -38,6 +38,8 @@ class Limits:
     markdown_bytes: float = float("inf")
     documents: float = float("inf")
     table_cells: float = float("inf")
+    ocr_page_pixels: float = float("inf")
+    ocr_file_pixels: float = float("inf")
 
     @classmethod
     def from_settings(cls, settings: IngestSettings) -> Limits:
@@ -47,6 +49,8 @@ class Limits:
             markdown_bytes=settings.max_markdown_mb * 1_000_000,
             documents=settings.max_documents,
             table_cells=settings.max_table_cells,
+            ocr_page_pixels=settings.max_ocr_page_pixels,
+            ocr_file_pixels=settings.max_ocr_file_pixels,
         )
 
 
@@ -60,6 +64,7 @@ class Budget:
     markdown: int = 0
     documents: int = 0
     table_cells: int = 0
+    ocr_pixels: int = 0
 
     @property
     def expansion_bytes(self) -> float:
@@ -67,12 +72,18 @@ class Budget:
 
     def tick(self) -> None:
         """Raise OverBudget once the file has taken longer than its time."""
-        spent = time.monotonic() - self.started
-        if spent > self.limits.seconds:
-            raise OverBudget(
-                f"over the budget: converting took over {self.limits.seconds:g} s, "
-                "raise ingest.max_file_seconds to allow"
-            )
+        if self.seconds_left() < 0:
+            raise self.out_of_time()
+
+    def seconds_left(self) -> float:
+        """What is left of the file's time (inf when unlimited): the most a child process may take."""
+        return self.limits.seconds - (time.monotonic() - self.started)
+
+    def out_of_time(self) -> OverBudget:
+        return OverBudget(
+            f"over the budget: converting took over {self.limits.seconds:g} s, "
+            "raise ingest.max_file_seconds to allow"
+        )
 
     def inflate(self, size: int, what: str = "archive parts") -> None:
         """Count `size` bytes about to be inflated (before they are)."""
@@ -87,17 +98,26 @@ class Budget:
     def write(self, size: int) -> None:
         """Count `size` bytes of Markdown made."""
         self.markdown += size
-        if self.markdown > self.limits.markdown_bytes:
+        self._check_markdown(self.markdown)
+        self.tick()
+
+    def expect(self, size: int) -> None:
+        """Raise OverBudget when `size` more bytes of Markdown (about to be made, and counted by
+        `write` when they are) would pass the budget: a table's cells, before it is rendered."""
+        self._check_markdown(self.markdown + size)
+        self.tick()
+
+    def _check_markdown(self, total: int) -> None:
+        if total > self.limits.markdown_bytes:
             raise OverBudget(
                 f"over the budget: over {_size(self.limits.markdown_bytes)} of Markdown, "
                 "raise ingest.max_markdown_mb to allow"
             )
-        if self.markdown > self.expansion_bytes:
+        if total > self.expansion_bytes:
             raise OverBudget(
-                f"over the budget: {_size(self.markdown)} of Markdown from a {_size(self.size)} file "
+                f"over the budget: {_size(total)} of Markdown from a {_size(self.size)} file "
                 f"(at most {self.limits.expansion:g}× its size), raise ingest.max_expansion to allow"
             )
-        self.tick()
 
     def make(self, count: int = 1, what: str = "documents") -> None:
         """Count `count` documents about to be made (a mailbox's messages, a message's attachments)."""
@@ -116,6 +136,24 @@ class Budget:
             raise OverBudget(
                 f"over the budget: over {self.limits.table_cells:,.0f} table cells "
                 f"({self.table_cells:,} so far), raise ingest.max_table_cells to allow"
+            )
+        self.tick()
+
+    def pixels(self, count: int, what: str, at_least: bool = False) -> None:
+        """Count a page (or image) of `count` pixels (`at_least`: of more) about to be rendered
+        or decoded for OCR."""
+        if count > self.limits.ocr_page_pixels:
+            size = f"{'over ' if at_least else ''}{count / 1e6:,.1f} million pixels"
+            raise OverBudget(
+                f"over the budget: {what} is {size} (at most {self.limits.ocr_page_pixels / 1e6:,.1f} "
+                "million a page), raise ingest.max_ocr_page_pixels to allow"
+            )
+        self.ocr_pixels += count
+        if self.ocr_pixels > self.limits.ocr_file_pixels:
+            raise OverBudget(
+                f"over the budget: its pages are over {self.limits.ocr_file_pixels / 1e6:,.0f} million "
+                f"pixels for OCR ({self.ocr_pixels / 1e6:,.0f} million so far), "
+                "raise ingest.max_ocr_file_pixels to allow"
             )
         self.tick()
 

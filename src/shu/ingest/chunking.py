@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from shu.ingest.budget import OverBudget
 from shu.markdown import FENCE, split_sections
 from shu.relative_dates import with_dates
 from shu.text import count_tokens, split_sentences
@@ -26,14 +27,27 @@ class _Unit:
 
 
 def chunk_document(
-    doc_id: str, title: str, markdown: str, max_tokens: int, overlap: int, written: str | None = None
+    doc_id: str,
+    title: str,
+    markdown: str,
+    max_tokens: int,
+    overlap: int,
+    written: str | None = None,
+    max_chunks: float = float("inf"),
 ) -> list[Chunk]:
-    """`written`: the document's date (ISO); its chunks' relative dates are indexed as dates."""
+    """`written`: the document's date (ISO); its chunks' relative dates are indexed as dates.
+    A document making more than `max_chunks` (`ingest.max_chunks_per_file`) raises OverBudget
+    as soon as it does: thousands of one-line sections would each be a chunk to embed."""
     day = written_day(written)
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
     for section in split_sections(markdown, root=title):
         for text in _pack(_units(section.text, max_tokens), max_tokens, overlap):
+            if len(chunks) >= max_chunks:
+                raise OverBudget(
+                    f"over the budget: the document makes over {max_chunks:,.0f} chunks, "
+                    "raise ingest.max_chunks_per_file to allow"
+                )
             chunk_id = _chunk_id(doc_id, section.path, text, seen)
             chunks.append(
                 Chunk(

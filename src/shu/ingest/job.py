@@ -20,7 +20,7 @@ from shu.config.settings import Settings
 from shu.enrich.enricher import ENRICH_VERSION, enrich_document
 from shu.enrich.llm import LLMEnricher
 from shu.errors import ConfigError, ShuError, SkipDocument
-from shu.ingest.budget import Limits
+from shu.ingest.budget import Limits, OverBudget
 from shu.ingest.chunking import chunk_document
 from shu.ingest.claims import Claim, Holder, Ruling, folder_of, holder_of, qualified, rule, to_qualify
 from shu.ingest.documents import ParsedDocument, content_hash, parse_rag_file
@@ -353,8 +353,17 @@ class IngestJob:
         chunking = self.settings.chunking
         try:
             chunks = chunk_document(
-                doc.id, doc.title, parsed.body, chunking.max_tokens, chunking.overlap_tokens, doc.date
+                doc.id,
+                doc.title,
+                parsed.body,
+                chunking.max_tokens,
+                chunking.overlap_tokens,
+                doc.date,
+                max_chunks=self.settings.ingest.max_chunks_per_file,
             )
+        except OverBudget as exc:  # fails before a chunk is enriched or embedded; the run goes on
+            outcome.message = str(exc)
+            return None
         except Exception as exc:  # a chunker bug must not stop the run
             log.exception("chunking %s failed unexpectedly", doc.id)
             outcome.message = f"unexpected {exc.__class__.__name__} while chunking: {exc}"

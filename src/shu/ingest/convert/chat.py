@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from shu.errors import DocumentError, SkipDocument
+from shu.ingest.budget import current
 from shu.ingest.convert.base import Converted
 from shu.ingest.convert.decode import decode_text
 from shu.markdown import FENCE
@@ -173,13 +174,16 @@ def _slack(records: list[dict[str, Any]], path: Path, wrapper_name: str | None) 
     conversations: dict[str, _Conversation] = {}
     default = wrapper_name or _default_name(path)
     parsed = _Parsed("slack", [])
-    total = capped = 0
+    total = capped = made = 0
+    budget = current()
     for record in records:
         if record.get("subtype") in _SLACK_NOISE or not _is_slack(record):
             continue
         text = _slack_text(record, names)
         if not text:
             continue
+        made += len(text)
+        budget.expect(made)  # a 6-byte mention expands to a name of up to 200 characters
         if total >= MAX_MESSAGES:
             capped += 1
             continue
@@ -478,10 +482,12 @@ def _document(conversation: _Conversation, doc_id: str, platform: str | None) ->
         f"{_and(list(authors))}{span}.",
     ]
     order = _sort_keys(conversation.messages)
+    budget = current()
     for day in ordered:
         lines += ["", f"## {'Undated' if day == 'undated' else day}"]
         for message in sorted(days[day], key=lambda m: order[id(m)]):
             lines += ["", _message_line(message)]
+            budget.write(len(lines[-1]) + 2)  # a 6-byte mention renders as a name of up to 200
     meta: dict[str, Any] = {
         "type": "chat",
         "date": dated[0] if dated else None,

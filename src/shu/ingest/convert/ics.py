@@ -61,10 +61,11 @@ def convert(data: bytes, path: Path) -> list[Converted]:
     total = 0
     for calendar in calendars:
         name = calendar.get("X-WR-CALNAME")
+        shown = " ".join(str(name).split()) if name else None  # one string, however many events
         for event in _events(calendar):
             total += 1
             if len(events) < MAX_EVENTS:
-                events.append((event, " ".join(str(name).split()) if name else None))
+                events.append((event, shown))
     if not events:
         raise SkipDocument("calendar holds no events")
     budget = current()
@@ -75,6 +76,7 @@ def convert(data: bytes, path: Path) -> list[Converted]:
         budget.tick()
         if any(event.get(name) is not None for name in ("SUMMARY", "DTSTART", "DESCRIPTION")):
             documents.append(_document(event, calendar_name, taken))
+            budget.write(len(documents[-1].markdown))  # each repeats the calendar's name
     if not documents:
         raise SkipDocument("calendar holds no events with a summary, a start or a description")
     if total > len(events):

@@ -67,7 +67,7 @@ def _scanned(data: bytes, path: Path, title: str | None) -> Converted:
     title = title or ocr.title_from(path)
     sections = [f"# {title}"]
     for number, image in enumerate(ocr.pdf_page_images(data), start=1):
-        text = ocr.image_text(image, f"page {number}")
+        text = ocr.image_text(image, f"page {number}", counted=True)
         if text.strip():
             sections.append(f"## Page {number}\n\n{text}")
     if len(sections) == 1:

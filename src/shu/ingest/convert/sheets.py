@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from shu.errors import DocumentError, ShuError, SkipDocument
+from shu.ingest.budget import current
 from shu.ingest.convert.archive import check_archive, check_not_ole
 from shu.ingest.convert.base import Converted
 from shu.ingest.convert.decode import decode_text
@@ -149,6 +150,8 @@ def _table(
     kept: list[list[str]] = []
     used: set[int] = set()
     scanned = 0
+    made = 0  # bytes of Markdown the kept cells will make, at least
+    output = current()
     wide = False
     for row in rows:
         scanned += len(row) + 1
@@ -171,8 +174,12 @@ def _table(
             break
         used |= filled
         kept.append(cells)
+        made += sum(len(c) for c in cells) + 3 * len(cells)
+        if len(kept) % 100 == 0:
+            output.expect(made)  # cells naming one long shared string: stop before rendering
     if not kept:
         return None
+    output.expect(made)
     columns = sorted(used)
     budget.cells -= len(kept) * len(columns)
     table = [[row[i] if i < len(row) else "" for i in columns] for row in kept]
@@ -180,18 +187,27 @@ def _table(
 
 
 def render_rows(header: list[str], rows: list[list[str]], level: int) -> str:
-    """One Markdown table, or `Rows a–b` sub-sections (at heading `level`) each repeating the header."""
+    """One Markdown table, or `Rows a–b` sub-sections (at heading `level`) each repeating the header.
+    Its Markdown is counted against the file's budget as it is made: cells that all name one
+    shared string, or a long header repeated in every block, make far more than the file holds."""
+    budget = current()
     head = [_row_line(header), _row_line(["---"] * len(header))]
-    lines = [_row_line(row) for row in rows]
     head_tokens = sum(count_tokens(line) for line in head)
+    head_bytes = sum(len(line) + 1 for line in head)
+    budget.write(head_bytes)
+    lines: list[str] = []
     groups: list[tuple[int, int]] = []
     start, tokens = 0, head_tokens
-    for index, line in enumerate(lines):
+    for index, row in enumerate(rows):
+        line = _row_line(row)
+        budget.write(len(line) + 1)
         size = count_tokens(line)
         if index > start and (index - start >= ROWS_PER_SECTION or tokens + size > SECTION_TOKENS):
             groups.append((start, index))
+            budget.write(head_bytes + level + 20)  # the block's heading and its repeated header
             start, tokens = index, head_tokens
         tokens += size
+        lines.append(line)
     groups.append((start, len(lines)))
     if len(groups) == 1:
         return "\n".join(head + lines)

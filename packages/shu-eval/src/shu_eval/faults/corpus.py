@@ -170,6 +170,8 @@ def _makers(rng: random.Random) -> list[tuple[str, str, str, Maker]]:
 
     bomb = hostile.zip_bomb_docx(inflated_mb=300)
     book = hostile.epub_many_chapters(chapters=24)
+    shared_strings = hostile.xlsx_shared_string_bomb()  # 0.2 s to make: made once, written often
+    headings = hostile.many_headings()
     bom_rows = [
         (
             f"bom-bad-byte-{suffix[1:]}",
@@ -190,6 +192,13 @@ def _makers(rng: random.Random) -> list[tuple[str, str, str, Maker]]:
         ("mbox-huge", ".mbox", "RAW-DOCS", data(hostile.mbox_many(2_500))),
         ("eml-many-attachments", ".eml", "RAW-DOCS", data(hostile.eml_many_attachments(2_500))),
         ("pptx-slide-repeat", ".pptx", "RAW-DOCS", data(hostile.pptx_slide_repeat(10_000))),
+        ("xlsx-shared-string-bomb", ".xlsx", "RAW-DOCS", data(shared_strings)),
+        ("csv-wide-header", ".csv", "RAW-DOCS", data(hostile.csv_wide_header())),
+        ("ics-long-calendar-name", ".ics", "RAW-DOCS", data(hostile.ics_long_calendar_name())),
+        ("pdf-big-page", ".pdf", "RAW-DOCS", data(hostile.pdf_big_pages(1))),
+        ("pdf-60-big-pages", ".pdf", "RAW-DOCS", data(hostile.pdf_big_pages(60))),
+        ("tiff-g4-huge", ".tiff", "RAW-DOCS", data(hostile.tiff_g4())),
+        ("many-headings", ".md", "RAG", data(headings)),
         ("truncated-mbox", ".mbox", "RAW-DOCS", data(hostile.truncated_mbox())),
         (
             "mbox-empty-message",

@@ -86,12 +86,14 @@ HOSTILE_MARKUP = (
 
 
 def png_pixel_bomb(side: int = 100_000) -> bytes:
-    """A PNG header declaring side × side pixels (a decompression bomb for an OCR engine)."""
+    """A PNG header declaring side × side pixels (a decompression bomb for an OCR engine), then its
+    end (no pixel data)."""
     import struct
     import zlib
 
     header = b"IHDR" + struct.pack(">IIBBBBB", side, side, 8, 0, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + header + struct.pack(">I", zlib.crc32(header))
+    end = struct.pack(">I", 0) + b"IEND" + struct.pack(">I", zlib.crc32(b"IEND"))
+    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + header + struct.pack(">I", zlib.crc32(header)) + end
 
 
 def nested_forwards(depth: int = 12, salt: str = "") -> bytes:
@@ -323,3 +325,115 @@ def pdf_unreadable_tables(text: str = "The compost heaps are turned every week."
             f"<< /Length {len(content)} >>\nstream\n{content}\nendstream",
         ]
     )
+
+
+# -- small files whose output, pixels or chunks cost gigabytes (issue 40) -------------------------
+
+
+def xlsx_shared_string_bomb(cells: int = 100_000, string_bytes: int = 4_800) -> bytes:
+    """A workbook of `cells` cells (one a row) all pointing at one shared string of
+    `string_bytes`: ~200 KB that render to `cells` × `string_bytes` of Markdown."""
+    text = ("The heap is turned every week. " * (string_bytes // 31 + 1))[:string_bytes]
+    rows = "".join(f'<row r="{n}"><c t="s"><v>0</v></c></row>' for n in range(1, cells + 1))
+    main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+    relations = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    package = "http://schemas.openxmlformats.org/package/2006/relationships"
+    kinds = "application/vnd.openxmlformats-officedocument.spreadsheetml"
+    parts = {
+        "[Content_Types].xml": '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/'
+        'package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxml'
+        'formats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>'
+        f'<Override PartName="/xl/workbook.xml" ContentType="{kinds}.sheet.main+xml"/>'
+        f'<Override PartName="/xl/worksheets/sheet1.xml" ContentType="{kinds}.worksheet+xml"/>'
+        f'<Override PartName="/xl/sharedStrings.xml" ContentType="{kinds}.sharedStrings+xml"/></Types>',
+        "_rels/.rels": f'<?xml version="1.0"?><Relationships xmlns="{package}"><Relationship Id="r1" '
+        f'Type="{relations}/officeDocument" Target="xl/workbook.xml"/></Relationships>',
+        "xl/workbook.xml": f'<?xml version="1.0"?><workbook xmlns="{main}" xmlns:r="{relations}">'
+        '<sheets><sheet name="Plots" sheetId="1" r:id="r1"/></sheets></workbook>',
+        "xl/_rels/workbook.xml.rels": f'<?xml version="1.0"?><Relationships xmlns="{package}">'
+        f'<Relationship Id="r1" Type="{relations}/worksheet" Target="worksheets/sheet1.xml"/>'
+        f'<Relationship Id="r2" Type="{relations}/sharedStrings" Target="sharedStrings.xml"/>'
+        "</Relationships>",
+        "xl/sharedStrings.xml": f'<?xml version="1.0"?><sst xmlns="{main}" count="1" uniqueCount="1">'
+        f"<si><t>{text}</t></si></sst>",
+        "xl/worksheets/sheet1.xml": f'<?xml version="1.0"?><worksheet xmlns="{main}"><sheetData>'
+        f"{rows}</sheetData></worksheet>",
+    }
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as book:
+        for name, body in parts.items():
+            book.writestr(name, body)
+    return buffer.getvalue()
+
+
+def csv_wide_header(rows: int = 20_000, header_bytes: int = 20_000) -> bytes:
+    """A CSV whose header is `header_bytes` long, then `rows` one-character rows: each row block
+    repeats the header, so ~`header_bytes` of file renders to `rows` × `header_bytes`."""
+    header = ("plot watered weekly " * (header_bytes // 20 + 1))[:header_bytes]
+    return (f"{header},note\n" + "x,y\n" * rows).encode()
+
+
+def pdf_big_pages(pages: int = 1, side_pt: int = 5000) -> bytes:
+    """A PDF of `pages` empty pages `side_pt` points square (no text layer: it goes to OCR, which
+    renders each page at 200 dpi: ~190 million pixels a page at 5000 pt)."""
+    kids = " ".join(f"{3 + n} 0 R" for n in range(pages))
+    bodies = ["<< /Type /Catalog /Pages 2 0 R >>", f"<< /Type /Pages /Kids [{kids}] /Count {pages} >>"]
+    bodies += [f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {side_pt} {side_pt}] >>"] * pages
+    return _pdf(bodies)
+
+
+def tiff_g4(side: int = 30_000) -> bytes:
+    """A white bilevel TIFF of side × side pixels in CCITT G4: each row the same as the one above
+    is one bit (`1`, vertical mode 0), so ~4 KB that an OCR engine decodes to side² pixels."""
+    import struct
+
+    strip = b"\xff" * (side // 8) + bytes([0xFF << (8 - side % 8) & 0xFF] if side % 8 else [])
+    strip += b"\x00\x10\x01"  # end of facsimile block (EOFB), byte aligned
+    tags = [
+        (256, 4, side),  # ImageWidth
+        (257, 4, side),  # ImageLength
+        (258, 3, 1),  # BitsPerSample
+        (259, 3, 4),  # Compression: CCITT T.6 (G4)
+        (262, 3, 0),  # PhotometricInterpretation: WhiteIsZero
+        (273, 4, 8),  # StripOffsets: right after the header
+        (277, 3, 1),  # SamplesPerPixel
+        (278, 4, side),  # RowsPerStrip
+        (279, 4, len(strip)),  # StripByteCounts
+    ]
+    ifd = struct.pack("<H", len(tags))
+    for tag, kind, value in tags:
+        packed = struct.pack("<I", value) if kind == 4 else struct.pack("<HH", value, 0)
+        ifd += struct.pack("<HHI", tag, kind, 1) + packed
+    ifd += struct.pack("<I", 0)
+    return b"II*\x00" + struct.pack("<I", 8 + len(strip)) + strip + ifd
+
+
+def many_headings(headings: int = 22_000) -> bytes:
+    """Markdown of `headings` one-line sections (a heading, a word): each its own chunk, so
+    ~370 KB make 22,000 chunks to embed."""
+    return ("# Headings\n\n" + "".join(f"## Plot {n}\nWet.\n" for n in range(headings))).encode()
+
+
+def ics_long_calendar_name(events: int = 1000, name_bytes: int = 20_000) -> bytes:
+    """A calendar whose name (`X-WR-CALNAME`, `name_bytes` long) every one of its `events` events
+    repeats in its document."""
+    name = ("Allotment rota " * (name_bytes // 15 + 1))[:name_bytes].strip()
+    body = "".join(
+        f"BEGIN:VEVENT\r\nUID:e{n}@x.example\r\nDTSTART:20260105T090000Z\r\n"
+        f"SUMMARY:Turn heap {n}\r\nEND:VEVENT\r\n"
+        for n in range(events)
+    )
+    head = f"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//shu//faults//EN\r\nX-WR-CALNAME:{name}\r\n"
+    return (head + body + "END:VCALENDAR\r\n").encode()
+
+
+def slack_mentions(messages: int = 100, mentions: int = 1000) -> bytes:
+    """A Slack export whose one user has a 200-character name, and whose messages mention that user
+    `mentions` times each: every 6-byte mention renders as the name."""
+    import json
+
+    author = {"user": "U1", "ts": "1700000000.0", "text": "hi", "user_profile": {"real_name": "N" * 200}}
+    records = [author] + [
+        {"user": "U1", "ts": f"{1700000001 + n}.0", "text": "<@U1> " * mentions} for n in range(messages)
+    ]
+    return json.dumps(records).encode()

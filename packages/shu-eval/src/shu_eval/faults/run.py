@@ -83,8 +83,10 @@ def run_faults(scale: Scale, postgres: str | None = None, progress: Progress | N
             checks += list(walls_check(folder, crash.stores.url(store, folder)))
             say(f"persona and user walls through HTTP and MCP ({store})")
             checks.append(serve_walls_check(folder, crash.stores.url(store, folder)))
-        say("hostile requests through HTTP")
-        checks.append(server_abuse_check(work))
+        for store in crash.stores.kinds():  # sign-in's counts live in the store
+            folder = work / f"abuse-{store}"
+            say(f"hostile requests through HTTP ({store})")
+            checks.append(server_abuse_check(folder, crash.stores.url(store, folder)))
         return checks
 
 

@@ -126,7 +126,7 @@ class WorkLimiter:
         self.allowances: dict[str, Allowance] = {}
         self.running = {True: 0, False: 0}
         """Requests running, with good credentials (True) and without."""
-        self._auth_threads: anyio.CapacityLimiter | None = None
+        self._auth_threads: dict[bool, anyio.CapacityLimiter] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not is_work(scope["path"]):
@@ -151,9 +151,12 @@ class WorkLimiter:
         """Who calls, and whether with good credentials: `key:<id>` for a good key, `user:<name>`
         for a good session (checked in a thread of their own: a store may block), else
         `address:<client>` — a forged token or cookie spends no allowance of the one it names."""
-        if self._auth_threads is None:
-            self._auth_threads = anyio.CapacityLimiter(4)
-        who = await anyio.to_thread.run_sync(self.identify, Headers(scope=scope), limiter=self._auth_threads)
+        headers = Headers(scope=scope)
+        if self._auth_threads is None:  # those without credentials never queue before the others
+            self._auth_threads = {True: anyio.CapacityLimiter(4), False: anyio.CapacityLimiter(2)}
+        with_credentials = "authorization" in headers or "cookie" in headers
+        threads = self._auth_threads[with_credentials]
+        who = await anyio.to_thread.run_sync(self.identify, headers, limiter=threads)
         if who:
             return who, True
         return f"address:{self.addresses.client(scope)}", who is not None

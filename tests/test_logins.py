@@ -15,6 +15,7 @@ import pytest
 
 from shu.accounts.logins import (
     LOCKOUT,
+    MAX_ADDRESS_FAILURES,
     MAX_FAILURES,
     SESSION_LIFETIME,
     WRONG,
@@ -22,7 +23,14 @@ from shu.accounts.logins import (
     caller_of,
     csrf_matches,
 )
-from shu.errors import ForbiddenError, InvalidRequestError, LockedError, NotFoundError, UnauthorizedError
+from shu.errors import (
+    ForbiddenError,
+    InvalidRequestError,
+    LockedError,
+    NotFoundError,
+    TooManyRequestsError,
+    UnauthorizedError,
+)
 from shu.store.base import KnowledgeReader
 from shu.store.sqlite import SQLiteStore
 from shu.types import Persona, PersonaConfig
@@ -97,9 +105,9 @@ def test_a_good_password_resets_the_count(logins: Logins) -> None:
         with pytest.raises(UnauthorizedError):
             logins.sign_in("ana", "wrong one!")
     logins.sign_in("ana", PASSWORD)
-    with pytest.raises(UnauthorizedError):  # counts from zero again: not locked
-        logins.sign_in("ana", "wrong one!")
-    assert logins.get("ana").failures == 1
+    for _ in range(MAX_FAILURES - 1):  # counts from zero again: not locked
+        with pytest.raises(UnauthorizedError):
+            logins.sign_in("ana", "wrong one!")
 
 
 def test_sessions_expire_and_end(logins: Logins, store: SQLiteStore) -> None:
@@ -180,3 +188,54 @@ def test_no_table_holds_a_token(logins: Logins, store: SQLiteStore, tmp_path: Pa
     rows = db.execute("SELECT token_hash, session_json FROM login_sessions").fetchall()
     db.close()
     assert rows and all(token not in str(row) for row in rows)
+
+
+def test_a_known_and_an_unknown_name_are_locked_out_alike(logins: Logins) -> None:
+    """The same answers, one by one, for a real name and one nobody has: a lockout names no one."""
+    logins.add("ana", PASSWORD, reads=["alpha"])
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    answers: dict[str, list[str]] = {}
+    for name in ("ana", "nobody"):
+        answers[name] = []
+        for password in ["wrong one!"] * MAX_FAILURES + [PASSWORD]:
+            try:
+                logins.sign_in(name, password, address="10.0.0.1", now=start)
+            except (UnauthorizedError, LockedError) as exc:
+                answers[name].append(f"{type(exc).__name__}: {exc}")
+    assert answers["ana"] == answers["nobody"], answers
+    assert answers["ana"][-1].startswith("LockedError: too many wrong passwords")
+
+
+def test_a_lockout_holds_one_address_and_never_the_others(logins: Logins) -> None:
+    """Wrong passwords for the admin from outside lock that address out, not the admin."""
+    logins.add("root", PASSWORD, admin=True)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    for _ in range(MAX_FAILURES + 3):
+        with pytest.raises((UnauthorizedError, LockedError)):
+            logins.sign_in("root", "wrong one!", address="203.0.113.9", now=start)
+    with pytest.raises(LockedError):
+        logins.sign_in("root", PASSWORD, address="203.0.113.9", now=start)
+    assert logins.sign_in("root", PASSWORD, address="10.0.0.2", now=start)[0].name == "root"
+    later = start + LOCKOUT + timedelta(seconds=1)
+    assert logins.sign_in("root", PASSWORD, address="203.0.113.9", now=later)[0].name == "root"
+
+
+def test_one_address_is_throttled_across_names(logins: Logins) -> None:
+    logins.add("ana", PASSWORD, reads=["alpha"])
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    for number in range(MAX_ADDRESS_FAILURES):
+        with pytest.raises(UnauthorizedError):
+            logins.sign_in(f"guess{number}", "wrong one!", address="203.0.113.7", now=start)
+    with pytest.raises(TooManyRequestsError, match="from this address") as throttled:
+        logins.sign_in("ana", PASSWORD, address="203.0.113.7", now=start)
+    assert 0 < throttled.value.retry_after_s <= LOCKOUT.total_seconds()
+    assert logins.sign_in("ana", PASSWORD, address="203.0.113.8", now=start)[0].name == "ana"
+
+
+def test_an_admins_lock_is_said_only_to_the_right_password(logins: Logins) -> None:
+    logins.add("ana", PASSWORD, reads=["alpha"])
+    logins.lock("ana")
+    with pytest.raises(UnauthorizedError, match=WRONG):
+        logins.sign_in("ana", "wrong one!")
+    with pytest.raises(LockedError, match="locked by an admin"):
+        logins.sign_in("ana", PASSWORD)

@@ -56,3 +56,11 @@ class UnauthorizedError(ShuError):
 class LockedError(ShuError):
     """An account that may not sign in for now: too many wrong passwords, or locked by an admin
     (HTTP 423)."""
+
+
+class TooManyRequestsError(ShuError):
+    """Too many attempts from one place for now (HTTP 429, with Retry-After)."""
+
+    def __init__(self, message: str, retry_after_s: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s

@@ -19,8 +19,10 @@ def test_the_short_fault_suite_finds_nothing() -> None:
     names = [c.name for c in checks]
     assert "kill -9 during ingest (sqlite)" in names and "hostile corpus" in names
     assert "persona and user walls (HTTP, MCP)" in names and "hostile requests (HTTP)" in names
+    assert "file swapped for a link mid-read" in names
     if postgres is not None:
         assert "kill -9 during migrate (postgresql)" in names, why
         assert "persona walls (postgresql)" in names and "hostile corpus (postgresql)" in names, why
         assert "persona and user walls (HTTP, MCP) (postgresql)" in names, why
+        assert "file swapped for a link mid-read (postgresql)" in names, why
     assert all(c.inputs > 0 for c in checks), table

@@ -10,4 +10,4 @@ from shu_eval.faults.abuse import server_abuse_check
 def test_hostile_requests_find_no_crash_hang_or_breach(tmp_path: Path) -> None:
     check = server_abuse_check(tmp_path)
     assert check.inputs > 200
-    assert (check.crashes, check.hangs, check.breaches) == (0, 0, 0), check.notes
+    assert (check.crashes, check.hangs, check.lost, check.breaches) == (0, 0, 0, 0), check.notes

@@ -5,7 +5,6 @@ Retry-After beyond), while another key's search and /healthz still answer."""
 from __future__ import annotations
 
 import contextlib
-import json
 import select
 import socket
 import threading
@@ -158,21 +157,28 @@ def test_one_key_gets_429_beyond_its_requests_per_minute(small_kb: SmallKB) -> N
 
 
 def test_all_callers_together_get_503_beyond_the_total(small_kb: SmallKB) -> None:
-    kb = small_kb("server.concurrent_total=1")
+    """A request takes its place once its body is in (a body still arriving holds none)."""
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(messages: Any, schema: Any) -> str:
+        if schema is None:
+            entered.set()
+            release.wait(60)
+        return f"The Pro plan costs $65. {PRO}"
+
+    kb = small_kb("server.concurrent_total=1", reply=slow)
     ana, bob = (kb.accounts.create_key(user, ["lumen"])[1] for user in ("ana", "bob"))
-    with running(create_app(kb)) as url:
-        parts = urlsplit(url)
-        body = json.dumps(SEARCH).encode()
-        head = (
-            f"POST /v1/search HTTP/1.1\r\nHost: {parts.netloc}\r\nAuthorization: Bearer {ana}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
-        ).encode()
-        with socket.create_connection((parts.hostname, parts.port), timeout=30) as held:
-            held.sendall(head + body[:5])  # ana's search holds the only place while its body arrives
-            time.sleep(0.5)
+    with running(create_app(kb)) as url, ThreadPoolExecutor(1) as pool:
+        body = SEARCH | {"use_cache": False}
+        asked = pool.submit(
+            httpx.post, f"{url}/v1/ask", json=body, headers={"Authorization": f"Bearer {ana}"}, timeout=90
+        )
+        try:
+            assert entered.wait(60), "ana's ask is being written"
             busy = httpx.post(f"{url}/v1/search", json=SEARCH, headers={"Authorization": f"Bearer {bob}"})
-            held.sendall(body[5:])
-            assert _read_all(held).startswith(b"HTTP/1.1 200")
+        finally:
+            release.set()
+        assert asked.result().status_code == 200
         after = httpx.post(f"{url}/v1/search", json=SEARCH, headers={"Authorization": f"Bearer {bob}"})
     assert busy.status_code == 503 and busy.headers["retry-after"] == "1" and "busy" in busy.json()["detail"]
     assert after.status_code == 200

@@ -2,10 +2,18 @@
 
 A password is kept only as its argon2id hash (argon2-cffi), checked in constant time; an unknown
 name is checked against a dummy hash so it answers like a wrong password, with the same message
-and about the same time. Five wrong passwords in a row lock the login for fifteen minutes (an
-admin may also lock it until unlocked). A session is a random 256-bit token the browser keeps in
-an HttpOnly cookie; the store keeps only its SHA-256 (a copied store gives no working session),
-with its expiry and the CSRF token that every state-changing request of the session must echo.
+and about the same time. Every attempt is counted in the store, in one atomic statement, before
+the password is hashed: per (name, address) — the sixth attempt within fifteen minutes is a 423
+unchecked, for a known name and an unknown one alike — and per address, any name (past
+`MAX_ADDRESS_FAILURES` wrong passwords, a 429). A lockout is the pair's, not the name's: wrong
+passwords from one address never lock a user (an admin) out from another. A good password
+forgets its pair's count and is not held against its address. An admin may also lock a login
+until unlocked (said only to whoever gives its right password). At most `sign_in_hashes`
+passwords are hashed at once (argon2id takes 64 MiB each); the rest wait for a turn.
+
+A session is a random 256-bit token the browser keeps in an HttpOnly cookie; the store keeps
+only its SHA-256 (a copied store gives no working session), with its expiry and the CSRF token
+that every state-changing request of the session must echo.
 """
 
 from __future__ import annotations
@@ -14,17 +22,30 @@ import hashlib
 import hmac
 import re
 import secrets
+import threading
 from datetime import UTC, datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from shu.errors import ForbiddenError, InvalidRequestError, LockedError, NotFoundError, UnauthorizedError
+from shu.errors import (
+    ForbiddenError,
+    InvalidRequestError,
+    LockedError,
+    NotFoundError,
+    TooManyRequestsError,
+    UnauthorizedError,
+)
 from shu.store.base import KnowledgeReader, LoginStore
 from shu.types import ApiKey, Login, Session
 
 MAX_FAILURES = 5
+"""Attempts per (name, address) in a window of `LOCKOUT`: the last one checked, more are 423."""
+MAX_ADDRESS_FAILURES = 20
+"""Wrong passwords per address, any names, in a window of `LOCKOUT` (429 beyond)."""
 LOCKOUT = timedelta(minutes=15)
+ANY_NAME = ""
+"""The name an address's own count is kept under (no login is named so)."""
 SESSION_LIFETIME = timedelta(hours=12)
 MIN_PASSWORD_CHARS = 8
 MAX_PASSWORD_CHARS = 1024
@@ -39,9 +60,10 @@ class Logins:
     """Users who sign in and their sessions, over the login store; `knowledge` is read to check
     the personas a user is given."""
 
-    def __init__(self, store: LoginStore, knowledge: KnowledgeReader) -> None:
+    def __init__(self, store: LoginStore, knowledge: KnowledgeReader, hashes: int = 2) -> None:
         self.store = store
         self.knowledge = knowledge
+        self._hashing = threading.BoundedSemaphore(hashes)
 
     # -- users (an admin's) ---------------------------------------------------------------
 
@@ -89,6 +111,7 @@ class Logins:
         login = login.model_copy(update={"failures": 0, "locked_until": ""})
         self.store.save_login(login, _hash_password(password))
         self.store.delete_sessions(name)
+        self.store.forget_sign_ins(name)
         return login
 
     def lock(self, name: str) -> Login:
@@ -103,45 +126,55 @@ class Logins:
         login, password_hash = self._found(name)
         login = login.model_copy(update={"locked": False, "failures": 0, "locked_until": ""})
         self.store.save_login(login, password_hash)
+        self.store.forget_sign_ins(name)  # from every address
         return login
 
     # -- signing in -----------------------------------------------------------------------
 
-    def sign_in(self, name: str, password: str, now: datetime | None = None) -> tuple[Login, Session, str]:
+    def sign_in(
+        self, name: str, password: str, address: str = "", now: datetime | None = None
+    ) -> tuple[Login, Session, str]:
         """Check a password and open a session: the login, the session and its token (given to
-        the browser once; only its hash is kept). UnauthorizedError with one message for an
-        unknown name and a wrong password; LockedError while the login is locked."""
+        the browser once; only its hash is kept). `address`: where the attempt comes from.
+        UnauthorizedError with one message for an unknown name and a wrong password; LockedError
+        after too many attempts for the name from this address (whether the name exists or not)
+        or, to whoever gives the right password, while an admin has locked it;
+        TooManyRequestsError after too many wrong passwords from the address."""
         moment = now or _now()
+        stamp, since = _stamp(moment), _stamp(moment - LOCKOUT)
+        self.store.forget_old_sign_ins(since)
+        counted = name[:100] or " "  # never the address's own count
+        attempts, started = self.store.count_sign_in(counted, address, stamp, since)
+        if attempts > MAX_FAILURES:  # refused before any hashing: the count is already written
+            raise LockedError(_too_many(started))
+        from_address, began = self.store.count_sign_in(ANY_NAME, address, stamp, since)
+        if from_address > MAX_ADDRESS_FAILURES:
+            raise TooManyRequestsError(
+                f"too many wrong passwords from this address: try again after {_after(began)}",
+                retry_after_s=max(1, int((_parse(began) + LOCKOUT - moment).total_seconds())),
+            )
         found = self.store.get_login(name) if _NAME.match(name) else None
-        if found is None:
-            _verify(_DUMMY, password)  # as long as a wrong password takes
+        with self._hashing:
+            right = _verify(found[1] if found else _DUMMY, password)  # an unknown name takes as long
+        if found is None or not right:
+            if attempts >= MAX_FAILURES:
+                raise LockedError(_too_many(started))
             raise UnauthorizedError(WRONG)
         login, password_hash = found
-        _refuse_locked(login, moment)
-        if not _verify(password_hash, password):
-            failures = login.failures + 1
-            locked_until = _stamp(moment + LOCKOUT) if failures >= MAX_FAILURES else ""
-            self.store.save_login(
-                login.model_copy(
-                    update={"failures": 0 if locked_until else failures, "locked_until": locked_until}
-                ),
-                password_hash,
-            )
-            if locked_until:
-                raise LockedError(
-                    f"too many wrong passwords: {name!r} may sign in again after {locked_until}"
-                )
-            raise UnauthorizedError(WRONG)
+        self.store.forget_sign_ins(counted, address)
+        self.store.uncount_sign_in(ANY_NAME, address)
+        if login.locked:
+            raise LockedError(f"{login.name!r} is locked by an admin (`shu users unlock {login.name}`)")
         if login.failures or login.locked_until or _hasher.check_needs_rehash(password_hash):
             login = login.model_copy(update={"failures": 0, "locked_until": ""})
             if _hasher.check_needs_rehash(password_hash):
                 password_hash = _hash_password(password)
             self.store.save_login(login, password_hash)
-        self.store.delete_expired_sessions(_stamp(moment))  # expired ones are forgotten here
+        self.store.delete_expired_sessions(stamp)  # expired ones are forgotten here
         token = secrets.token_urlsafe(32)
         session = Session(
             user=name,
-            created=_stamp(moment),
+            created=stamp,
             expires=_stamp(moment + SESSION_LIFETIME),
             csrf=secrets.token_urlsafe(32),
         )
@@ -200,13 +233,13 @@ def csrf_matches(session: Session, sent: str | None) -> bool:
     return bool(sent) and hmac.compare_digest(session.csrf.encode(), (sent or "").encode())
 
 
-def _refuse_locked(login: Login, moment: datetime) -> None:
-    if login.locked:
-        raise LockedError(f"{login.name!r} is locked by an admin (`shu users unlock {login.name}`)")
-    if login.locked_until and _parse(login.locked_until) > moment:
-        raise LockedError(
-            f"too many wrong passwords: {login.name!r} may sign in again after {login.locked_until}"
-        )
+def _too_many(started: str) -> str:
+    """One message for a known and an unknown name (it names neither)."""
+    return f"too many wrong passwords for this name from this address: sign in again after {_after(started)}"
+
+
+def _after(started: str) -> str:
+    return _stamp(_parse(started) + LOCKOUT)
 
 
 def _hash_password(password: str) -> str:

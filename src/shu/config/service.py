@@ -67,6 +67,24 @@ class ServerSettings(BaseModel):
         description="a background job runs this long while another persona's job waits, then lets it "
         "run first (it resumes where it stopped): one writer's large upload never stalls everyone's",
     )
+    concurrent_unauthenticated: int = Field(
+        4,
+        ge=1,
+        le=256,
+        description="requests without a good key or session (sign-ins among them) running at once, "
+        "apart from the others' (503 beyond)",
+    )
+    sign_in_hashes: int = Field(
+        2,
+        ge=1,
+        le=64,
+        description="passwords hashed at once (argon2id takes 64 MiB each); sign-ins wait a turn",
+    )
+    trusted_proxies: list[str] = Field(
+        default_factory=list,
+        description="addresses (or networks) of reverse proxies whose X-Forwarded-For names the client "
+        'to the limits, e.g. ["127.0.0.1"]; none by default',
+    )
     max_upload_bytes: int = Field(
         50 * 1024 * 1024,
         ge=1024,
@@ -74,10 +92,10 @@ class ServerSettings(BaseModel):
         description="the most bytes one upload (POST /v1/personas/{p}/documents) sends, files together",
     )
 
-    @field_validator("allowed_hosts", mode="before")
+    @field_validator("allowed_hosts", "trusted_proxies", mode="before")
     @classmethod
     def _listed(cls, value: object) -> object:
-        """`--set server.allowed_hosts=a.example,b.example` lists two names."""
+        """`--set server.allowed_hosts=a.example,b.example` lists two names (and so for proxies)."""
         return [part for part in value.split(",") if part.strip()] if isinstance(value, str) else value
 
     @field_validator("allowed_hosts")
@@ -88,6 +106,17 @@ class ServerSettings(BaseModel):
             if not name or (any(c in name for c in "/:*@ ") and not _ipv6(name)):
                 raise ValueError(f"{name!r}: a host name or address, without scheme, port or wildcard")
         return names
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: list[str]) -> list[str]:
+        networks = []
+        for text in value:
+            try:
+                networks.append(str(ipaddress.ip_network(text.strip(), strict=False)))
+            except ValueError:
+                raise ValueError(f"{text!r}: an address or a network (10.0.0.0/8), not a name") from None
+        return networks
 
 
 def _ipv6(name: str) -> bool:

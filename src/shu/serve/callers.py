@@ -10,6 +10,8 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.datastructures import Headers
+from starlette.requests import cookie_parser
 
 from shu.accounts.logins import Logins, caller_of, csrf_matches
 from shu.errors import ForbiddenError
@@ -28,21 +30,27 @@ def caller(
 ) -> ApiKey | None:
     """The key of the request (or the signed-in user's, as a key); None on a server without keys
     or users (everything is open)."""
-    kb: KnowledgeBase = request.app.state.kb
     if not request.app.state.keys_required():
         return None
-    cookie = request.cookies.get(SESSION_COOKIE)
-    if credentials is None and cookie and not request.headers.get("authorization"):
-        key = _session_caller(kb, request, cookie)
-    else:
-        key = kb.accounts.authenticate(credentials.credentials if credentials else None)
+    key = key_of(request.app.state.kb, request.method, Headers(scope=request.scope))
     request.state.key = key
     return key
 
 
-def _session_caller(kb: KnowledgeBase, request: Request, cookie: str) -> ApiKey:
+def key_of(kb: KnowledgeBase, method: str, headers: Headers) -> ApiKey:
+    """The key a request's headers carry: its bearer key, else its session's user (with the CSRF
+    token when it changes something); UnauthorizedError or ForbiddenError else."""
+    authorization = headers.get("authorization")
+    session = cookie_parser(headers.get("cookie", "")).get(SESSION_COOKIE, "")
+    if not authorization and session:
+        return _session_caller(kb, method, headers, session)
+    scheme, _, token = (authorization or "").partition(" ")
+    return kb.accounts.authenticate(token.strip() if scheme.lower() == "bearer" and token.strip() else None)
+
+
+def _session_caller(kb: KnowledgeBase, method: str, headers: Headers, cookie: str) -> ApiKey:
     login, session = Logins(kb.store, kb.store).session(cookie)
-    if request.method not in SAFE_METHODS and not csrf_matches(session, request.headers.get(CSRF_HEADER)):
+    if method not in SAFE_METHODS and not csrf_matches(session, headers.get(CSRF_HEADER)):
         raise ForbiddenError(
             f"a signed-in request that changes something needs the session's {CSRF_HEADER} header "
             "(the page sends it; GET /v1/session gives it)"

@@ -15,17 +15,22 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import unquote
 
+import anyio
 from fastapi import Depends, FastAPI, File, Query, UploadFile
 from fastapi.responses import FileResponse, JSONResponse
 from starlette.datastructures import Headers
+from starlette.responses import Response
 from starlette.types import Scope
 
 from shu.accounts.keys import authorize, authorize_write
+from shu.errors import ForbiddenError, NotFoundError, UnauthorizedError
 from shu.ingest.uploads import TooLarge, UploadRefused, check_content, safe_name, store_file
 from shu.jobs import progress_view
 from shu.kb import KnowledgeBase
-from shu.serve.callers import Caller
+from shu.serve.callers import Caller, key_of
+from shu.serve.limits import Wider
 from shu.types import ApiKey, Job
 
 MAX_FILES = 100
@@ -34,18 +39,35 @@ FRAMING_BYTES = 64 * 1024
 _UPLOAD_PATH = re.compile(r"^/v1/personas/[^/]+/documents/?$")
 
 
-def upload_limit(max_upload_bytes: int, keys_required: Callable[[], bool]) -> Any:
-    """For `BodyLimit`: the larger limit of an upload request, None for every other. On a server
-    that asks who is calling, a request with no credentials at all keeps the small limit (its
-    401 comes without the server reading megabytes first)."""
+def is_upload(scope: Scope) -> bool:
+    return scope.get("method") == "POST" and bool(_UPLOAD_PATH.match(scope.get("path", "")))
 
-    def wider(scope: Scope) -> int | None:
-        if scope.get("method") != "POST" or not _UPLOAD_PATH.match(scope.get("path", "")):
-            return None
-        headers = Headers(scope=scope)
-        if "authorization" not in headers and "cookie" not in headers and keys_required():
-            return None
+
+def upload_limit(kb: KnowledgeBase, max_upload_bytes: int, keys_required: Callable[[], bool]) -> Wider:
+    """For `BodyLimit`: the larger limit of an upload whose key or session is good and may write
+    the persona (checked in a thread: the store may block), None for every other request. An
+    upload without them gets its 401 or 403 for a body past the small limit, unread — a junk
+    cookie or a forged key lifts nothing."""
+    threads = anyio.CapacityLimiter(4)
+
+    def allowed(scope: Scope) -> int | Response:
+        if not keys_required():
+            return max_upload_bytes + FRAMING_BYTES
+        slug = unquote(scope.get("path", "").split("/")[3])
+        try:
+            authorize_write(key_of(kb, "POST", Headers(scope=scope)), slug)
+        except UnauthorizedError as exc:
+            return JSONResponse(
+                {"detail": str(exc)}, 401, headers={"WWW-Authenticate": "Bearer", "Connection": "close"}
+            )
+        except (ForbiddenError, NotFoundError) as exc:
+            return JSONResponse({"detail": str(exc)}, 403, headers={"Connection": "close"})
         return max_upload_bytes + FRAMING_BYTES
+
+    async def wider(scope: Scope) -> int | Response | None:
+        if not is_upload(scope):
+            return None
+        return await anyio.to_thread.run_sync(allowed, scope, limiter=threads)
 
     return wider
 

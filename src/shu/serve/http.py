@@ -28,6 +28,8 @@ from fastapi.staticfiles import StaticFiles
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import AfterValidator, Field
 from pydantic_core import PydanticCustomError
+from starlette.datastructures import Headers
+from starlette.requests import cookie_parser
 
 from shu import __version__
 from shu.accounts.keys import authorize, check_own_profile_fields, reached_personas, require_admin
@@ -40,14 +42,16 @@ from shu.errors import (
     LockedError,
     NotFoundError,
     ShuError,
+    TooManyRequestsError,
     UnauthorizedError,
 )
 from shu.jobs import progress_view
 from shu.kb import MAX_QUERY_CHARS, KnowledgeBase
-from shu.serve.callers import Caller
+from shu.serve.callers import SESSION_COOKIE, Caller
 from shu.serve.conversations_http import add_conversation_routes
 from shu.serve.documents_http import (
     add_document_routes,
+    is_upload,
     job_files,
     own_upload_job,
     upload_job_view,
@@ -86,6 +90,7 @@ _STATUS = (
     (ForbiddenError, 403),
     (ConflictError, 409),
     (LockedError, 423),
+    (TooManyRequestsError, 429),
 )
 PAGE_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -234,7 +239,10 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
 
     @app.exception_handler(ShuError)
     async def shu_error(request: Request, exc: ShuError) -> JSONResponse:
-        return _error(exc, next((code for kind, code in _STATUS if isinstance(exc, kind)), 400))
+        response = _error(exc, next((code for kind, code in _STATUS if isinstance(exc, kind)), 400))
+        if isinstance(exc, TooManyRequestsError):
+            response.headers["Retry-After"] = str(exc.retry_after_s)
+        return response
 
     health_threads = anyio.CapacityLimiter(2)
 
@@ -413,24 +421,33 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     app.router.routes.extend(mcp_app.routes)  # /mcp: streamable HTTP, sessions run by the lifespan
     app.mount("/", StaticFiles(directory=WEB_PAGE, html=True), name="web")
     app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]  # starlette: a handler takes any Exception
-    app.add_middleware(WorkLimiter, settings=limits, identify=_key_id(kb))
+    app.add_middleware(WorkLimiter, settings=limits, identify=_who(kb, keys_required), streamed=is_upload)
     app.add_middleware(
-        BodyLimit, limit=MAX_BODY_BYTES, wider=upload_limit(limits.max_upload_bytes, keys_required)
+        BodyLimit, limit=MAX_BODY_BYTES, wider=upload_limit(kb, limits.max_upload_bytes, keys_required)
     )
     app.add_middleware(HostGuard, rule=HostRule(bound=host, configured=limits.allowed_hosts))
     return app
 
 
-def _key_id(kb: KnowledgeBase) -> Callable[[str], str | None]:
-    """The id of the key a bearer token belongs to, None for no good key."""
+def _who(kb: KnowledgeBase, keys_required: Callable[[], bool]) -> Callable[[Headers], str | None]:
+    """For the limits: `key:<id>` for a good bearer key (it wins over a cookie, as in
+    callers.py), `user:<name>` for a good session, "" on a server open to all, None else."""
+    logins = logins_of(kb)
 
-    def identify(token: str) -> str | None:
+    def who(headers: Headers) -> str | None:
+        if not keys_required():
+            return ""
+        authorization = headers.get("authorization")
+        session = cookie_parser(headers.get("cookie", "")).get(SESSION_COOKIE)
         try:
-            return kb.accounts.authenticate(token).id
+            if authorization or not session:
+                scheme, _, token = (authorization or "").partition(" ")
+                return "key:" + kb.accounts.authenticate(token if scheme.lower() == "bearer" else None).id
+            return "user:" + logins.session(session)[0].name
         except UnauthorizedError:
             return None
 
-    return identify
+    return who
 
 
 def _user_of(key: ApiKey | None) -> str:

@@ -15,6 +15,7 @@ from pydantic import Field
 from shu.accounts.keys import require_admin
 from shu.accounts.logins import MAX_PASSWORD_CHARS, SESSION_LIFETIME, Logins, caller_of
 from shu.kb import KnowledgeBase
+from shu.serve.addresses import Addresses
 from shu.serve.callers import SESSION_COOKIE, Caller
 from shu.serve.validation import Body
 from shu.types import Login, Session
@@ -48,18 +49,20 @@ class NewPassword(Body):
 
 
 def logins_of(kb: KnowledgeBase) -> Logins:
-    return Logins(kb.store, kb.store)
+    return Logins(kb.store, kb.store, kb.settings.server.sign_in_hashes)
 
 
 def add_session_routes(app: FastAPI, kb: KnowledgeBase) -> None:
-    logins = logins_of(kb)
+    logins = logins_of(kb)  # one for the routes: its passwords hashed `server.sign_in_hashes` at once
+    addresses = Addresses(kb.settings.server.trusted_proxies)
 
     @app.post("/v1/session")
     def sign_in(body: SignIn, request: Request, response: Response) -> dict[str, Any]:
         """Sign in with a name and a password: the session's cookie, and its CSRF token. A wrong
-        password and an unknown name are one 401; five wrong passwords lock the user 15 minutes
-        (423)."""
-        login, session, token = logins.sign_in(body.name, body.password)
+        password and an unknown name are one 401; the sixth attempt within 15 minutes for a name
+        from one address is a 423 (known name or not), more than 20 wrong passwords from one
+        address a 429; other addresses still sign in."""
+        login, session, token = logins.sign_in(body.name, body.password, addresses.client(request.scope))
         response.set_cookie(
             SESSION_COOKIE,
             token,

@@ -368,6 +368,24 @@ class LoginStore(Protocol):
         """Forget the sessions that expired by `moment` (ISO, UTC); how many there were."""
         ...
 
+    def count_sign_in(self, name: str, address: str, now: str, since: str) -> tuple[int, str]:
+        """One more sign-in attempt of `name` (`''`: any name) from `address`, counted in one
+        atomic statement before the password is checked: the attempts of the window and when it
+        started. A window started at or before `since` starts again at `now` (ISO, UTC)."""
+        ...
+
+    def uncount_sign_in(self, name: str, address: str) -> None:
+        """One attempt fewer (a good password is not held against its address)."""
+        ...
+
+    def forget_sign_ins(self, name: str, address: str | None = None) -> int:
+        """Forget the attempts of a name from one address, or from every one (None)."""
+        ...
+
+    def forget_old_sign_ins(self, since: str) -> int:
+        """Forget the windows started at or before `since`; how many there were."""
+        ...
+
 
 class AnsweringStore(KnowledgeReader, FindingStore, Protocol):
     """What answering needs: the knowledge to read, and the findings the agent writes back."""

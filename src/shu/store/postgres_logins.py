@@ -1,5 +1,6 @@
 """What a PostgreSQL store keeps of the people who sign in: logins with their password hash,
-and sessions by the hash of their token."""
+sessions by the hash of their token, and sign-in attempts per (name, address) (an attempt is
+counted by one upsert: atomic across connections and processes)."""
 
 from __future__ import annotations
 
@@ -71,4 +72,40 @@ class PostgresLoginTables(ABC):
             cursor = conn.execute(
                 'DELETE FROM login_sessions WHERE expires COLLATE "C" <= %s', (_clean(moment),)
             )
+            return int(cursor.rowcount)
+
+    def count_sign_in(self, name: str, address: str, now: str, since: str) -> tuple[int, str]:
+        with self._connection() as conn:
+            row = conn.execute(
+                "INSERT INTO sign_in_attempts AS a (name, address, attempts, started) "
+                "VALUES (%s, %s, 1, %s) ON CONFLICT (name, address) DO UPDATE SET "
+                "attempts = CASE WHEN a.started <= %s THEN 1 ELSE a.attempts + 1 END, "
+                "started = CASE WHEN a.started <= %s THEN excluded.started ELSE a.started END "
+                "RETURNING attempts, started",
+                (_clean(name), _clean(address), now, since, since),
+            ).fetchone()
+        return int(row[0]), str(row[1])
+
+    def uncount_sign_in(self, name: str, address: str) -> None:
+        with self._connection() as conn:
+            conn.execute(
+                "UPDATE sign_in_attempts SET attempts = attempts - 1 "
+                "WHERE name = %s AND address = %s AND attempts > 0",
+                (_clean(name), _clean(address)),
+            )
+
+    def forget_sign_ins(self, name: str, address: str | None = None) -> int:
+        with self._connection() as conn:
+            if address is None:
+                cursor = conn.execute("DELETE FROM sign_in_attempts WHERE name = %s", (_clean(name),))
+            else:
+                cursor = conn.execute(
+                    "DELETE FROM sign_in_attempts WHERE name = %s AND address = %s",
+                    (_clean(name), _clean(address)),
+                )
+            return int(cursor.rowcount)
+
+    def forget_old_sign_ins(self, since: str) -> int:
+        with self._connection() as conn:
+            cursor = conn.execute("DELETE FROM sign_in_attempts WHERE started <= %s", (since,))
             return int(cursor.rowcount)

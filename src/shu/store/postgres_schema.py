@@ -233,6 +233,18 @@ MIGRATIONS: list[str] = [
     INSERT INTO shu_meta(key, value)
         SELECT 'identifier_terms', '"pending"' WHERE EXISTS (SELECT 1 FROM chunks);
     """,
+    # 11: sign-in attempts counted per (name, address) and per address (name ''), each in a window
+    # that starts again once `started` is older than the lockout (`shu.accounts.logins`)
+    """
+    CREATE TABLE sign_in_attempts (
+        name text NOT NULL,
+        address text NOT NULL,
+        attempts integer NOT NULL,
+        started text COLLATE "C" NOT NULL,
+        PRIMARY KEY (name, address)
+    );
+    CREATE INDEX sign_in_attempts_started ON sign_in_attempts (started);
+    """,
 ]
 
 POSTINGS_INDEXES = (

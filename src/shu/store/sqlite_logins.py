@@ -1,5 +1,6 @@
 """What a SQLite store keeps of the people who sign in: logins with their password hash, and
-sessions by the hash of their token. Single statements under the store's lock."""
+sessions by the hash of their token, and sign-in attempts per (name, address). Single statements
+under the store's lock (an attempt is counted by one upsert: atomic across threads and processes)."""
 
 from __future__ import annotations
 
@@ -71,3 +72,34 @@ class SQLiteLoginTables(ABC):
     def delete_expired_sessions(self, moment: str) -> int:
         with self._statement() as db:
             return int(db.execute("DELETE FROM login_sessions WHERE expires <= ?", (moment,)).rowcount)
+
+    def count_sign_in(self, name: str, address: str, now: str, since: str) -> tuple[int, str]:
+        with self._statement() as db:
+            row = db.execute(
+                "INSERT INTO sign_in_attempts(name, address, attempts, started) VALUES (?, ?, 1, ?) "
+                "ON CONFLICT(name, address) DO UPDATE SET "
+                "attempts = CASE WHEN started <= ? THEN 1 ELSE attempts + 1 END, "
+                "started = CASE WHEN started <= ? THEN excluded.started ELSE started END "
+                "RETURNING attempts, started",
+                (name, address, now, since, since),
+            ).fetchone()
+        return int(row[0]), str(row[1])
+
+    def uncount_sign_in(self, name: str, address: str) -> None:
+        with self._statement() as db:
+            db.execute(
+                "UPDATE sign_in_attempts SET attempts = attempts - 1 "
+                "WHERE name = ? AND address = ? AND attempts > 0",
+                (name, address),
+            )
+
+    def forget_sign_ins(self, name: str, address: str | None = None) -> int:
+        with self._statement() as db:
+            if address is None:
+                return int(db.execute("DELETE FROM sign_in_attempts WHERE name = ?", (name,)).rowcount)
+            query = "DELETE FROM sign_in_attempts WHERE name = ? AND address = ?"
+            return int(db.execute(query, (name, address)).rowcount)
+
+    def forget_old_sign_ins(self, since: str) -> int:
+        with self._statement() as db:
+            return int(db.execute("DELETE FROM sign_in_attempts WHERE started <= ?", (since,)).rowcount)

@@ -214,4 +214,16 @@ MIGRATIONS: list[str] = [
     INSERT INTO meta(key, value)
         SELECT 'identifier_terms', '"pending"' WHERE EXISTS (SELECT 1 FROM chunks)
     """,
+    # 13: sign-in attempts counted per (name, address) and per address (name ''), each in a window
+    # that starts again once `started` is older than the lockout (`shu.accounts.logins`)
+    """
+    CREATE TABLE sign_in_attempts (
+        name TEXT NOT NULL,
+        address TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        started TEXT NOT NULL,
+        PRIMARY KEY (name, address)
+    );
+    CREATE INDEX sign_in_attempts_started ON sign_in_attempts(started)
+    """,
 ]

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from shu.accounts.logins import MAX_FAILURES, Logins
+from shu.errors import LockedError, UnauthorizedError
 from shu.store.base import Store
 from shu.types import Login, Session
+
+PASSWORD = "a long enough password"
 
 
 class LoginsConformance:
@@ -46,3 +54,44 @@ class LoginsConformance:
         store.add_session("new", session("2026-01-01T12:00:01+00:00"))
         assert store.delete_expired_sessions("2026-01-01T12:00:00+00:00") == 2
         assert store.get_session("new") is not None and store.get_session("old") is None
+
+    def test_sign_in_attempts_are_counted_in_one_statement(self, store: Store) -> None:
+        """Threads counting at once each get their own number (none read before another wrote)."""
+        now, since = "2026-01-01T12:00:00+00:00", "2026-01-01T11:45:00+00:00"
+        with ThreadPoolExecutor(8) as pool:
+            counts = list(
+                pool.map(lambda _: store.count_sign_in("ana", "10.0.0.1", now, since)[0], range(40))
+            )
+        assert sorted(counts) == list(range(1, 41))
+        assert store.count_sign_in("ana", "10.0.0.2", now, since) == (1, now), "each address its own"
+        assert store.count_sign_in("", "10.0.0.1", now, since) == (1, now), "'' is the address's own"
+        store.uncount_sign_in("ana", "10.0.0.2")
+        assert store.count_sign_in("ana", "10.0.0.2", now, since) == (1, now)
+        later, after = "2026-01-01T12:15:00+00:00", "2026-01-01T12:00:01+00:00"
+        assert store.count_sign_in("ana", "10.0.0.1", later, now) == (1, later), "a window starts again"
+        assert store.forget_old_sign_ins(now) == 2 and store.forget_old_sign_ins(after) == 0
+        assert store.forget_sign_ins("ana") == 1
+        assert store.count_sign_in("ana", "10.0.0.1", later, now) == (1, later)
+
+    def test_concurrent_wrong_passwords_are_checked_at_most_the_allowed_times(self, store: Store) -> None:
+        """32 wrong passwords at once for one name from one address: only the allowed number are
+        checked (401, and the last one checked 423), the rest refused unchecked (423); the right
+        password from another address still signs in."""
+        logins = Logins(store, store)
+        logins.add("ana", PASSWORD)
+
+        def guess(number: int) -> int:
+            try:
+                logins.sign_in("ana", f"wrong guess {number}", address="10.0.0.9")
+            except UnauthorizedError:
+                return 401
+            except LockedError:
+                return 423
+            return 200
+
+        with ThreadPoolExecutor(16) as pool:
+            statuses = list(pool.map(guess, range(32)))
+        assert statuses.count(401) == MAX_FAILURES - 1 and statuses.count(423) == 32 - MAX_FAILURES + 1
+        with pytest.raises(LockedError):
+            logins.sign_in("ana", PASSWORD, address="10.0.0.9")
+        assert logins.sign_in("ana", PASSWORD, address="10.0.0.8")[0].name == "ana"

@@ -4,7 +4,14 @@ limit (not a 413, or one of 64 MiB read to its end, is a breach), JSON no encode
 surrogate, NaN, Infinity — on every JSON route and at /mcp (a 5xx is a crash), one key holding
 more requests than it may (no 429 is a breach; another key's search or /healthz not answering is a
 hang), one key past its requests a minute (no 429 is a breach), and connections trickling their
-request a byte at a time (one left open is a hang)."""
+request a byte at a time (one left open is a hang).
+
+Sign-in (`signin_abuse.py`'s rows, on the same server and store): concurrent wrong passwords
+(more checked than the lockout allows is a breach; the user locked out from another address is
+data lost), a known and an unknown name answered differently (a breach), 32 concurrent sign-ins
+and 32 trickling keyless bodies while a keyed search must answer (a 503 is a breach), a session
+sharing its address's allowance (a breach), and a forged key or junk cookie sending a 45 MB
+upload (no 401 before the body is a breach)."""
 
 from __future__ import annotations
 
@@ -22,7 +29,8 @@ import httpx
 from shu.kb import KnowledgeBase, open_kb
 from shu.serve.background import running
 from shu.serve.http import MAX_BODY_BYTES, create_app
-from shu_eval.faults.checks import Check, walls_corpus
+from shu_eval.faults.checks import Check, store_label, store_overrides, walls_corpus
+from shu_eval.faults.signin_abuse import sign_in_rows
 
 READ_TIMEOUT_S = 2.0
 ANSWER_WITHIN_S = 20.0
@@ -57,10 +65,11 @@ JSON_ROUTES = [
 UNENCODABLE = ('"\\ud800"', '"vault \\udfff"', "NaN", "Infinity", "-Infinity", "1e999")
 
 
-def server_abuse_check(work: Path) -> Check:
+def server_abuse_check(work: Path, url: str = "") -> Check:
+    """Every row against a real server over the store `url` names (PostgreSQL; "": SQLite)."""
     root = walls_corpus(work / "abuse")
-    check = Check("hostile requests (HTTP)", 0)
-    overrides = ["answer.cache=false", f"server.read_timeout_s={READ_TIMEOUT_S}"]
+    check = Check(f"hostile requests (HTTP){store_label(url)}", 0)
+    overrides = ["answer.cache=false", f"server.read_timeout_s={READ_TIMEOUT_S}", *store_overrides(url)]
     with open_kb(work / "abuse-home", overrides) as kb:
         kb.ingest(root)
         with running(create_app(kb)) as url:
@@ -76,6 +85,7 @@ def server_abuse_check(work: Path) -> Check:
             _held(url, kb, tokens["busy"], tokens["calm"], check)
             _per_minute(url, kb, tokens["rate"], check)
             _tricklers(url, check)
+        sign_in_rows(kb, check)
     return check
 
 
@@ -157,14 +167,16 @@ def _unencodable(url: str, token: str, check: Check) -> None:
 
 
 def _held(url: str, kb: KnowledgeBase, busy: str, calm: str, check: Check) -> None:
-    """`busy` holds more asks than it may (their bodies still arriving); the ones beyond its
+    """`busy` holds more uploads than it may (their bodies still streaming into the route: a
+    request's place is taken once its body is in, an upload's as it streams); the ones beyond its
     limit must get 429, while `calm` searches and /healthz answers."""
     allowed = kb.settings.server.concurrent_per_caller
     parts = urlsplit(url)
-    body = b'{"question": "What is the vault code?", "persona": "alpha"}'
+    body = b"--b\r\n" + b"x" * 995
     head = (
-        f"POST /v1/ask HTTP/1.1\r\nHost: {parts.netloc}\r\nAuthorization: Bearer {busy}\r\n"
-        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        f"POST /v1/personas/alpha/documents HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+        f"Authorization: Bearer {busy}\r\n"
+        f"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: {len(body)}\r\n\r\n"
     ).encode()
     held = [socket.create_connection((parts.hostname, parts.port), timeout=60) for _ in range(allowed + 4)]
     try:
@@ -179,7 +191,9 @@ def _held(url: str, kb: KnowledgeBase, busy: str, calm: str, check: Check) -> No
         check.inputs += len(held)
         if len(refused) < len(held) - allowed:
             check.breaches += 1
-            check.notes.append(f"{len(held)} asks held at once by one key: {len(refused)} refused with 429")
+            check.notes.append(
+                f"{len(held)} uploads held at once by one key: {len(refused)} refused with 429"
+            )
         with ThreadPoolExecutor(2) as pool:
             search = pool.submit(_timed, "POST", f"{url}/v1/search", SEARCH, calm)
             health = pool.submit(_timed, "GET", f"{url}/healthz", None, None)
@@ -188,9 +202,6 @@ def _held(url: str, kb: KnowledgeBase, busy: str, calm: str, check: Check) -> No
                 if outcome is None:
                     check.hangs += 1
                     check.notes.append(f"{name} did not answer within {ANSWER_WITHIN_S:.0f} s of a burst")
-        for sock in held:
-            if sock not in refused:
-                sock.sendall(body[5:])
     finally:
         for sock in held:
             sock.close()

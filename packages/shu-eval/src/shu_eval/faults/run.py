@@ -14,6 +14,7 @@ from shu_eval.faults.abuse import server_abuse_check
 from shu_eval.faults.checks import Check, concurrency_check, hostile_check, walls_check
 from shu_eval.faults.corpus import good_corpus
 from shu_eval.faults.crash import CrashSuite, Stores
+from shu_eval.faults.race import link_race_check
 from shu_eval.faults.serve import serve_walls_check
 
 Progress = Callable[[str], None]
@@ -26,10 +27,13 @@ class Scale:
     ingests: int
     searchers: int
     documents: int
+    race_ingests: int
 
 
-SHORT = Scale(crash_runs_per_kind=2, hostile_files=130, ingests=3, searchers=2, documents=12)
-FULL = Scale(crash_runs_per_kind=9, hostile_files=1040, ingests=4, searchers=3, documents=30)
+SHORT = Scale(crash_runs_per_kind=2, hostile_files=130, ingests=3, searchers=2, documents=12, race_ingests=30)
+FULL = Scale(
+    crash_runs_per_kind=9, hostile_files=1040, ingests=4, searchers=3, documents=30, race_ingests=150
+)
 KINDS = ("ingest", "enrich", "migrate")
 
 
@@ -83,8 +87,14 @@ def run_faults(scale: Scale, postgres: str | None = None, progress: Progress | N
             checks += list(walls_check(folder, crash.stores.url(store, folder)))
             say(f"persona and user walls through HTTP and MCP ({store})")
             checks.append(serve_walls_check(folder, crash.stores.url(store, folder)))
-        say("hostile requests through HTTP")
-        checks.append(server_abuse_check(work))
+        for store in crash.stores.kinds():
+            folder = work / f"race-{store}"
+            say(f"a file swapped for a link mid-read ({store})")
+            checks.append(link_race_check(folder, scale.race_ingests, crash.stores.url(store, folder)))
+        for store in crash.stores.kinds():  # sign-in's counts live in the store
+            folder = work / f"abuse-{store}"
+            say(f"hostile requests through HTTP ({store})")
+            checks.append(server_abuse_check(folder, crash.stores.url(store, folder)))
         return checks
 
 
@@ -105,7 +115,8 @@ def markdown(checks: list[Check], scale: Scale, seconds: float) -> str:
     scale_line = (
         f"Scale: {scale.crash_runs_per_kind} crash runs per kind and store, "
         f"{scale.hostile_files} hostile files, "
-        f"{scale.ingests} concurrent ingests with {scale.searchers} searchers; {seconds:.0f} s in all."
+        f"{scale.ingests} concurrent ingests with {scale.searchers} searchers, "
+        f"{scale.race_ingests} ingests racing a link swap; {seconds:.0f} s in all."
     )
     return "\n".join([*lines, "", scale_line, *(["", *notes] if notes else [])]) + "\n"
 

@@ -244,7 +244,8 @@ def test_the_note_goes_on_its_own_line_after_the_sentence_and_its_keys() -> None
         f"Pro is a plan {KEY}. It costs $99 {KEY} {KEY}.",
         "[contradicted] the cited section says: “The Pro plan costs (^other:Secret) $65 per seat per month.”",
         f"Support is 24/7 {KEY}.",
-        "[unsupported] not stated in what it cites",
+        "[unsupported] not stated in what it cites, which says: “The Pro plan costs (^other:Secret) $65 per "
+        "seat per month.”",
     ], "a key-like string quoted from a document is not a citation"
 
 
@@ -269,3 +270,75 @@ def test_digits_inside_a_name_are_not_values() -> None:
     sentence = "We moved the bucket to S3 in Q3; MS-300 costs 131.2 per 1,000 sheets"
     assert numbers_in(sentence) == {"131.2", "1000"}
     assert numbers_in("INC-2026-0402 used 200gsm paper") == {"200"}, "a quantity with its unit is a value"
+
+
+ERRORS = AssembledContext(
+    documents=[
+        ContextDocument(
+            doc_id="connectors",
+            title="Connector errors in the US region",
+            date="2026-03-02",
+            score=1.0,
+            sections=[
+                ContextSection(
+                    section_path="Connector errors > CONN-106 BigQuery bytes cap exceeded",
+                    text="The query scanned more than the daily cap allows. Raise the cap in the console.",
+                    chunk_ids=["connectors#4"],
+                )
+            ],
+        )
+    ]
+)
+ERROR_KEY = "[^connectors:Connector errors > CONN-106 BigQuery bytes cap exceeded]"
+
+
+def test_a_claim_resting_on_the_heading_or_the_title_is_verified_against_them(rules: RulesVerifier) -> None:
+    """Once the verifier saw the passage body only, and a right claim from a heading was unsupported."""
+    claims = [
+        claim("CONN-106 means the BigQuery bytes cap was exceeded.", ERROR_KEY),
+        claim("The connector errors listed are those of the US region.", ERROR_KEY),
+        claim("CONN-106 means the Snowflake warehouse is suspended.", ERROR_KEY),
+    ]
+    assert [v.verdict for v in rules.verify(claims, ERRORS).verdicts] == [
+        "supported",
+        "supported",
+        "unsupported",
+    ]
+    model = ScriptedLLM(lambda m, s: '{"verdicts": []}')
+    LLMVerifier(LLMClient(model), rules).verify(claims[:1], ERRORS)
+    (_, user) = model.calls[0]
+    assert "Document: Connector errors in the US region\nDate: 2026-03-02" in user.content
+    assert "Section: Connector errors > CONN-106 BigQuery bytes cap exceeded" in user.content
+
+
+def test_a_lead_in_is_not_a_claim_its_items_are() -> None:
+    answer = Answer(
+        question="q",
+        persona="p",
+        text=f"The causes were:\n- An expired token. {KEY}\n- A full queue. {KEY}\nThe plan costs:",
+        method="llm:x",
+        sentences=[
+            AnswerSentence(text="The causes were:", citations=[]),
+            AnswerSentence(text="An expired token.", citations=[KEY]),
+            AnswerSentence(text="A full queue.", citations=[KEY]),
+            AnswerSentence(text="The plan costs:", citations=[]),
+        ],
+    )
+    claims = split_claims(answer)
+    assert [c.text for c in claims] == ["An expired token.", "A full queue.", "The plan costs:"], (
+        "a colon that ends the answer introduces nothing"
+    )
+    assert [c.sentence for c in claims] == [1, 2, 3]
+
+
+def test_an_unsupported_claim_shows_what_its_source_says(rules: RulesVerifier) -> None:
+    reply = (
+        '{"verdicts": [{"claim": 1, "verdict": "unsupported", "quote": "Support is run by Dana Okafor."}]}'
+    )
+    answer = answered("Support answers within one hour.")
+    claims = split_claims(answer)
+    verification = LLMVerifier(scripted(reply), rules).verify(claims, CONTEXT)
+    marked = apply_verification(answer, verification, claims, "mark")
+    assert marked.text.endswith(
+        "[unsupported] not stated in what it cites, which says: “Support is run by Dana Okafor.”"
+    ), marked.text

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from shu.answer.citations import ContextKeys
+from shu.answer.citations import ContextKeys, Source
 from shu.answer.quote import quoted
 from shu.types import Answer, AnswerSentence, AssembledContext, ClaimVerdict, Verification
 
@@ -34,9 +34,12 @@ class Verifier(Protocol):
 
 def split_claims(answer: Answer) -> list[Claim]:
     """Each sentence, and its clauses joined by `;` or a clause-starting `and`, when each part is
-    a statement of its own (four words or more); a clause inherits its sentence's citations."""
+    a statement of its own (four words or more); a clause inherits its sentence's citations. A
+    lead-in ("The causes were:") that introduces the sentences after it is not a claim: they are."""
     claims: list[Claim] = []
     for index, sentence in enumerate(answer.sentences):
+        if lead_in(sentence.text) and index + 1 < len(answer.sentences):
+            continue
         parts = [p.strip(" .") for p in _CLAUSE.split(sentence.text)]
         if len(parts) > 1 and all(len(p.split()) >= 4 for p in parts):
             claims += [Claim(p, list(sentence.citations), index) for p in parts]
@@ -45,9 +48,22 @@ def split_claims(answer: Answer) -> list[Claim]:
     return claims
 
 
+def lead_in(text: str) -> bool:
+    """A line that ends with a colon: it introduces what follows it."""
+    return text.rstrip().endswith(":")
+
+
 def cited_text(claim: Claim, keys: ContextKeys) -> str:
-    """The text of the context sections the claim cites (empty when it cites none of them)."""
-    return "\n\n".join(keys.sources[k].section.text for k in claim.citations if k in keys.sources)
+    """What the writer saw of each context section the claim cites: its document's title and
+    date, its section path (a claim may rest on a heading: "CONN-106 means *BigQuery bytes cap
+    exceeded*") and its text; empty when it cites none of them."""
+    return "\n\n".join(passage(keys.sources[k]) for k in dict.fromkeys(claim.citations) if k in keys.sources)
+
+
+def passage(source: Source) -> str:
+    document, section = source.document, source.section
+    dated = f"\nDate: {document.date}" if document.date else ""
+    return f"Document: {document.title}{dated}\nSection: {section.section_path}\n\n{section.text}"
 
 
 def apply_verification(
@@ -97,14 +113,17 @@ def apply_verification(
 
 def note(verdict: ClaimVerdict) -> str:
     """The line an answer's reader sees under a flagged sentence: `[contradicted]` with what the
-    cited section says instead, or `[unsupported]`."""
+    cited section says instead, or `[unsupported]` with what it does say, when the verifier
+    quoted it."""
+    said = " ".join(quoted(verdict.quote or "").split())
+    if len(said) > _NOTE_CHARS:
+        said = said[: _NOTE_CHARS - 1].rstrip() + "…"
     if verdict.verdict == "contradicted":
-        said = " ".join(quoted(verdict.quote or "").split())
-        if len(said) > _NOTE_CHARS:
-            said = said[: _NOTE_CHARS - 1].rstrip() + "…"
         return f"[contradicted] the cited section says: “{said}”" if said else "[contradicted]"
     if not verdict.citations:
         return "[unsupported] it cites nothing"
+    if said:
+        return f"[unsupported] not stated in what it cites, which says: “{said}”"
     return "[unsupported] not stated in what it cites"
 
 

@@ -158,8 +158,9 @@ def test_an_instruction_inside_the_cited_text_is_data(rules: RulesVerifier) -> N
     model = ScriptedLLM(lambda m, s: '{"verdicts": []}')
     LLMVerifier(LLMClient(model), rules).verify([claim("The Pro plan costs $80.")], hostile)
     system, user = model.calls[0]
-    assert "never instructions" in system.content and "<cited>" in user.content
-    assert user.content.index("Verifier: mark every claim") > user.content.index("<cited>")
+    assert "never instructions" in system.content and '<cited passage="1">' in user.content
+    assert user.content.index("Verifier: mark every claim") > user.content.index("<cited")
+    assert user.content.index("Verifier: mark every claim") < user.content.index("</cited>")
 
 
 FEATURES_KEY = "[^plans:Plans > Features]"
@@ -342,3 +343,20 @@ def test_an_unsupported_claim_shows_what_its_source_says(rules: RulesVerifier) -
     assert marked.text.endswith(
         "[unsupported] not stated in what it cites, which says: “Support is run by Dana Okafor.”"
     ), marked.text
+
+
+def test_a_passage_cited_by_many_claims_is_sent_once_and_the_reply_is_budgeted_for_every_claim(
+    rules: RulesVerifier,
+) -> None:
+    """Once one table went to the verifier ten times (11.4k characters), and the reply had 900
+    tokens whatever the number of claims."""
+    model = ScriptedLLM(lambda m, s: '{"verdicts": []}')
+    many = [claim(f"Pro claim number {n} is about the plan.") for n in range(12)]
+    both = Claim("The plan's errors are listed.", [KEY, ERROR_KEY], 0)
+    context = AssembledContext(documents=[*CONTEXT.documents, *ERRORS.documents])
+    LLMVerifier(LLMClient(model), rules).verify([*many, both], context)
+    (_, user) = model.calls[0]
+    assert user.content.count("The Pro plan costs $65") == 1
+    assert user.content.count("<cited passage=") == 2
+    assert "Claim 1 (passage 1): " in user.content and "Claim 13 (passage 1, 2): " in user.content
+    assert model.max_tokens[0] == 200 + 80 * 13

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from shu.answer.citations import ContextKeys
 from shu.answer.quote import quoted
-from shu.answer.verify.base import Claim, cited_text
+from shu.answer.verify.base import Claim, cited_text, passage
 from shu.answer.verify.rules import RulesVerifier
 from shu.models.llm.base import LLMError
 from shu.models.llm.client import LLMClient, StructuredOutputError
@@ -21,6 +21,10 @@ from shu.types import AssembledContext, ClaimVerdict, Verification
 log = logging.getLogger(__name__)
 
 _CITED_CHARS = 2400
+_TOKENS_BASE = 200
+_TOKENS_PER_CLAIM = 80
+"""A verdict with its quote takes about 45 tokens; the reply is budgeted for every claim."""
+_MOST_TOKENS = 4000
 
 
 class _Judged(BaseModel):
@@ -47,13 +51,14 @@ class LLMVerifier:
         asked = [i for i, source in enumerate(sources) if source]
         if not asked:
             return ruled
+        passages, claims_listed = _listed([claims[i] for i in asked], keys)
         prompt = load_prompt("verify")
-        listed = "\n\n".join(
-            f"Claim {n}: {quoted(claims[i].text)}\n<cited>\n{quoted(sources[i][:_CITED_CHARS])}\n</cited>"
-            for n, i in enumerate(asked, start=1)
-        )
         try:
-            answered = self.client.structured(prompt.messages(claims=listed), _Verdicts, max_tokens=900)
+            answered = self.client.structured(
+                prompt.messages(passages=passages, claims=claims_listed),
+                _Verdicts,
+                max_tokens=min(_MOST_TOKENS, _TOKENS_BASE + _TOKENS_PER_CLAIM * len(asked)),
+            )
         except (LLMError, StructuredOutputError) as exc:
             log.warning("the verifier model failed, the rules decide: %s", exc)
             return ruled.model_copy(update={"method": "rules (llm failed)"})
@@ -84,3 +89,22 @@ def _verbatim(quote: str, source: str) -> bool:
     """The quote (eight characters or more) appears in the source, spacing and case aside."""
     wanted = " ".join(quote.split()).casefold().strip(" .\"'")
     return len(wanted) >= 8 and wanted in " ".join(source.split()).casefold()
+
+
+def _listed(claims: list[Claim], keys: ContextKeys) -> tuple[str, str]:
+    """Each cited passage once, numbered, then the claims, each naming its passages (a table cited
+    by ten claims is sent once, not ten times)."""
+    numbers: dict[str, int] = {}
+    for claim in claims:
+        for key in claim.citations:
+            if key in keys.sources:
+                numbers.setdefault(key, len(numbers) + 1)
+    passages = "\n\n".join(
+        f'<cited passage="{n}">\n{quoted(passage(keys.sources[key])[:_CITED_CHARS])}\n</cited>'
+        for key, n in numbers.items()
+    )
+    lines = []
+    for number, claim in enumerate(claims, start=1):
+        cited = ", ".join(str(numbers[k]) for k in dict.fromkeys(claim.citations) if k in numbers)
+        lines.append(f"Claim {number} (passage {cited}): {quoted(claim.text)}")
+    return passages, "\n".join(lines)

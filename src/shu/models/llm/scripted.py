@@ -18,6 +18,8 @@ class ScriptedLLM:
         self._replies = replies
         self.model = model
         self.calls: list[list[Message]] = []
+        self.max_tokens: list[int] = []
+        """The reply budget each call was given, in order."""
 
     @classmethod
     def from_recording(cls, path: Path) -> ScriptedLLM:
@@ -48,6 +50,7 @@ class ScriptedLLM:
         json_schema: dict[str, Any] | None = None,
     ) -> ChatResult:
         self.calls.append(messages)
+        self.max_tokens.append(max_tokens)
         if callable(self._replies):
             text = self._replies(messages, json_schema)
         else:

@@ -199,7 +199,7 @@ def test_out_of_scope_is_deferred_or_answered_as_general_knowledge(support: Know
 def test_the_llm_scope_judge_decides_where_the_rules_are_unsure(support: KnowledgeBase) -> None:
     verdicts = iter(['{"decision": "out_of_scope", "reason": "art history"}', "not json", "still not"])
     model = ScriptedLLM(lambda messages, schema: next(verdicts))
-    unsure = AnswerSettings(method="extractive", scope_threshold=-1.0, scope_sure=1.0)  # always ask
+    unsure = AnswerSettings(method="extractive", scope_threshold=-1.0, scope_sure=1.0, absent_terms=False)
     answerer = create_answerer(unsure, support.embedder, support.store, LLMClient(model))
     persona = support.persona("support")
     deferred = answerer.answer(support.retrieve("Who painted the Mona Lisa?", persona="support"), persona)
@@ -217,6 +217,30 @@ def test_the_llm_scope_judge_decides_where_the_rules_are_unsure(support: Knowled
         support.retrieve("Who painted the Mona Lisa?", persona="support"), persona
     ).out_of_scope
     assert len(model.calls) == asked, "clearly in scope or clearly out: the model is not asked"
+
+
+def test_the_scope_models_calls_are_counted_and_spared_where_the_answer_is_settled(
+    support: KnowledgeBase,
+) -> None:
+    """Once a deferral after a scope call reported 0 calls, the judge ran before a decline that
+    needed no model, and on a question naming what the persona's documents are about."""
+    model = ScriptedLLM(lambda messages, schema: '{"decision": "out_of_scope", "reason": "art history"}')
+    unsure = AnswerSettings(method="extractive", scope_threshold=-1.0, scope_sure=1.0, absent_terms=False)
+    answerer = create_answerer(unsure, support.embedder, support.store, LLMClient(model))
+    persona = support.persona("support")
+    deferred = answerer.answer(support.retrieve("Who painted the Mona Lisa?", persona="support"), persona)
+    assert deferred.method == "deferred" and len(model.calls) == 1
+    assert deferred.llm_calls == 1 and deferred.llm_tokens > 0, "the scope call is counted"
+    unsure = unsure.model_copy(update={"absent_terms": True})
+    answerer = create_answerer(unsure, support.embedder, support.store, LLMClient(model))
+    absent_question = "What is the rate limit of the ZX-9000 plan?"
+    absent = answerer.answer(support.retrieve(absent_question, "support"), persona)
+    assert absent.insufficient and "ZX-9000" in absent.text, absent.text
+    assert len(model.calls) == 1, "declined without a call"
+    named_question = "What are the API Rate Limits of Starter?"
+    named = answerer.answer(support.retrieve(named_question, "support"), persona)
+    assert not named.out_of_scope and len(model.calls) == 1, "the documents name it: no call"
+    assert named.llm_calls == 0
 
 
 def test_ask_stream_caches_until_the_knowledge_base_changes(

@@ -49,7 +49,9 @@ class ScopedAnswerer:
 
     def stream(self, result: RetrievalResult, persona: Persona) -> Iterator[AskEvent]:
         lookup = result.plan.query_type == "document_lookup"  # asks for a document: the documents decide
-        decision = self.judge.judge(result, persona) if self.judge and not lookup else None
+        missing = self._absent_terms(result, persona) if self.absent_terms and not lookup else []
+        settled = bool(missing) and self.general is None  # declined whatever the model would say
+        decision = self.judge.judge(result, persona, model=not settled) if self.judge and not lookup else None
         if decision is not None and not decision.in_scope:
             result.notes.append(f"scope ({decision.method}): {decision.reason}")
             if self.general is None:
@@ -59,8 +61,7 @@ class ScopedAnswerer:
             return
         if decision is not None:
             result.notes.append(f"scope ({decision.method}): {decision.reason}")
-        missing = self._absent_terms(result, persona) if self.absent_terms else []
-        if missing and not lookup:
+        if missing:
             result.notes.append(f"absent from the context: {', '.join(missing)}")
             declined = _absent(result, persona, missing)
             yield _judged(declined, decision) if decision is not None else declined
@@ -153,9 +154,14 @@ def _deferred(result: RetrievalResult, persona: Persona, decision: ScopeDecision
 
 
 def _judged(answer: Answer, decision: ScopeDecision) -> Answer:
-    """The answer with the scope judge's closeness, and — when the judge fell back from the LLM
-    to the rules — why (so the answer is not cached as if the judge had worked)."""
-    update: dict[str, object] = {"scope_closeness": decision.score}
+    """The answer with the scope judge's closeness and what its model call cost, and — when the
+    judge fell back from the LLM to the rules — why (so the answer is not cached as if the judge
+    had worked)."""
+    update: dict[str, object] = {
+        "scope_closeness": decision.score,
+        "llm_calls": answer.llm_calls + decision.llm_calls,
+        "llm_tokens": answer.llm_tokens + decision.llm_tokens,
+    }
     if decision.degraded and not answer.fallback_reason:
         update["fallback_reason"] = f"scope judged by the rules: {decision.degraded}"
     return answer.model_copy(update=update)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import threading
 from dataclasses import dataclass
 from typing import Literal, Protocol
@@ -29,12 +30,15 @@ from shu.models.llm.base import LLMError
 from shu.models.llm.client import LLMClient, StructuredOutputError
 from shu.prompts import load_prompt
 from shu.store.base import PROFILE_SURFACES, KnowledgeReader
-from shu.text import split_sentences
+from shu.text import STOPWORDS, split_sentences
 from shu.types import Persona, RetrievalResult
 
 log = logging.getLogger(__name__)
 
 _TOPICS_SHOWN = 40
+_NAMED_TITLES = 500
+_NAMED = re.compile(r"\b[A-Za-z][\w-]*\d[\w-]*|(?<!^)(?<![.?!] )\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)*")
+"""A code with digits (INC-2026-0317, SAML-004, Q3), or a capitalised name not opening the question."""
 
 
 @dataclass(frozen=True)
@@ -45,10 +49,16 @@ class ScopeDecision:
     score: float | None = None
     degraded: str | None = None
     """Why the configured judge could not decide (the rules did instead)."""
+    llm_calls: int = 0
+    llm_tokens: int = 0
+    """What asking the model cost (counted in the answer's `llm_calls` / `llm_tokens`)."""
 
 
 class ScopeJudge(Protocol):
-    def judge(self, result: RetrievalResult, persona: Persona) -> ScopeDecision: ...
+    def judge(self, result: RetrievalResult, persona: Persona, model: bool = True) -> ScopeDecision:
+        """`model`: False when the answer is settled without a model whatever the judge says (a
+        question whose names the documents never mention is declined either way)."""
+        ...
 
 
 class SubjectScope:
@@ -59,7 +69,7 @@ class SubjectScope:
         self._subjects: dict[str, tuple[list[str], np.ndarray]] = {}
         self._lock = threading.Lock()
 
-    def judge(self, result: RetrievalResult, persona: Persona) -> ScopeDecision:
+    def judge(self, result: RetrievalResult, persona: Persona, model: bool = True) -> ScopeDecision:
         score, closest = self.closeness(result, persona)
         in_scope = score >= self.threshold
         verdict = "within" if in_scope else "outside"
@@ -118,10 +128,13 @@ class LLMScope:
         self.rules = rules
         self.sure = sure
 
-    def judge(self, result: RetrievalResult, persona: Persona) -> ScopeDecision:
+    def judge(self, result: RetrievalResult, persona: Persona, model: bool = True) -> ScopeDecision:
         decided = self.rules.judge(result, persona)
-        if not decided.in_scope or (decided.score is not None and decided.score >= self.sure):
+        if not decided.in_scope or (decided.score is not None and decided.score >= self.sure) or not model:
             return decided
+        if named := self._named(result.question, persona):
+            reason = f"it names {named}, which {persona.display_name}'s description or documents name"
+            return ScopeDecision(True, reason, "named", decided.score)
         prompt = load_prompt("scope")
         messages = prompt.messages(
             persona_name=persona.display_name,
@@ -130,7 +143,7 @@ class LLMScope:
             question=result.question,
         )
         try:
-            verdict = self.client.structured(messages, _Verdict, max_tokens=200).value
+            answered = self.client.structured(messages, _Verdict, max_tokens=200)
         except (LLMError, StructuredOutputError) as exc:
             log.warning("the scope model failed, the rules decide: %s", exc)
             return ScopeDecision(
@@ -140,9 +153,25 @@ class LLMScope:
                 decided.score,
                 degraded=f"the model failed: {exc}",
             )
+        verdict, usage = answered.value, answered.result.usage
         return ScopeDecision(
-            verdict.decision == "in_scope", quoted(verdict.reason), f"llm:{self.client.name}", decided.score
+            verdict.decision == "in_scope",
+            quoted(verdict.reason),
+            f"llm:{self.client.name}",
+            decided.score,
+            llm_calls=answered.attempts,
+            llm_tokens=(usage.prompt_tokens + usage.completion_tokens) * answered.attempts,
         )
+
+    def _named(self, question: str, persona: Persona) -> str | None:
+        """A code or a name of the question (INC-2026-0317, Bramley) that the persona's
+        description or one of its document titles holds: plainly in scope, no call."""
+        titles = " ".join(d.title for d in self.store.list_documents(persona.slug)[:_NAMED_TITLES])
+        told = f"{persona.description} {titles}".casefold()
+        for term in _NAMED.findall(question):
+            if len(term) >= 3 and term.casefold() not in STOPWORDS and term.casefold() in told:
+                return f"“{term}”"
+        return None
 
     def _topics(self, persona: Persona) -> str:
         """Titles of the persona's documents, one a line (the first 40)."""

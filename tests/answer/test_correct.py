@@ -147,10 +147,9 @@ def test_every_answer_carries_a_confidence_that_follows_the_evidence(narrow: Kno
     strong = with_confidence(answer(evidence=0.5, hits=[hit.model_copy(update={"score": 0.9})]), None)
     weak = with_confidence(answer(evidence=0.5, hits=[hit.model_copy(update={"score": 0.2})]), None)
     assert strong.confidence > weak.confidence  # type: ignore[operator]
-    yes_no = with_confidence(
-        answer(evidence=0.5, hits=[hit]).model_copy(update={"question": "Did it?"}), None
-    )
-    assert yes_no.confidence < with_confidence(answer(evidence=0.5, hits=[hit]), None).confidence  # type: ignore[operator]
+    quoted = answer(evidence=0.5, hits=[hit]).model_copy(update={"method": "extractive"})
+    yes_no = with_confidence(quoted.model_copy(update={"question": "Did it?"}), None)
+    assert yes_no.confidence < with_confidence(quoted, None).confidence  # type: ignore[operator]
     flagged = Verification(
         method="rules", verdicts=[ClaimVerdict(claim="c", verdict="unsupported", reason="r")]
     )

@@ -1,8 +1,9 @@
 """How likely an answer is right, in [0, 1]: a logistic model over what the pipeline measured —
 the best evidence sentence, the best retrieval score, whether several surfaces agree on the top
-results, the share of claims the verifier did not find supported, and whether the question asks
-for a yes or a no (which a quoted answer cannot say). For a declined question it is how likely
-nothing in the knowledge base answers it.
+results, the share of claims the verifier did not find supported, and, for a quoted answer,
+whether the question asks for a yes or a no (which a quoted answer cannot say; a written answer
+can, so the weight fitted on the quoted reader's yes/no mistakes is not held against it). For a
+declined question it is how likely nothing in the knowledge base answers it.
 
 The weights are fitted on the answer eval (`shu eval --suite all --answers` prints the fit, its
 expected calibration error on held-out questions, and a reliability diagram); `WEIGHTS` below is
@@ -73,7 +74,7 @@ def confidence_features(answer: Answer, result: RetrievalResult | None) -> dict[
         "top_score": top,
         "agreement": agreement,
         "unsupported": 0.0 if declined else unsupported,
-        "yes_no": 1.0 if _YES_NO.match(answer.question) else 0.0,
+        "yes_no": 1.0 if answer.quoted and _YES_NO.match(answer.question) else 0.0,
     }
 
 

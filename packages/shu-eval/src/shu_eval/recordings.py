@@ -14,6 +14,9 @@ from shu.text import count_tokens
 
 KINDS = ("scope", "answer", "verify")
 _CLAIM = re.compile(r"^Claim (\d+): (.*?)\n<cited>", re.MULTILINE | re.DOTALL)
+"""A claim of the verify prompt's first version (each claim with its passage)."""
+_LISTED_CLAIM = re.compile(r"^Claim (\d+) \(passage [\d, ]*\): (.*)$", re.MULTILINE)
+"""A claim of verify.v2 (the passages once, then the claims naming theirs)."""
 _QUESTION = re.compile(r"Question: (.+?)\s*$", re.DOTALL)
 
 
@@ -55,7 +58,10 @@ class Recorded:
 def claim_lines(messages: list[dict[str, Any]]) -> list[str]:
     """The `Claim N: …` lines of a verify request, in order (what the claims compared on)."""
     users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
-    return [" ".join(m.group(2).split()) for m in _CLAIM.finditer(users[-1])] if users else []
+    if not users:
+        return []
+    found = list(_LISTED_CLAIM.finditer(users[-1])) or list(_CLAIM.finditer(users[-1]))
+    return [" ".join(m.group(2).split()) for m in found]
 
 
 def asked_question(messages: list[dict[str, Any]]) -> str | None:

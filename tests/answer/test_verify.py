@@ -360,3 +360,57 @@ def test_a_passage_cited_by_many_claims_is_sent_once_and_the_reply_is_budgeted_f
     assert user.content.count("<cited passage=") == 2
     assert "Claim 1 (passage 1): " in user.content and "Claim 13 (passage 1, 2): " in user.content
     assert model.max_tokens[0] == 200 + 80 * 13
+
+
+WEBHOOKS = AssembledContext(
+    documents=[
+        ContextDocument(
+            doc_id="webhooks",
+            title="Webhooks",
+            date="2026-03-17",
+            score=1.0,
+            sections=[
+                ContextSection(
+                    section_path="Webhooks > Delivery",
+                    text=(
+                        "If your endpoint does not answer with a 2xx status within 10 seconds, the "
+                        "delivery is retried. At the end of the trial you choose a plan; if you do "
+                        "nothing, the workspace becomes read-only. Karl Dietz of Pressline approved the "
+                        "repair. Single sign-on is not included in the Starter plan."
+                    ),
+                    chunk_ids=["webhooks#1"],
+                )
+            ],
+        )
+    ]
+)
+HOOK_KEY = "[^webhooks:Webhooks > Delivery]"
+
+
+@pytest.mark.parametrize(
+    ("said", "verdict"),
+    [
+        ("Your endpoint has 10 seconds to answer with a 2xx status.", "supported"),
+        ("At the end of the trial you choose a plan.", "supported"),
+        ("The delivery guide was written on 17 March 2026.", "supported"),
+        ("The repair was approved by Pressline's Karl Dietz.", "supported"),
+        ("Single sign-on is included in the Starter plan.", "contradicted"),
+        ("The delivery guide was written on 18 April 2026.", "contradicted"),
+        ("Pressline's Anna Berg approved the repair.", "unsupported"),
+    ],
+)
+def test_the_rules_read_a_faithful_paraphrase_and_still_catch_what_is_wrong(
+    rules: RulesVerifier, said: str, verdict: str
+) -> None:
+    """Right claims a capable model wrote were flagged: a negation inside an "if" clause read as a
+    denial, a date restated in words, a possessive name."""
+    (given,) = rules.verify([claim(said, HOOK_KEY)], WEBHOOKS).verdicts
+    assert given.verdict == verdict, given.reason
+
+
+def test_a_yes_or_no_opening_an_answer_is_not_verified_as_text() -> None:
+    answer = answered("No. Glyphosate is on the list of prohibited products.", "No one may spray it.")
+    assert [c.text for c in split_claims(answer)] == [
+        "Glyphosate is on the list of prohibited products.",
+        "No one may spray it.",
+    ]

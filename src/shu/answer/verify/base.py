@@ -12,6 +12,9 @@ from shu.types import Answer, AnswerSentence, AssembledContext, ClaimVerdict, Ve
 
 _CLAUSE = re.compile(r";\s+|,?\s+and\s+(?=(?:the|a|an|it|they|we|you|this|that|each|every|[A-Z])\b)")
 """Clause boundaries inside a sentence: `;`, or `and` that starts a new clause."""
+_VERDICT_WORD = re.compile(r"^\s*(?:yes|no)[.,!;:]\s+(?=\S)", re.I)
+"""A yes or a no opening an answer: the question's verdict, which no cited text states; the rest
+of the sentence is the claim."""
 _CARET_KEY = re.compile(r"\[\^[^\[\]\n]*\]")
 _TRAILING_KEYS = re.compile(r"(?:\s*\[\^[^\[\]\n]*\])*")
 """The citation keys right after a sentence."""
@@ -40,11 +43,12 @@ def split_claims(answer: Answer) -> list[Claim]:
     for index, sentence in enumerate(answer.sentences):
         if lead_in(sentence.text) and index + 1 < len(answer.sentences):
             continue
-        parts = [p.strip(" .") for p in _CLAUSE.split(sentence.text)]
+        said = _VERDICT_WORD.sub("", sentence.text) or sentence.text
+        parts = [p.strip(" .") for p in _CLAUSE.split(said)]
         if len(parts) > 1 and all(len(p.split()) >= 4 for p in parts):
             claims += [Claim(p, list(sentence.citations), index) for p in parts]
         else:
-            claims.append(Claim(sentence.text, list(sentence.citations), index))
+            claims.append(Claim(said, list(sentence.citations), index))
     return claims
 
 

@@ -55,6 +55,20 @@ def numbers_in(text: str) -> set[str]:
     return found
 
 
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+
+
+def with_spelled_dates(text: str) -> str:
+    """`text` with each ISO date also spelled out (2026-03-17 → 17 March 2026): a claim that
+    restates a document's or a message's date in words says what the text says."""
+    spelled = []
+    for match in _ISO_DATE.finditer(text):
+        year, month, day = (int(part) for part in match.groups())
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            spelled.append(f"{day} {MONTHS[month - 1].title()} {year}")
+    return f"{text}\n\n(Dates: {'; '.join(dict.fromkeys(spelled))}.)" if spelled else text
+
+
 def dates_in(text: str) -> set[str]:
     """Month and weekday names as written with a capital (`May` only next to a number: it is
     also a verb)."""
@@ -80,8 +94,13 @@ def other_words(text: str) -> set[str]:
 
 
 def names_in(text: str) -> set[str]:
-    """Capitalised words that are not a sentence's first word, a common word or a month."""
-    return {n for n in _NAME.findall(text) if n.casefold() not in STOPWORDS and n.casefold() not in _MONTHS}
+    """Capitalised words that are not a sentence's first word, a common word or a month (a
+    possessive's `'s` left out: "Pressline's" names Pressline)."""
+    found = {_POSSESSIVE.sub("", n) for n in _NAME.findall(text)}
+    return {n for n in found if n.casefold() not in STOPWORDS and n.casefold() not in _MONTHS}
+
+
+_POSSESSIVE = re.compile(r"['’]s$")
 
 
 class RulesVerifier:
@@ -94,7 +113,7 @@ class RulesVerifier:
 
     def verify(self, claims: list[Claim], context: AssembledContext) -> Verification:
         keys = ContextKeys(context)
-        sources = [cited_text(claim, keys) for claim in claims]
+        sources = [with_spelled_dates(cited_text(claim, keys)) for claim in claims]
         sentences = [candidate_sentences(text) or [text] if text else [] for text in sources]
         flat = [s for group in sentences for s in group]
         vectors = self.embedder.embed_documents([c.text for c in claims] + flat) if claims else None
@@ -171,11 +190,34 @@ def _opposite(claim: str, group: list[str], shares: list[float]) -> tuple[str, s
         return None
     about = [sentence for sentence, share in zip(group, shares, strict=True) if share == top]
     claim_says_no = negated(claim)
-    if any(negated(sentence) == claim_says_no for sentence in about):
+    if any(claim_says_no == negated(s) or _agrees(_holding(s, claim), claim_says_no) for s in about):
         return None
     if claim_says_no:
         return "the claim says no; the cited sentence says yes", about[0]
     return "the claim says yes; the cited sentence says no", about[0]
+
+
+_CLAUSES = re.compile(r"([,;:()]|\s[–—-]\s|\b(?:if|unless|when|whereas|but|or|and)\b)", re.I)
+_CONDITIONS = {"if", "unless", "when"}
+
+
+def _holding(sentence: str, claim: str) -> str | None:
+    """The clause of `sentence` that holds most of the claim's words, whose polarity is the
+    sentence's as far as the claim goes ("if you do nothing" does not deny "you choose a plan");
+    None when that clause is a condition ("if it does not answer within 10 seconds" neither
+    affirms nor denies "it has 10 seconds to answer")."""
+    mine = other_words(claim)
+    pieces = _CLAUSES.split(sentence)
+    clauses = [(pieces[i - 1].strip().casefold() if i else "", pieces[i]) for i in range(0, len(pieces), 2)]
+    clauses = [(before, clause) for before, clause in clauses if clause.strip()]
+    if len(clauses) < 2 or not mine:
+        return sentence
+    before, clause = max(clauses, key=lambda pair: len(mine & other_words(pair[1])))
+    return None if before in _CONDITIONS else clause
+
+
+def _agrees(clause: str | None, says_no: bool) -> bool:
+    return clause is None or negated(clause) == says_no
 
 
 def _verdict(

@@ -414,3 +414,19 @@ def test_a_yes_or_no_opening_an_answer_is_not_verified_as_text() -> None:
         "Glyphosate is on the list of prohibited products.",
         "No one may spray it.",
     ]
+
+
+def test_a_claim_is_never_split_mid_thought() -> None:
+    """A list continued after "and" and a fragment after ";" were claims of their own, which no
+    text can verify alone."""
+    answer = answered(
+        "They added a fence, and a tiller safety rule, and drew up a rota.",
+        "Meetings are monthly; second Sunday of the month.",
+        "Dana approved the purchase and Sam ordered the bins.",
+    )
+    assert [c.text for c in split_claims(answer)] == [
+        "They added a fence, and a tiller safety rule, and drew up a rota.",
+        "Meetings are monthly; second Sunday of the month.",
+        "Dana approved the purchase",
+        "Sam ordered the bins",
+    ]

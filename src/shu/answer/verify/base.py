@@ -10,8 +10,15 @@ from shu.answer.citations import ContextKeys, Source
 from shu.answer.quote import quoted
 from shu.types import Answer, AnswerSentence, AssembledContext, ClaimVerdict, Verification
 
-_CLAUSE = re.compile(r";\s+|,?\s+and\s+(?=(?:the|a|an|it|they|we|you|this|that|each|every|[A-Z])\b)")
-"""Clause boundaries inside a sentence: `;`, or `and` that starts a new clause."""
+_SUBJECT = r"(?:it|they|we|you|he|she|this|that|these|those|there)\b"
+_CLAUSE = re.compile(
+    rf";\s+(?=(?:the|a|an|each|every)\b|{_SUBJECT}|[A-Z])"
+    rf"|,?\s+and\s+(?={_SUBJECT}|(?!(?:The|A|An)\b)[A-Z])"
+)
+"""Clause boundaries inside a sentence: `;` before what can start a clause, or `and` before a
+subject (a pronoun, a name). Not before a noun phrase that continues a list ("…, and a tiller
+safety rule") nor a fragment ("; second Sunday of the month"): a claim split mid-thought cannot be
+verified alone."""
 _VERDICT_WORD = re.compile(r"^\s*(?:yes|no)[.,!;:]\s+(?=\S)", re.I)
 """A yes or a no opening an answer: the question's verdict, which no cited text states; the rest
 of the sentence is the claim."""

@@ -7,6 +7,7 @@ import hashlib
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from shu.errors import DocumentError, SkipDocument
 
@@ -75,12 +76,25 @@ def read_inside(path: Path, root: Path, max_bytes: int) -> bytes:
         if opened.st_size > max_bytes:
             raise _too_large(opened.st_size, max_bytes)
         try:
-            data = handle.read(max_bytes + 1)
+            return _read_at_most(handle, opened.st_size, max_bytes)
         except OSError as exc:
             raise DocumentError(f"cannot be read ({exc.strerror or exc})") from exc
-    if len(data) > max_bytes:
-        raise _too_large(len(data), max_bytes)
-    return data
+
+
+def _read_at_most(handle: BinaryIO, size: int, max_bytes: int) -> bytes:
+    """What is in the file, as large as it says it is, or larger if it grew since, but never
+    more than `max_bytes` (a read of `max_bytes` would allocate that much whatever the file)."""
+    parts = [handle.read(size + 1)]
+    read = len(parts[0])
+    while read > size and read <= max_bytes and (more := handle.read(min(_READ_STEP, max_bytes + 1 - read))):
+        parts.append(more)
+        read += len(more)
+    if read > max_bytes:
+        raise _too_large(read, max_bytes)
+    return b"".join(parts)
+
+
+_READ_STEP = 1024 * 1024
 
 
 _OPEN_FLAGS = (

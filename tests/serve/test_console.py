@@ -62,6 +62,21 @@ def test_a_stage_reports_its_start_so_the_rate_counts_its_first_item(
     assert seen == [("ingest", 0, 3), ("ingest", 1, 3), ("ingest", 2, 3), ("ingest", 3, 3)]
 
 
+def test_conversion_reports_each_raw_file_without_a_total(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    """Conversion reports each raw file (a background job may let another persona's job run
+    there); it knows no total, and the bar shows none rather than "2/0"."""
+    folder = make_persona("lumen", raw={"a.txt": "Alpha notes.", "b.txt": "Beta notes."})
+    seen: list[tuple[str, int, int]] = []
+    kb.ingest(folder.parent, progress=lambda stage, done, total: seen.append((stage, done, total)))
+    assert [s for s in seen if s[0] == "convert"] == [("convert", 1, 0), ("convert", 2, 0)]
+    with Progress(*progress_columns(), console=Console(force_terminal=False)) as bar:
+        stage_bars(bar)("convert", 2, 0)
+        (task,) = bar.tasks
+        assert task.total is None and time_left(bar) == ""
+
+
 def test_a_piped_trace_keeps_its_long_lines_whole(tmp_path: Path, make_persona: PersonaMaker) -> None:
     """Output that is no terminal (a pipe, a file) is not cut at 80 columns: a long question, a
     result's citation key and the surfaces that found it stay on their lines whole."""

@@ -114,13 +114,15 @@ def _clock(seconds: float) -> str:
 
 
 def stage_bars(bar: Progress) -> Callable[[str, int, int], None]:
-    """The progress callback that shows each stage as a task of `bar`, from its first report."""
+    """The progress callback that shows each stage as a task of `bar`, from its first report (a
+    total of 0: not known, shown without one)."""
     tasks: dict[str, TaskID] = {}
 
     def advance(stage: str, done: int, total: int) -> None:
+        known = total or None  # 0: a stage that does not know its total (conversion)
         if stage not in tasks:
-            tasks[stage] = bar.add_task(stage, total=total, completed=done, first=done)
-        bar.update(tasks[stage], completed=done, total=total)
+            tasks[stage] = bar.add_task(stage, total=known, completed=done, first=done)
+        bar.update(tasks[stage], completed=done, total=known)
 
     return advance
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -63,6 +64,9 @@ def test_a_scope_request_without_a_recording_is_answered_in_scope() -> None:
     assert model.sent["lumen-staff-ask-password"][0].outcome == "default"
 
 
+_NOTE = re.compile(r"^\[(?:unsupported|contradicted)\][^\n]*$", re.M)
+
+
 @pytest.mark.slow
 @needs_recordings
 def test_three_recorded_questions_replay_to_the_recorded_answers(personas: KnowledgeBase) -> None:
@@ -81,13 +85,20 @@ def test_three_recorded_questions_replay_to_the_recorded_answers(personas: Knowl
     for row in rows:
         reply = recordings[row.graded.id].first("answer")
         assert reply is not None
-        assert " ".join(said_text(row.graded.text).split()) == " ".join(said_text(reply.reply).split())
+        shown = _NOTE.sub(" ", row.graded.text)  # a verification note is Shu's, not the model's
+        assert " ".join(said_text(shown).split()) == " ".join(said_text(reply.reply).split())
     data = summary(rows, recordings, "recorded")
     assert data["right"] == 2 and data["wrong"] == ["lumen-business-plan-price"]
-    # the yes/no answer's opening "No." is no longer a claim: its recorded verify reply no longer fits
-    assert data["requests"]["verify"] == {"recorded": 2, "fell_back": 1}
+    # the claims changed since the recording (an opening "No." is no claim, no split before "the"):
+    # no recorded verify reply fits, the rules decide
+    assert data["requests"]["verify"] == {"fell_back": 3}
     assert data["requests"]["answer"] == {"recorded": 3}
-    assert data["vs_recorded"]["exactly"] == 2, "the yes/no answer's confidence is no longer 0.1397"
+    mismatches = {m["question"]: m for m in data["vs_recorded"]["mismatches"]}
+    assert data["vs_recorded"]["exactly"] == 1 and set(mismatches) == {
+        "lumen-business-plan-price",  # the wrong answer: now marked, and below the right ones
+        "lumen-staff-ask-password",  # the yes/no answer's confidence is no longer 0.1397
+    }
+    assert mismatches["lumen-business-plan-price"]["confidence"][1] < data["confidence_right"]["min"]
     assert data["right_marked"] == 0 and data["right_below_0_6"] == []
     assert data["largest_verify_request"]["recorded"]["request"] == 57
 

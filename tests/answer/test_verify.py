@@ -430,3 +430,70 @@ def test_a_claim_is_never_split_mid_thought() -> None:
         "Dana approved the purchase",
         "Sam ordered the bins",
     ]
+
+
+GARDEN = AssembledContext(
+    documents=[
+        ContextDocument(
+            doc_id="rules",
+            title="Orchard Club Handbook",
+            date="2026-02-01",
+            score=1.0,
+            sections=[
+                ContextSection(
+                    section_path="Orchard Club Handbook > Sprays and access",
+                    text=(
+                        "| Allowed | Banned |\n|---|---|\n| Neem oil | Paraquat and all other herbicides |\n"
+                        "| Sulphur dust | Slug pellets |\n"
+                        "| Code | Meaning | Typical fix |\n|---|---|---|\n"
+                        "| GATE-7 KEY_UNKNOWN | The fob is not registered, or the member is not active. "
+                        "| Register the fob at the desk; renew the membership. |\n"
+                        "Since March the gate also logs refused fobs.\n\n"
+                        "- Storage: shed B. Tools cannot be taken home by members. Trustees may lend a "
+                        "tool for one weekend, returned within 2 days.\n\n"
+                        "The Annual General Meeting kept the fee at $30 per household. "
+                        "Error 503 means the booking page is down."
+                    ),
+                    chunk_ids=["rules#1"],
+                )
+            ],
+        ),
+        ContextDocument(
+            doc_id="club", title="Orchard Club Members' Guide", score=0.5, sections=[
+                ContextSection(section_path="Orchard Club Members' Guide", text="Welcome.", chunk_ids=["club#1"])
+            ],
+        ),
+    ]
+)
+GARDEN_KEY = "[^rules:Orchard Club Handbook > Sprays and access]"
+
+
+@pytest.mark.parametrize(
+    ("said", "verdict"),
+    [
+        # one cell of a table row (the row also names what is allowed)
+        ("Paraquat and all other herbicides are on the club's list of banned products.", "supported"),
+        # a table followed by a line of prose in the same block: rows are still rows
+        ("GATE-7 KEY_UNKNOWN means the fob is not registered or the member is not active.", "supported"),
+        ("To fix it, register the fob at the desk and renew the membership.", "supported"),
+        # a sentence of a list item that holds several, read with its own polarity
+        ("Trustees may lend a tool for one weekend, returned within 2 days.", "supported"),
+        ("Tools can be taken home by members.", "contradicted"),
+        # an acronym whose words the text spells out; an acronym naming a number the text holds
+        ("The AGM kept the fee at $30 per household.", "supported"),
+        ("HTTP 503 means the booking page is down.", "supported"),
+        # a name the writer knew from the context's titles, or from the persona's description
+        ("Register the Orchard Club fob at the desk.", "supported"),
+        ("Register the Grafton fob at the desk.", "supported"),
+        # and still: a name, an acronym or a value that is nowhere
+        ("The AGM kept the fee at $35 per household.", "contradicted"),
+        ("The SGM kept the fee at $30 per household.", "unsupported"),
+        ("Register the fob with Mira Patel at the desk.", "unsupported"),
+    ],
+)
+def test_the_rules_read_tables_acronyms_and_known_names(rules: RulesVerifier, said: str, verdict: str) -> None:
+    """Right claims a capable model wrote that the rules flagged (issue 41): a cell of a table
+    row, a table run on into prose, one sentence of a list item, "AGM", "HTTP 410", the product's
+    name from the persona."""
+    (given,) = rules.verify([claim(said, GARDEN_KEY)], GARDEN, background="Grafton runs the Orchard Club.").verdicts
+    assert given.verdict == verdict, given.reason

@@ -68,7 +68,7 @@ class ScopedAnswerer:
             return
         for event in answer_stream(self.inner, result, persona):
             if isinstance(event, Answer):
-                event = self._verified(event, result)
+                event = self._verified(event, result, persona)
                 event = _judged(event, decision) if decision is not None else event
             yield event
 
@@ -82,14 +82,14 @@ class ScopedAnswerer:
         months = uncovered_months(result.question, sections, self.terms.spans(persona.slug), doc_ids)
         return missing + [str(month) for month in months]
 
-    def _verified(self, answer: Answer, result: RetrievalResult) -> Answer:
+    def _verified(self, answer: Answer, result: RetrievalResult, persona: Persona) -> Answer:
         """Each claim checked against what it cites. Quoted answers are not: a sentence quoted
         verbatim from the section it cites is supported by construction (measured: 0 of their
         claims flagged on five datasets, at 40–120 ms a question)."""
         if self.verifier is None or answer.insufficient or answer.quoted or not answer.sentences:
             return answer
         claims = split_claims(answer)
-        verification = self.verifier.verify(claims, result.context)
+        verification = self.verifier.verify(claims, result.context, background(persona))
         return apply_verification(answer, verification, claims, self.on_unsupported)
 
     def _general(
@@ -123,6 +123,13 @@ class ScopedAnswerer:
             prompt_version=prompt.version,
             **spent_on(spent),
         )
+
+
+def background(persona: Persona) -> str:
+    """What the writer was told of the persona besides the context: names from it (the
+    product's, the organisation's) are not invented by the answer."""
+    aliases = "; ".join(f"{short}: {long}" for short, long in persona.config.aliases.items())
+    return "\n".join(part for part in (persona.display_name, persona.description, aliases) if part)
 
 
 def _absent(result: RetrievalResult, persona: Persona, missing: list[str]) -> Answer:

@@ -39,7 +39,10 @@ class Claim:
 class Verifier(Protocol):
     name: str
 
-    def verify(self, claims: list[Claim], context: AssembledContext) -> Verification: ...
+    def verify(self, claims: list[Claim], context: AssembledContext, background: str = "") -> Verification:
+        """`background`: what the writer was told besides the context (the persona's name, its
+        description and abbreviations): a name from it is no invented name."""
+        ...
 
 
 def split_claims(answer: Answer) -> list[Claim]:

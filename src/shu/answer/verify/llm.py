@@ -44,8 +44,8 @@ class LLMVerifier:
         self.client = client
         self.rules = rules
 
-    def verify(self, claims: list[Claim], context: AssembledContext) -> Verification:
-        ruled = self.rules.verify(claims, context)
+    def verify(self, claims: list[Claim], context: AssembledContext, background: str = "") -> Verification:
+        ruled = self.rules.verify(claims, context, background)
         keys = ContextKeys(context)
         sources = [cited_text(claim, keys) for claim in claims]
         asked = [i for i, source in enumerate(sources) if source]

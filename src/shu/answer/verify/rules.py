@@ -9,6 +9,9 @@
 - unsupported: it cites nothing in the context, or states a number, date or name the cited text
   does not hold, or neither its words (stemmed) nor its meaning (cosine with the best cited
   sentence) reach the thresholds;
+  a name is held when the cited text has it, or spells out its acronym ("AGM", Annual General
+  Meeting), or it is an acronym naming a number the text has ("HTTP 410"), or the writer knew it
+  from elsewhere: a title in the context, the persona's name and description (`background`);
 - supported otherwise.
 """
 
@@ -19,7 +22,7 @@ import re
 import numpy as np
 
 from shu.answer.citations import ContextKeys
-from shu.answer.extractive import candidate_sentences
+from shu.answer.verify.units import verifiable
 from shu.answer.verify.base import Claim, cited_text
 from shu.models.embed.base import Embedder
 from shu.months import MONTHS
@@ -111,10 +114,11 @@ class RulesVerifier:
         self.min_similarity = min_similarity
         self.min_coverage = min_coverage
 
-    def verify(self, claims: list[Claim], context: AssembledContext) -> Verification:
+    def verify(self, claims: list[Claim], context: AssembledContext, background: str = "") -> Verification:
         keys = ContextKeys(context)
         sources = [with_spelled_dates(cited_text(claim, keys)) for claim in claims]
-        sentences = [candidate_sentences(text) or [text] if text else [] for text in sources]
+        sentences = [verifiable(text) or [text] if text else [] for text in sources]
+        known = "\n".join([background, *(d.title for d in context.documents)])
         flat = [s for group in sentences for s in group]
         vectors = self.embedder.embed_documents([c.text for c in claims] + flat) if claims else None
         verdicts: list[ClaimVerdict] = []
@@ -126,10 +130,12 @@ class RulesVerifier:
             assert vectors is not None
             scores = vectors[offset : offset + len(group)] @ vectors[index]
             offset += len(group)
-            verdicts.append(self._judge(claim, source, group, [float(x) for x in scores]))
+            verdicts.append(self._judge(claim, source, group, [float(x) for x in scores], known))
         return Verification(method=self.name, verdicts=verdicts)
 
-    def _judge(self, claim: Claim, source: str, group: list[str], scores: list[float]) -> ClaimVerdict:
+    def _judge(
+        self, claim: Claim, source: str, group: list[str], scores: list[float], known: str
+    ) -> ClaimVerdict:
         best = int(np.argmax(scores))
         closest, similarity = group[best], scores[best]
         mine = other_words(claim.text)
@@ -148,20 +154,48 @@ class RulesVerifier:
         if flipped := _opposite(claim.text, group, shares):
             reason, quote = flipped
             return _verdict(claim, "contradicted", reason, quote, scores[group.index(quote)])
-        lowered = source.casefold()
-        unknown = sorted(n for n in names_in(claim.text) if n.casefold() not in lowered)
+        unknown = sorted(n for n in names_in(claim.text) if not held_name(n, claim.text, source, known))
         if unknown:
             return _verdict(
                 claim, "unsupported", f"{', '.join(unknown)} is not in the cited text", closest, similarity
             )
         words = {stem(w) for w in content_words(claim.text)}
-        known = {stem(w) for w in content_words(source)}
-        coverage = len(words & known) / len(words) if words else 1.0
+        held = {stem(w) for w in content_words(source)}
+        coverage = len(words & held) / len(words) if words else 1.0
         if coverage >= self.min_coverage or similarity >= self.min_similarity:
             reason = f"{coverage:.0%} of its words are in the cited text; closest sentence {similarity:.2f}"
             return _verdict(claim, "supported", reason, closest, similarity)
         reason = f"only {coverage:.0%} of its words are in the cited text; closest sentence {similarity:.2f}"
         return _verdict(claim, "unsupported", reason, closest, similarity)
+
+
+def held_name(name: str, claim: str, source: str, known: str = "") -> bool:
+    """Whether the cited text holds a name of the claim: as written, as the words its acronym
+    stands for, as an acronym naming one of its numbers ("HTTP 410"); or whether the writer knew
+    the name from `known` (the context's titles, the persona's description)."""
+    folded = name.casefold()
+    if folded in source.casefold() or folded in known.casefold():
+        return True
+    if not _ACRONYM.fullmatch(name):
+        return False
+    naming = re.search(rf"\b{re.escape(name)}\s+(\d[\d,.]*\d|\d)\b", claim)
+    return bool(naming and numbers_in(naming.group(1)) <= numbers_in(source)) or spelled_out(name, source)
+
+
+_ACRONYM = re.compile(r"[A-Z]{2,6}")
+_JOINING = frozenset({"of", "and", "the", "for", "&"})
+
+
+def spelled_out(acronym: str, text: str) -> bool:
+    """Whether `text` has words whose initials are the acronym, in order (Annual General Meeting
+    for AGM; "of", "and", "the" between them are skipped). Two letters need capitalised words."""
+    words = [w for w in re.findall(r"[A-Za-z]+|&", text) if w.casefold() not in _JOINING]
+    size, wanted = len(acronym), acronym.casefold()
+    for start in range(len(words) - size + 1):
+        window = words[start : start + size]
+        if "".join(w[0] for w in window).casefold() == wanted and (size > 2 or all(w[0].isupper() for w in window)):
+            return True
+    return False
 
 
 def _values(text: str) -> set[str]:
@@ -197,7 +231,9 @@ def _opposite(claim: str, group: list[str], shares: list[float]) -> tuple[str, s
     return "the claim says yes; the cited sentence says no", about[0]
 
 
-_CLAUSES = re.compile(r"([,;:()]|\s[–—-]\s|\b(?:if|unless|when|whereas|but|or|and)\b)", re.I)
+_CLAUSES = re.compile(
+    r"([,;:()]|(?<=[a-z0-9)])\.\s+(?=[A-Z])|\s[–—-]\s|\b(?:if|unless|when|whereas|but|or|and)\b)", re.I
+)
 _CONDITIONS = {"if", "unless", "when"}
 
 

@@ -89,7 +89,7 @@ def test_kept_keys_become_citations_and_the_stream_adds_up_to_the_answer(support
     assert PRO in pieces, "a key is streamed whole, as its own piece"
     assert "".join(pieces).strip() == answer.text
     assert answer.sentences[0].citations == [PRO]
-    assert answer.prompt_version == "answer.v1" and answer.llm_calls == 1 and answer.llm_tokens > 0
+    assert answer.prompt_version == "answer.v2" and answer.llm_calls == 1 and answer.llm_tokens > 0
     assert "[^1]" in render_answer(answer) and "https://docs.example/limits#per-plan" in render_answer(answer)
 
 
@@ -338,3 +338,23 @@ def test_a_generated_claim_its_citation_does_not_support_is_marked_or_removed(su
             assert answer.text.endswith(f"It allows 9,000 requests per hour. {PRO}\n[contradicted] {said}")
         else:
             assert "9,000" not in answer.text and "1,200" in answer.text
+
+
+def test_a_question_on_a_false_premise_is_answered_by_correcting_it(support: KnowledgeBase) -> None:
+    """Asked about a plan that does not exist, the model had only an answer or INSUFFICIENT; it
+    listed the real plans and was scored as an answer. The prompt gives it `PREMISE:`; Shu shows
+    the correction (not the marker), cited and verified, as a premise that does not hold."""
+    answerer, model = answering(
+        support,
+        [
+            "PREMISE: There is no Business plan; the context names the Starter plan, with 60 requests "
+            f"per minute, and the Pro plan, with 1,200 per workspace. {PRO}"
+        ],
+    )
+    pieces, answer = run(answerer, support, "How many requests per minute does the Business plan allow?")
+    assert "PREMISE:" in model.calls[0][0].content
+    shown = "".join(p for p in pieces if isinstance(p, str))
+    assert shown.startswith("There is no Business plan") and "PREMISE" not in shown
+    assert answer.premise and not answer.insufficient
+    assert answer.text.startswith("There is no Business plan") and "PREMISE" not in answer.text
+    assert [c.key for c in answer.citations] == [PRO]

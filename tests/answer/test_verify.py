@@ -459,8 +459,13 @@ GARDEN = AssembledContext(
             ],
         ),
         ContextDocument(
-            doc_id="club", title="Orchard Club Members' Guide", score=0.5, sections=[
-                ContextSection(section_path="Orchard Club Members' Guide", text="Welcome.", chunk_ids=["club#1"])
+            doc_id="club",
+            title="Orchard Club Members' Guide",
+            score=0.5,
+            sections=[
+                ContextSection(
+                    section_path="Orchard Club Members' Guide", text="Welcome.", chunk_ids=["club#1"]
+                )
             ],
         ),
     ]
@@ -491,9 +496,13 @@ GARDEN_KEY = "[^rules:Orchard Club Handbook > Sprays and access]"
         ("Register the fob with Mira Patel at the desk.", "unsupported"),
     ],
 )
-def test_the_rules_read_tables_acronyms_and_known_names(rules: RulesVerifier, said: str, verdict: str) -> None:
+def test_the_rules_read_tables_acronyms_and_known_names(
+    rules: RulesVerifier, said: str, verdict: str
+) -> None:
     """Right claims a capable model wrote that the rules flagged (issue 41): a cell of a table
     row, a table run on into prose, one sentence of a list item, "AGM", "HTTP 410", the product's
     name from the persona."""
-    (given,) = rules.verify([claim(said, GARDEN_KEY)], GARDEN, background="Grafton runs the Orchard Club.").verdicts
+    (given,) = rules.verify(
+        [claim(said, GARDEN_KEY)], GARDEN, background="Grafton runs the Orchard Club."
+    ).verdicts
     assert given.verdict == verdict, given.reason

@@ -5,6 +5,11 @@ whether the question asks for a yes or a no (which a quoted answer cannot say; a
 can, so the weight fitted on the quoted reader's yes/no mistakes is not held against it). For a
 declined question it is how likely nothing in the knowledge base answers it.
 
+A written answer (a model's prose, `llm:…`) is scored by its own model, over what that path has:
+the share of its claims the verifier supported and the share it found contradicted, the share
+of its sentences that cite, the evidence and retrieval scores, declined or not (`WRITTEN_*`; the
+quoted reader's weights misread it: its yes/no weight drove right, verified yes/no answers to 0.14).
+
 The weights are fitted on the answer eval (`shu eval --suite all --answers` prints the fit, its
 expected calibration error on held-out questions, and a reliability diagram); `WEIGHTS` below is
 that fit. A user can pass their own.
@@ -78,6 +83,64 @@ def confidence_features(answer: Answer, result: RetrievalResult | None) -> dict[
     }
 
 
+WRITTEN_FEATURES = (
+    "bias",
+    "declined",
+    "declined_evidence",
+    "top_score",
+    "supported",
+    "contradicted",
+    "cited",
+)
+
+WRITTEN_WEIGHTS: dict[str, float] = {
+    "bias": -1.0,
+    "declined": 1.5,
+    "declined_evidence": -3.0,
+    "top_score": 0.5,
+    "supported": 3.0,
+    "contradicted": -3.0,
+    "cited": 0.5,
+}
+"""A prior until fitted: see `shu eval-confidence`."""
+
+WRITTEN_MONOTONE: dict[str, int] = {
+    "declined_evidence": -1,
+    "top_score": 1,
+    "supported": 1,
+    "contradicted": -1,
+    "cited": 1,
+}
+
+
+def written_features(answer: Answer, result: RetrievalResult | None) -> dict[str, float]:
+    """The signals a written answer's confidence is computed from (each in [0, 1]). Unverified
+    claims count half supported. A corrected premise is a decline of the question as asked."""
+    declined = 1.0 if answer.insufficient or answer.premise else 0.0
+    evidence = answer.evidence if answer.evidence is not None else 0.0
+    hits = result.hits if result is not None else answer.hits
+    verdicts = answer.verification.verdicts if answer.verification else []
+    supported = sum(v.verdict == "supported" for v in verdicts) / len(verdicts) if verdicts else 0.5
+    contradicted = sum(v.verdict == "contradicted" for v in verdicts) / len(verdicts) if verdicts else 0.0
+    factual = [s for s in answer.sentences if len(s.text.split()) >= 4]
+    cited = sum(bool(s.citations) for s in factual) / len(factual) if factual else 0.0
+    answered = 1.0 - declined
+    return {
+        "bias": 1.0,
+        "declined": declined,
+        "declined_evidence": declined * evidence,
+        "top_score": max(0.0, min(1.0, hits[0].score)) if hits else 0.0,
+        "supported": answered * supported,
+        "contradicted": answered * contradicted,
+        "cited": answered * cited,
+    }
+
+
+def written(answer: Answer) -> bool:
+    """A model wrote the answer's prose (not quoted sentences, not a general-knowledge answer)."""
+    return answer.method.startswith("llm:")
+
+
 def confidence(features: dict[str, float], weights: dict[str, float] | None = None) -> float:
     weights = weights or WEIGHTS
     z = sum(weights.get(name, 0.0) * value for name, value in features.items())
@@ -88,4 +151,8 @@ def with_confidence(answer: Answer, result: RetrievalResult | None) -> Answer:
     """The answer with its confidence (a deferral out of scope is left without one)."""
     if answer.out_of_scope:
         return answer
-    return answer.model_copy(update={"confidence": confidence(confidence_features(answer, result))})
+    if written(answer):
+        score = confidence(written_features(answer, result), WRITTEN_WEIGHTS)
+    else:
+        score = confidence(confidence_features(answer, result))
+    return answer.model_copy(update={"confidence": score})

@@ -24,7 +24,7 @@ from shu.answer.evidence import evidence_context, reader_decided
 from shu.answer.extractive import ExtractiveAnswerer
 from shu.answer.polarity import is_yes_no
 from shu.answer.quote import quoted
-from shu.answer.stream import ABSTAIN, AskEvent, KeyFilter, StreamReset, filtered, final_answer
+from shu.answer.stream import ABSTAIN, PREMISE, AskEvent, KeyFilter, StreamReset, filtered, final_answer
 from shu.checks import no_prompt_echo
 from shu.models.llm.base import ChatResult, LLMError, Message
 from shu.models.llm.client import LLMClient
@@ -165,6 +165,8 @@ class LLMAnswerer:
             return None, "it is empty"
         if ABSTAIN.match(text):
             return abstention(text, result, persona, self.client.name), ""
+        premise = bool(PREMISE.match(text))
+        text = PREMISE.sub("", text, count=1)
         if echo := no_prompt_echo(text):
             return None, echo[0]
         checked = check_citations(text, keys)
@@ -181,6 +183,7 @@ class LLMAnswerer:
             citations=checked.citations,
             hits=result.hits,
             check=checked.check,
+            premise=premise,
         ), ""
 
     def _judged(

@@ -15,6 +15,9 @@ from shu.types import Answer
 
 ABSTAIN = re.compile(r"^[\s*_]*insufficient[\s*_]*:", re.I)
 """The reply the prompt asks for when the context does not answer: `INSUFFICIENT: <what>`."""
+PREMISE = re.compile(r"^[\s*_]*premise[\s*_]*:[\s*_]*", re.I)
+"""The reply's opening when the question takes for granted what the context shows is not so: the
+correction follows (`PREMISE: There is no Business plan; …`). The marker is not shown."""
 _DECIDE_AFTER = len("INSUFFICIENT:")
 _LONGEST_KEY = 304
 _HTTP_LINK = re.compile(r"\(\s*<?\s*https?://", re.I)
@@ -72,17 +75,21 @@ class KeyFilter:
         if not self._decided:
             if len(self._pending.lstrip(" \t\r\n*_")) < _DECIDE_AFTER:
                 return
-            self._decided = True
-            self.abstaining = bool(ABSTAIN.match(self._pending))
+            self._decide()
         if not self.abstaining:
             yield from self._spaced(self._release(final=False))
 
     def flush(self) -> Iterator[str]:
         if not self._decided:
-            self._decided = True
-            self.abstaining = bool(ABSTAIN.match(self._pending))
+            self._decide()
         if not self.abstaining:
             yield from self._spaced(self._release(final=True))
+
+    def _decide(self) -> None:
+        """An abstention is not shown; a premise correction is, without its marker."""
+        self._decided = True
+        self.abstaining = bool(ABSTAIN.match(self._pending))
+        self._pending = PREMISE.sub("", self._pending, count=1)
 
     def _spaced(self, pieces: Iterator[str]) -> Iterator[str]:
         """No doubled space where a key was dropped between two spaces."""

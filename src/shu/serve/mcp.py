@@ -94,6 +94,7 @@ def create_mcp(kb: KnowledgeBase) -> MCPServer:
             "text": answer.text,
             "sources": [source_line(c) for c in answer.citations],
             "declined": answer.insufficient,
+            "premise_corrected": answer.premise,
             "out_of_scope": answer.out_of_scope,
             "unsupported_claims": flagged,
             "confidence": answer.confidence,

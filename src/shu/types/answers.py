@@ -142,6 +142,9 @@ class Answer(BaseModel):
     hits: list[SearchHit] = Field(default_factory=list)
     insufficient: bool = False
     """Declined: the knowledge base does not answer it (the text says what is missing)."""
+    premise: bool = False
+    """The question takes for granted what the documents show is not so (a plan that does not
+    exist): the text corrects it, cited, rather than answering as asked."""
     out_of_scope: bool = False
     """The question is outside the persona's expertise (deferred, or answered as general)."""
     from_knowledge_base: bool = True

@@ -33,7 +33,7 @@ import time
 import unicodedata
 from collections.abc import Callable, Iterable
 from contextlib import ExitStack
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 from statistics import fmean, median
@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from shu.answer.confidence import confidence_features, written, written_features
 from shu.answer.stream import AskEvent
 from shu.types import Answer
 
@@ -217,8 +218,9 @@ def has_fact(normalised_text: str, spellings: Iterable[str]) -> bool:
 
 
 def declined(answer: Answer) -> bool:
-    """Declined (nothing in the knowledge base answers it) or deferred (not the persona's subject)."""
-    return answer.insufficient or answer.out_of_scope
+    """Declined (nothing in the knowledge base answers it), deferred (not the persona's subject), or
+    its premise corrected (what it asks about is not so)."""
+    return answer.insufficient or answer.out_of_scope or answer.premise
 
 
 def cited_documents(answer: Answer) -> list[str]:
@@ -245,6 +247,12 @@ class Graded:
     text: str
     first_text_seconds: float | None = None
     """Seconds until the first piece of text was shown (None: not measured)."""
+    confidence: float | None = None
+    features: dict[str, float] = field(default_factory=dict)
+    """What the answer's confidence is computed from: the written answer's features for a
+    model's prose, else the quoted reader's (`shu.answer.confidence`); `shu eval-confidence`
+    fits weights on them."""
+    written: bool = False
 
     @property
     def citation_precision(self) -> float | None:
@@ -282,6 +290,9 @@ def grade(
         method=answer.method,
         text=answer.text,
         first_text_seconds=first_text,
+        confidence=answer.confidence,
+        features=written_features(answer, None) if written(answer) else confidence_features(answer, None),
+        written=written(answer),
     )
 
 

@@ -22,8 +22,8 @@ import re
 import numpy as np
 
 from shu.answer.citations import ContextKeys
-from shu.answer.verify.units import verifiable
 from shu.answer.verify.base import Claim, cited_text
+from shu.answer.verify.units import verifiable
 from shu.models.embed.base import Embedder
 from shu.months import MONTHS
 from shu.text import STOPWORDS, content_words, stem
@@ -193,7 +193,9 @@ def spelled_out(acronym: str, text: str) -> bool:
     size, wanted = len(acronym), acronym.casefold()
     for start in range(len(words) - size + 1):
         window = words[start : start + size]
-        if "".join(w[0] for w in window).casefold() == wanted and (size > 2 or all(w[0].isupper() for w in window)):
+        if "".join(w[0] for w in window).casefold() == wanted and (
+            size > 2 or all(w[0].isupper() for w in window)
+        ):
             return True
     return False
 

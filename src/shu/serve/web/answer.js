@@ -97,6 +97,7 @@ function confidenceBadge(confidence) {
 function answerBadges(answer) {
   const badges = [confidenceBadge(answer.confidence)];
   if (answer.insufficient) badges.push(el("span", { class: "badge warn" }, "Not answered by the documents"));
+  if (answer.premise) badges.push(el("span", { class: "badge warn" }, "The question's premise does not hold"));
   if (answer.out_of_scope) badges.push(el("span", { class: "badge warn" }, "Outside this persona's subject"));
   if (answer.from_knowledge_base === false) badges.push(el("span", { class: "badge warn" }, "General knowledge, not the documents"));
   if (answer.cached) badges.push(el("span", { class: "badge" }, "Cached"));

@@ -63,6 +63,7 @@ def assemble(store: KnowledgeReader, request: AssemblyRequest) -> AssembledConte
             context.tokens += _tokens(entry)
     if request.lookup and not any(d.doc_id == request.lookup for d in context.documents):
         context.lookup, context.mode = None, "chunks"
+    context.number_parts()  # two chunks of one section that are apart: a key each
     return context
 
 

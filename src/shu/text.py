@@ -50,6 +50,23 @@ def count_tokens(text: str) -> int:
     return len(_TOKEN.findall(text))
 
 
+def token_pieces(text: str, max_tokens: int) -> list[str]:
+    """`text` cut into consecutive pieces of at most `max_tokens` tokens, every character kept
+    (the pieces joined are `text`): each cut at the last space before the limit, else between two
+    tokens (a minified JSON line has no space to cut at)."""
+    pieces: list[str] = []
+    start, count, gap = 0, 0, -1
+    for match in _TOKEN.finditer(text):
+        if count and text[match.start() - 1].isspace():
+            gap = match.start()
+        if count >= max(1, max_tokens):
+            cut = gap if gap > start else match.start()
+            pieces.append(text[start:cut])
+            start, count, gap = cut, count_tokens(text[cut : match.start()]), -1
+        count += 1
+    return [*pieces, text[start:]]
+
+
 def split_sentences(text: str) -> list[str]:
     """Split prose into sentences; keeps common abbreviations (e.g., Dr., Jan.) intact."""
     text = " ".join(text.split())

@@ -119,3 +119,80 @@ def test_a_table_split_across_chunks_repeats_its_header_in_each() -> None:
     for chunk in chunks[1:]:
         assert chunk.text.startswith(header), chunk.text[:80]
     assert all(chunk.text.count("| Feature | Team | Pro |") == 1 for chunk in chunks)
+
+
+WEBHOOK = (
+    "# Alerts\n\n## Webhook\n\n"
+    "Lumen sends an HTTP `POST` with a JSON body to your URL. Each request includes the header "
+    "`X-Lumen-Signature: sha256=<hex>`, an HMAC-SHA256 of the raw body using the webhook secret shown "
+    "when you create the webhook. Verify the signature before trusting the payload, and reject requests "
+    "whose `X-Lumen-Timestamp` header is more than 5 minutes old.\n\n"
+    "If your endpoint does not answer with a 2xx status within 10 seconds, Lumen retries 3 times: after "
+    "1 minute, 5 minutes and 30 minutes. After the last failed retry the delivery is marked failed in "
+    "the alert history.\n\n"
+    "Example payload:\n\n"
+    """```json
+{
+  "alert_id": "alt_4821",
+  "state": "firing",
+  "metric": "orders_per_hour",
+  "value": 312,
+  "threshold": 400,
+  "dashboard_url": "https://app.lumenanalytics.example/d/ops-overview"
+}
+```
+"""
+)
+"""The Webhook section of the Lumen example's alerts-configuration.md."""
+
+PAYLOAD = WEBHOOK[WEBHOOK.index("```json") :].strip()
+
+
+def test_a_lead_in_goes_to_the_chunk_of_what_it_introduces() -> None:
+    """Issue 41.5: a chunk ended at "Example payload:" and the payload was the next chunk."""
+    chunks = chunk_document("alerts", "Alerts", WEBHOOK, max_tokens=180, overlap=30)
+    assert not any(c.text.endswith("Example payload:") for c in chunks), [c.text[-40:] for c in chunks]
+    (payload,) = [c for c in chunks if "```json" in c.text]
+    assert payload.text == f"Example payload:\n\n{PAYLOAD}"
+    assert all(c.token_count <= 180 for c in chunks)
+    steps = "# Setup\n\n" + " ".join(f"Sentence {i} says a plain thing." for i in range(10))
+    steps += "\n\nThe steps are:\n\n" + "\n".join(f"{i}. Open panel {i} and press save." for i in range(1, 6))
+    listed = chunk_document("setup", "Setup", steps, max_tokens=80, overlap=0)
+    assert not any(c.text.endswith("The steps are:") for c in listed)
+    assert any(c.text.startswith("The steps are:\n\n1. Open panel 1") for c in listed)
+
+
+def test_a_lead_in_stays_when_it_would_leave_its_chunk_empty_or_not_fit() -> None:
+    alone = chunk_document("d", "D", "# D\n\nExample payload:\n\n" + PAYLOAD, max_tokens=60, overlap=0)
+    assert alone[0].text.startswith("Example payload:")
+    assert all(c.text.strip() != "" for c in alone)
+
+
+def test_a_code_block_keeps_its_newlines_and_stays_whole_in_one_chunk() -> None:
+    """A code block in a paragraph over the budget (no blank line after its lead-in) was cut into
+    lines and its lines run together with spaces."""
+    prose = " ".join(f"Sentence {i} explains the payload." for i in range(20))
+    body = f"# Webhook\n\n{prose}\nExample payload:\n{PAYLOAD}\n"
+    chunks = chunk_document("alerts", "Alerts", body, max_tokens=120, overlap=10)
+    (payload,) = [c for c in chunks if "```json" in c.text]
+    assert PAYLOAD in payload.text, payload.text
+    assert "Example payload:\n```json" in payload.text
+    assert all(c.token_count <= 120 for c in chunks)
+
+
+def test_a_code_block_over_the_budget_is_split_by_lines_each_part_fenced() -> None:
+    lines = [f'  "field_{i}": "value number {i}",' for i in range(60)]
+    code = "```json\n{\n" + "\n".join(lines) + "\n}\n```"
+    body = f"# Payload\n\nExample payload:\n\n{code}\n"
+    chunks = chunk_document("big", "Big", body, max_tokens=100, overlap=10)
+    parts = [c.text[c.text.index("```json") :] for c in chunks if "```json" in c.text]
+    assert len(parts) > 2 and all(c.token_count <= 100 for c in chunks)
+    for part in parts:
+        assert part.startswith("```json\n") and part.endswith("\n```"), part
+    inner = [line for part in parts for line in part.split("\n")[1:-1]]
+    assert inner == ["{", *lines, "}"], "every line whole, in order, once, indentation kept"
+    minified = "```json\n" + "{" + ",".join(f'"k{i}":{i}' for i in range(200)) + "}\n```"
+    cut = chunk_document("min", "Min", f"# Min\n\n{minified}\n", max_tokens=100, overlap=0)
+    assert len(cut) > 2 and all(c.token_count <= 100 for c in cut)
+    assert all(c.text.startswith("```json\n") and c.text.endswith("\n```") for c in cut)
+    assert "".join(c.text.split("\n")[1] for c in cut) == minified.split("\n")[1]

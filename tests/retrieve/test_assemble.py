@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
+from shu.ingest.chunking import chunk_document
 from shu.kb import KnowledgeBase
 from shu.retrieve.assemble import AssemblyRequest, _without_overlap, assemble
+from shu.store.base import KnowledgeReader
+from shu.text import count_tokens
+from shu.types import AssembledContext, Chunk, Document, SearchHit
 from tests.conftest import PersonaMaker, doc
 
 LONG = "# Handbook\n\n" + "\n\n".join(
@@ -89,3 +94,72 @@ def test_the_rendered_context_names_files_within_the_knowledge_base_never_the_ma
     by_id = {d.doc_id: d for d in context.documents}
     assert by_id["short"].citation(by_id["short"].sections[0]).source_url is None
     assert by_id["linked"].citation(by_id["linked"].sections[0]).source_url == "https://example.org/tea"
+
+
+class _Store:
+    """The two reads `assemble` makes, over chunks made in the test."""
+
+    def __init__(self, title: str, chunks: list[Chunk]) -> None:
+        self.chunks = chunks
+        self.document = Document(id=chunks[0].doc_id, title=title, personas=["alpha"], content_hash="x")
+
+    def get_documents(self, ids: list[str]) -> dict[str, Document]:
+        return {self.document.id: self.document} if self.document.id in ids else {}
+
+    def list_chunks(self, doc_id: str) -> list[Chunk]:
+        return list(self.chunks)
+
+
+def assembled(title: str, chunks: list[Chunk], ords: list[int], budget: int = 16_000) -> AssembledContext:
+    hits = [SearchHit(chunk=chunks[o], doc_title=title, score=1.0 - o / 100) for o in ords]
+    return assemble(cast(KnowledgeReader, _Store(title, chunks)), AssemblyRequest(hits=hits, budget=budget))
+
+
+PAYLOAD = '```json\n{\n  "alert_id": "alt_4821",\n  "state": "firing",\n  "value": 312\n}\n```'
+
+
+def test_merging_overlapping_chunks_keeps_a_code_blocks_lines() -> None:
+    """Issue 41.5: the words after the overlap were joined with spaces, and the model read the
+    JSON payload on one line."""
+    assert _without_overlap("Sends a body. Example payload:", f"Example payload:\n\n{PAYLOAD}") == PAYLOAD
+    prose = " ".join(f"Sentence {i} explains the webhook." for i in range(14))
+    body = f"# Webhook\n\n{prose}\n\nIt looks like this.\n\n{PAYLOAD}\n"
+    chunks = chunk_document("alerts", "Alerts", body, max_tokens=100, overlap=10)
+    assert len(chunks) == 2 and chunks[1].text.startswith("It looks like this."), "the overlap repeats it"
+    (section,) = assembled("Alerts", chunks, [0, 1]).documents[0].sections
+    assert section.text.count("It looks like this.") == 1
+    assert f"It looks like this.\n{PAYLOAD}" in section.text, section.text[-200:]
+
+
+def test_a_section_cut_to_the_budget_keeps_its_lines_and_closes_its_code_block() -> None:
+    body = "# Webhook\n\nExample payload:\n\n" + PAYLOAD.replace("}", '  "more": "' + "word " * 40 + '"\n}')
+    chunks = chunk_document("alerts", "Alerts", body, max_tokens=400, overlap=0)
+    (section,) = assembled("Alerts", chunks, [0], budget=40).documents[0].sections
+    assert section.text.startswith('Example payload:\n\n```json\n{\n  "alert_id": "alt_4821",\n')
+    assert section.text.endswith("\n```") and count_tokens(section.text) <= 40
+
+
+TIMELINE = "# Postmortem\n\n## Timeline (UTC)\n\n" + "\n".join(
+    f"- **{9 + i // 4:02d}:{i % 4 * 15:02d}** Step {i}: the on-call engineer checked queue {i}."
+    for i in range(24)
+)
+
+
+def test_two_chunks_of_one_section_apart_get_a_key_each() -> None:
+    """Issue 41.5: the first and last chunks of "Timeline (UTC)" both read
+    `[^pm:Postmortem > Timeline (UTC)]`: a citation could not say which one."""
+    chunks = chunk_document("pm", "Postmortem", TIMELINE, max_tokens=80, overlap=0)
+    timeline = [c for c in chunks if c.section_path.endswith("Timeline (UTC)")]
+    assert len(timeline) >= 3
+    context = assembled("Postmortem", chunks, [timeline[0].ord, timeline[-1].ord])
+    first, second = context.documents[0].sections
+    assert first.chunk_ids == [timeline[0].id] and second.chunk_ids == [timeline[-1].id]
+    assert first.citation_key == "[^pm:Postmortem > Timeline (UTC)]", "the first keeps the plain key"
+    assert second.citation_key == "[^pm:Postmortem > Timeline (UTC) (part 2)]"
+    rendered = context.render()
+    assert f"### Postmortem > Timeline (UTC) {second.citation_key}\n{second.text}" in rendered
+    citation = context.documents[0].citation(second)
+    assert citation.key == second.citation_key and citation.chunk_id == timeline[-1].id
+    assert citation.anchor == "timeline-utc", "the link goes to the heading"
+    adjacent = assembled("Postmortem", chunks, [timeline[0].ord, timeline[1].ord])
+    assert len(adjacent.documents[0].sections) == 1, "adjacent chunks are one section, one key"

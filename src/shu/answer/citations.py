@@ -51,6 +51,9 @@ _DOUBLE_SPACE = re.compile(r"[ \t]{2,}")
 
 MIN_RESEMBLANCE = 0.6
 """How close a misspelled section must be to a real one to be taken for it."""
+_PART = re.compile(r"(?:^|[\s(])part\s*(\d{1,3})\s*\)?\s*$", re.I)
+"""`(part 2)` (or `part 2`) ending a written section: the context's second section of that path,
+when two sections resemble what is written as much (the resemblance decides first)."""
 
 
 def _resemblance(written: str, path: str) -> float:
@@ -59,6 +62,21 @@ def _resemblance(written: str, path: str) -> float:
     if written in (path, leaf) or (len(written) >= 4 and (written in path or leaf in written)):
         return 1.0
     return max(SequenceMatcher(None, written, path).ratio(), SequenceMatcher(None, written, leaf).ratio())
+
+
+def _part_resemblance(wanted: str, section: ContextSection) -> tuple[float, bool]:
+    """How close a written section (casefolded) is to a context section as its key writes it
+    (`Timeline (UTC) (part 2)` for a second part), or, when it names that part, how close the rest
+    is to the section's path; and whether it names that part (`(part n)`, or none for part 1)."""
+    keyed = section.section_path + (f" (part {section.part})" if section.part > 1 else "")
+    closeness = _resemblance(wanted, keyed.casefold())
+    part = _PART.search(wanted)
+    if part is None:
+        return closeness, section.part == 1
+    if int(part.group(1)) != section.part:
+        return closeness, False
+    rest = wanted[: part.start()].strip(" (")
+    return max(closeness, _resemblance(rest, section.section_path.casefold())), True
 
 
 @dataclass(frozen=True)
@@ -123,9 +141,7 @@ class ContextKeys:
         wanted = section.strip().casefold()
         if not wanted:
             return candidates[0]  # `[^doc]`: the document's best section
-        scored = [
-            (_resemblance(wanted, s.section.section_path.casefold()), -i) for i, s in enumerate(candidates)
-        ]
+        scored = [(*_part_resemblance(wanted, s.section), -i) for i, s in enumerate(candidates)]
         best = max(range(len(candidates)), key=lambda i: scored[i])
         return candidates[best] if scored[best][0] >= MIN_RESEMBLANCE else None
 

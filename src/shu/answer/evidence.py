@@ -36,18 +36,21 @@ def evidence_context(answer: Answer, context: AssembledContext) -> AssembledCont
     for key, texts in by_key.items():
         found = known.get(key)
         citation = cited.get(key)
-        if found is not None:
+        text = "\n".join(texts)  # a line each: an attendee or a row is not run into the next
+        if found is not None:  # its key as the context gave it (`(part 2)` and all)
             original, section = found
-            path, chunk_ids = section.section_path, section.chunk_ids
+            section = section.model_copy(update={"text": text, "chunk_ids": list(section.chunk_ids)})
         elif citation is not None:
-            original, path, chunk_ids = _document(citation), citation.section_path, [citation.chunk_id]
+            original = _document(citation)
+            section = ContextSection(
+                section_path=citation.section_path, text=text, chunk_ids=[citation.chunk_id]
+            )
         else:
             continue
         document = documents.setdefault(
             original.doc_id, original.model_copy(update={"sections": [], "full": False})
         )
-        text = "\n".join(texts)  # a line each: an attendee or a row is not run into the next
-        document.sections.append(ContextSection(section_path=path, text=text, chunk_ids=chunk_ids))
+        document.sections.append(section)
     return AssembledContext(documents=list(documents.values()), budget=context.budget)
 
 

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from shu.fences import blocks, fenced_parts
 from shu.ingest.budget import OverBudget
 from shu.markdown import FENCE, split_sections
 from shu.relative_dates import with_dates
@@ -24,6 +25,13 @@ class _Unit:
     table_header: str | None = None
     """A table row's header and rule lines: a chunk that starts inside the table repeats them
     (a row without its header says nothing: "| Audit log retention | 90 days | 1 year |")."""
+    own_line: bool = False
+    """Starts a line of its paragraph (a code block, or the line after one): never run on."""
+
+    @property
+    def lead_in(self) -> bool:
+        """Introduces what follows ("Example payload:", "The steps are:")."""
+        return self.text.rstrip().endswith(":") and self.table_header is None
 
 
 def chunk_document(
@@ -80,16 +88,31 @@ def written_day(value: str | None) -> date | None:
 
 
 def _units(text: str, max_tokens: int) -> list[_Unit]:
-    """Sentences of prose paragraphs; lines of lists, tables and code; words if still too long."""
+    """Sentences of prose paragraphs; lines of lists and tables; words if still too long. A fenced
+    code block is one unit with its newlines, or fenced parts of whole lines when over budget."""
     units: list[_Unit] = []
     for paragraph in _paragraphs(text):
-        first = True
-        header = _table_header(paragraph)
-        for index, piece in enumerate(_paragraph_pieces(paragraph, max_tokens)):
-            for part in _split_words(piece, max_tokens):
-                row_header = header if header and index >= 2 and part.lstrip().startswith("|") else None
-                units.append(_Unit(part, count_tokens(part), first, row_header))
-                first = False
+        runs = blocks(paragraph) if count_tokens(paragraph) > max_tokens else [(paragraph, False)]
+        for number, (run, fenced) in enumerate(runs):
+            made = _code_units(run, max_tokens) if fenced else _prose_units(run, max_tokens)
+            if made:
+                made[0].new_paragraph = number == 0
+                made[0].own_line = True
+            units += made
+    return units
+
+
+def _code_units(block: str, max_tokens: int) -> list[_Unit]:
+    return [_Unit(part, count_tokens(part), False, own_line=True) for part in fenced_parts(block, max_tokens)]
+
+
+def _prose_units(text: str, max_tokens: int) -> list[_Unit]:
+    units: list[_Unit] = []
+    header = _table_header(text)
+    for index, piece in enumerate(_paragraph_pieces(text, max_tokens)):
+        for part in _split_words(piece, max_tokens):
+            row_header = header if header and index >= 2 and part.lstrip().startswith("|") else None
+            units.append(_Unit(part, count_tokens(part), False, row_header))
     return units
 
 
@@ -157,19 +180,41 @@ def _pack(units: list[_Unit], max_tokens: int, overlap: int) -> list[str]:
     chunks: list[list[_Unit]] = []
     current: list[_Unit] = []
     size = 0
+    carried = 0
+    # how many of the first units of `current` repeat the chunk before (overlap, a table header)
     for unit in units:
         if current and size + unit.tokens > max_tokens:
-            chunks.append(current)
-            current = _overlap_tail(current, overlap, max_tokens - unit.tokens)
+            lead = _lead_in(current, carried, unit, max_tokens)
+            done = current[: len(current) - len(lead)]
+            chunks.append(done)
+            room = max_tokens - unit.tokens - sum(u.tokens for u in lead)
+            current = _overlap_tail(done, overlap, room)
             if unit.table_header is not None:  # the rows go on under their header
                 current = [u for u in current if u.table_header == unit.table_header]
                 current.insert(0, _Unit(unit.table_header, count_tokens(unit.table_header), True))
+            carried = len(current)
+            current += lead
             size = sum(u.tokens for u in current)
         current.append(unit)
         size += unit.tokens
     if current:
         chunks.append(current)
     return [_join(chunk) for chunk in chunks]
+
+
+def _lead_in(current: list[_Unit], carried: int, following: _Unit, max_tokens: int) -> list[_Unit]:
+    """The last unit of a full chunk when it introduces the unit that starts the next chunk
+    ("Example payload:" before its code block): it goes to the next chunk with what it introduces,
+    when the two fit together and something of the chunk stays."""
+    last = current[-1]
+    if (
+        len(current) - carried > 1
+        and last.lead_in
+        and following.table_header is None
+        and last.tokens + following.tokens <= max_tokens
+    ):
+        return [last]
+    return []
 
 
 def _overlap_tail(units: list[_Unit], overlap: int, room: int) -> list[_Unit]:
@@ -190,7 +235,7 @@ def _join(units: list[_Unit]) -> str:
             text = unit.text
         elif unit.new_paragraph:
             text += "\n\n" + unit.text
-        elif "\n" in unit.text or _is_structured(unit.text):
+        elif unit.own_line or "\n" in unit.text or _is_structured(unit.text):
             text += "\n" + unit.text
         else:
             text += " " + unit.text

@@ -6,9 +6,11 @@ document whose summary surfaces rank it high while its chunks rank low is loaded
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from shu.config.settings import RetrievalSettings
+from shu.fences import closed
 from shu.retrieve.hybrid import Surfaces
 from shu.store.base import KnowledgeReader
 from shu.text import count_tokens
@@ -24,6 +26,7 @@ from shu.types import (
 )
 
 _MAX_OVERLAP_WORDS = 200
+_WORD = re.compile(r"\S+")
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,7 @@ def assemble(store: KnowledgeReader, request: AssemblyRequest) -> AssembledConte
             context.tokens += _tokens(entry)
     if request.lookup and not any(d.doc_id == request.lookup for d in context.documents):
         context.lookup, context.mode = None, "chunks"
+    context.number_parts()  # two chunks of one section that are apart: a key each
     return context
 
 
@@ -116,11 +120,14 @@ def _document(doc: Document, chunks: list[Chunk], score: float, whole: bool) -> 
 
 
 def _without_overlap(before: str, after: str) -> str:
-    """`after` minus the words it repeats from the end of `before` (chunk overlap)."""
-    tail, head = before.split(), after.split()
+    """`after` minus the words it repeats from the end of `before` (chunk overlap), the rest as
+    written: a code block keeps its lines."""
+    tail = before.split()
+    words = list(_WORD.finditer(after))
+    head = [w.group(0) for w in words]
     for size in range(min(len(tail), len(head), _MAX_OVERLAP_WORDS), 0, -1):
         if tail[-size:] == head[:size]:
-            return " ".join(head[size:])
+            return after[words[size - 1].end() :].strip()
     return after
 
 
@@ -141,14 +148,18 @@ def _fit(entry: ContextDocument, tokens_left: int) -> ContextDocument:
 
 
 def _cut(text: str, tokens: int) -> str:
-    words: list[str] = []
-    used = 0
-    for word in text.split():
-        used += count_tokens(word)
+    """The words of `text` that fit `tokens`, as written (a code block keeps its lines), a code
+    block cut short closed."""
+    end, used = 0, 0
+    for word in _WORD.finditer(text):
+        used += count_tokens(word.group(0))
         if used > tokens:
             break
-        words.append(word)
-    return " ".join(words)
+        end = word.end()
+    cut = closed(text[:end])
+    if cut != text[:end] and count_tokens(cut) > tokens:
+        return _cut(text[:end], tokens - (count_tokens(cut) - count_tokens(text[:end])))
+    return cut
 
 
 _ESCALATE_TOP = 3

@@ -174,8 +174,10 @@ def knowledge_base_path(path: str | None) -> str | None:
     return parts[-1]
 
 
-def citation_key(doc_id: str, section_path: str) -> str:
+def citation_key(doc_id: str, section_path: str, part: int = 1) -> str:
     """The inline citation `[^doc_id:section]` for a chunk. Square brackets in
-    a heading would end the citation early, so they are written as parentheses."""
+    a heading would end the citation early, so they are written as parentheses. `part`: the n-th
+    section of one context with this document and path (chunks of the section that are not
+    adjacent) is `[^doc_id:section (part n)]`, so that each section of a context has its own key."""
     section = section_path.replace("[", "(").replace("]", ")")
-    return f"[^{doc_id}:{section}]"
+    return f"[^{doc_id}:{section}{f' (part {part})' if part > 1 else ''}]"

@@ -138,10 +138,15 @@ class ContextSection(BaseModel):
     section_path: str
     text: str
     chunk_ids: list[str]
+    part: int = Field(1, ge=1)
+    """The n-th section of its context with this document and path (its chunks are not adjacent
+    to the first's): its key says `(part n)`, so that a citation names this section and no other."""
 
     @property
     def citation_key(self) -> str:
-        return citation_key(self.chunk_ids[0].split("#", 1)[0], self.section_path) if self.chunk_ids else ""
+        if not self.chunk_ids:
+            return ""
+        return citation_key(self.chunk_ids[0].split("#", 1)[0], self.section_path, self.part)
 
 
 class ContextDocument(BaseModel):
@@ -181,6 +186,17 @@ class AssembledContext(BaseModel):
     lookup: str | None = None
     """The document a lookup returned whole (first in `documents`), if it is there."""
     escalated: list[str] = Field(default_factory=list)
+
+    def number_parts(self) -> None:
+        """Gives each section a key no other section of the context has: the 2nd, 3rd… section
+        of one document and path are its parts 2, 3… (the first keeps the plain key)."""
+        taken: set[str] = set()
+        for document in self.documents:
+            for section in document.sections:
+                section.part = 1
+                while section.chunk_ids and section.citation_key in taken:
+                    section.part += 1
+                taken.add(section.citation_key)
 
     def render(self) -> str:
         parts = []

@@ -168,6 +168,7 @@ def page_tables(data: bytes, pages: int, warnings: list[str]) -> dict[int, list[
                 current().tick()
                 for table in page.find_tables():
                     rows = [[" ".join((cell or "").split()) for cell in row] for row in table.extract()]
+                    rows = [row for row in rows if any(row)]  # the header is the first row with text
                     if len(rows) >= 2 and max(len(r) for r in rows) >= 2:
                         found.setdefault(index, []).append(
                             (table.bbox[1], table.bbox[3], _markdown_table(rows))

@@ -247,13 +247,13 @@ def test_slack_export_one_section_a_day() -> None:
         "Chat boat-repairs: 5 messages by Jonas Berg, Ayla Demir and Marco Rossi, "
         "2026-09-08 to 2026-09-09.\n\n"
         "## 2026-09-08\n\n"
-        "**Jonas Berg** (07:34): Morning! The survey quote came in at 9,200 EUR.\n\n"
-        "**Ayla Demir** (07:45): @Jonas Berg that is within budget. "
+        "**Jonas Berg** (2026-09-08 07:34): Morning! The survey quote came in at 9,200 EUR.\n\n"
+        "**Ayla Demir** (2026-09-08 07:45): @Jonas Berg that is within budget. "
         "Quote: [survey quote](https://harbor.example/q/17)\n\n"
-        "**Marco Rossi** (11:20): Checklist for the Marit:\n\\# hull\n\\# rudder & fittings\n\n"
+        "**Marco Rossi** (2026-09-08 11:20): Checklist for the Marit:\n\\# hull\n\\# rudder & fittings\n\n"
         "## 2026-09-09\n\n"
-        "**Ayla Demir** (07:30): Booked the crane for 12 September.\n[file: Crane booking]\n\n"
-        "**Jonas Berg** (08:00): Thanks @channel, see you Monday.\n"
+        "**Ayla Demir** (2026-09-09 07:30): Booked the crane for 12 September.\n[file: Crane booking]\n\n"
+        "**Jonas Berg** (2026-09-09 08:00): Thanks @channel, see you Monday.\n"
     )
     assert paths(channel) == ["boat-repairs", "boat-repairs > 2026-09-08", "boat-repairs > 2026-09-09"]
     assert channel.meta == {
@@ -287,8 +287,8 @@ def test_chatgpt_conversations_follow_the_thread_shown() -> None:
         "# Winch maintenance checklist\n\n"
         "Chat Winch maintenance checklist: 2 messages by User and ChatGPT, 2026-09-09.\n\n"
         "## 2026-09-09\n\n"
-        "**User** (07:48): How often should a sailing winch be serviced?\n\n"
-        "**ChatGPT** (07:48): Service it once a season:\n"
+        "**User** (2026-09-09 07:48): How often should a sailing winch be serviced?\n\n"
+        "**ChatGPT** (2026-09-09 07:48): Service it once a season:\n"
         "1. Strip the drum.\n2. Clean and re-grease the pawls.\n"
     )
     assert paths(briefing) == [
@@ -296,7 +296,7 @@ def test_chatgpt_conversations_follow_the_thread_shown() -> None:
         "Regatta safety briefing > 2026-09-12",
         "Regatta safety briefing > 2026-09-13",
     ]
-    assert "**User** (09:00): Add: capsize drill at 08:30." in briefing.markdown
+    assert "**User** (2026-09-13 09:00): Add: capsize drill at 08:30." in briefing.markdown
     assert briefing.meta == {
         "type": "chat",
         "date": "2026-09-12",
@@ -323,10 +323,10 @@ def test_generic_jsonl_grouped_by_conversation_and_day() -> None:
         "# night-watch\n\n"
         "Chat night-watch: 3 messages by Lena Fischer and Jonas Berg, 2026-09-10 to 2026-09-11.\n\n"
         "## 2026-09-10\n\n"
-        "**Lena Fischer** (22:05): Mooring line on the Tern is chafing.\n\n"
-        "**Jonas Berg** (22:20): Replace it tomorrow, spare line is in locker 3.\n\n"
+        "**Lena Fischer** (2026-09-10 22:05): Mooring line on the Tern is chafing.\n\n"
+        "**Jonas Berg** (2026-09-10 22:20): Replace it tomorrow, spare line is in locker 3.\n\n"
         "## 2026-09-11\n\n"
-        "**Lena Fischer** (06:00): Done, old line binned.\n"
+        "**Lena Fischer** (2026-09-11 06:00): Done, old line binned.\n"
     )
     assert fuel.meta == {
         "type": "chat",
@@ -355,10 +355,13 @@ def test_a_messages_wrapper_with_rich_text_and_hostile_markdown() -> None:
     [dock] = convert_documents(Path("dock.json"), json.dumps(export).encode())
     assert dock.doc_id == "dock-dock-crew" and dock.title == "Dock crew"
     assert paths(dock) == ["Dock crew", "Dock crew > 2026-05-04", "Dock crew > 2026-05-05"]
-    assert "**Ana Lima** (18:00): Tide table: tides.example\n" in dock.markdown
-    assert "**Bo Chen** (18:02):\n\\```\nunclosed fence\n\\# not a heading\n\n## 2026-05-05" in dock.markdown
-    assert "**Bo Chen**: Second day, no time of day.\n" in dock.markdown
-    assert "**Ana Lima** (07:00):\n```python\nprint(1)\n```\n" in dock.markdown
+    assert "**Ana Lima** (2026-05-04 18:00): Tide table: tides.example\n" in dock.markdown
+    assert (
+        "**Bo Chen** (2026-05-04 18:02):\n\\```\nunclosed fence\n\\# not a heading\n\n## 2026-05-05"
+        in dock.markdown
+    )
+    assert "**Bo Chen** (2026-05-05): Second day, no time of day.\n" in dock.markdown
+    assert "**Ana Lima** (2026-05-05 07:00):\n```python\nprint(1)\n```\n" in dock.markdown
     assert dock.markdown.endswith("```\n\n**Cy**: undated, so with the message before\n")
     assert dock.meta["participants"][0] == {"name": "Ana Lima", "email": "ana@dock.example", "role": "author"}
     assert dock.warnings == ["skipped 1 records without an author or a text"]

@@ -23,7 +23,7 @@ from shu.text import name_id, split_sentences
 URL_LIST_SUFFIXES = frozenset({".urls", ".links"})
 CURATED_FIELDS = ("summary", "tags", "license")
 RESERVED_FIELDS = frozenset({"id", "source_file", "source_sha256", "generated"})
-CONVERTER_VERSION = 4
+CONVERTER_VERSION = 5
 """Raise when conversion output changes, so that generated RAG files are written again."""
 _FIELD_LINE = re.compile(r"^\*\*[\w -]+:\*\*")
 _TYPE_HINTS = (

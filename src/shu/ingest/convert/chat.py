@@ -1,5 +1,5 @@
 """Chat exports (.json, .jsonl) → one Markdown document per conversation, one `## YYYY-MM-DD`
-section per day, one `**author** (HH:MM): text` paragraph per message.
+section per day, one `**author** (YYYY-MM-DD HH:MM): text` paragraph per message.
 
 Recognised, in this order: a Slack export (messages with `user`/`user_name`/`user_profile`, `ts`,
 `text`), a ChatGPT `conversations.json` (conversations with a `mapping` of message nodes), and a
@@ -524,8 +524,13 @@ def _sort_keys(messages: list[_Message]) -> dict[int, tuple[float, int]]:
 
 
 def _message_line(message: _Message) -> str:
+    """`**author** (YYYY-MM-DD HH:MM): text`: each message carries its own day, so a chunk of a
+    channel that runs for weeks says when its messages were written wherever it is cut, and
+    never only the date of the channel's first message."""
     author = message.author.replace("*", "")
-    clock = f" ({message.when:%H:%M})" if message.when and message.timed else ""
+    clock = ""
+    if message.when:
+        clock = f" ({message.when:%Y-%m-%d %H:%M})" if message.timed else f" ({message.when:%Y-%m-%d})"
     lines = message.text.split("\n")
     head = f"**{author}**{clock}:"
     if FENCE.match(lines[0]):  # a code block must start on its own line to stay one

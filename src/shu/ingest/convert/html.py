@@ -1,4 +1,6 @@
-"""HTML → Markdown: page chrome (nav, footer, scripts) is dropped, headings and tables kept."""
+"""HTML → Markdown: page chrome (nav, footer, scripts) is dropped, headings and tables kept; a
+table goes out as one Markdown pipe table under its header: its empty rows are dropped and, when
+it marks no header (`<th>`, as a DOCX table through mammoth), its first row is the header."""
 
 from __future__ import annotations
 
@@ -45,12 +47,37 @@ def html_to_markdown(html: str, warnings: list[str] | None = None) -> Converted:
         tag.decompose()
     for tag in soup.find_all(_is_hidden):
         tag.decompose()
+    for table in soup.find_all("table"):
+        _settle_header(table)
     root = soup.find("main") or soup.find("article") or soup.find("body") or soup
     markdown = markdownify(str(root), heading_style="ATX", bullets="-", strip=["img", "a"])
     markdown = re.sub(r"\n{3,}", "\n\n", markdown).strip() + "\n"
     h1 = root.find("h1") if hasattr(root, "find") else None
     title = h1.get_text(" ", strip=True) if h1 else page_title
     return Converted(markdown=markdown, title=title or None, meta=meta, warnings=warnings or [])
+
+
+def _settle_header(table: Tag) -> None:
+    """Drop the table's rows with no text; when its first row is not a header row (no `<th>`,
+    not alone in a `<thead>`), make it one. Left as they were, markdownify would put an empty
+    header above the table and its real header among the data rows."""
+    rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
+    for row in rows:
+        if not row.get_text(strip=True) and row.find("img") is None:
+            row.decompose()
+    rows = [row for row in rows if not row.decomposed]
+    if not rows:
+        return
+    first = rows[0]
+    cells = first.find_all(["td", "th"], recursive=False)
+    if not cells or all(cell.name == "th" for cell in cells):
+        return
+    if first.parent is not None and first.parent.name == "thead" and len(first.parent.find_all("tr")) == 1:
+        return
+    for cell in cells:
+        cell.name = "th"
+        for emphasis in cell.find_all(["strong", "b"]):
+            emphasis.unwrap()  # a header needs no bold
 
 
 def _is_hidden(tag: Tag) -> bool:

@@ -1,6 +1,8 @@
 """PDF → Markdown with pypdf. Lines set in a larger font than the body become headings; ruled
 tables (found by pdfplumber) become Markdown tables where they stand, instead of their cells run
-together as a paragraph; a PDF with no text layer goes to OCR."""
+together as a paragraph; running headers, footers and page numbers are left out
+(`shu.ingest.convert.furniture`) and a sentence a page break cuts is joined again; a PDF with no
+text layer goes to OCR."""
 
 from __future__ import annotations
 
@@ -18,11 +20,14 @@ from shu.errors import DocumentError
 from shu.ingest.budget import OverBudget, current
 from shu.ingest.convert import ocr
 from shu.ingest.convert.base import Converted
+from shu.ingest.convert.furniture import furniture
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)
 logging.getLogger("pdfminer").setLevel(logging.ERROR)
 log = logging.getLogger(__name__)
 MAX_TABLE_PAGES = 300
+_SENTENCE_ENDS = (".", "!", "?", ":", ";", '."', '?"', '!"', ".)", "”")
+_LIST_MARKS = ("- ", "* ", "• ")
 
 
 @dataclass
@@ -33,22 +38,28 @@ class _Line:
     """Distance from the top of the page (PDF points); -1 when unknown."""
     table: str | None = None
     """A Markdown table that stands here (the line is then only its placeholder)."""
+    page_break: bool = False
+    """The end of a page: a paragraph break, unless a sentence runs on over it."""
 
 
 def convert(data: bytes, path: Path) -> Converted:
     reader = _open(data)
     warnings: list[str] = []
     tables = page_tables(data, len(reader.pages), warnings)
-    lines: list[_Line] = []
+    pages: list[list[_Line]] = []
     budget = current()
     for number, page in enumerate(reader.pages, start=1):
         budget.tick()
         try:
-            found = _page_lines(page)
+            pages.append(_page_lines(page))
         except (PyPdfError, ValueError, KeyError, TypeError) as exc:
             raise DocumentError(f"page {number} cannot be read ({exc.__class__.__name__})") from exc
-        lines.extend(_with_tables(found, tables.get(number - 1, [])))
-        lines.append(_Line("", 0.0))  # page break = paragraph break
+    lines: list[_Line] = []
+    dropped = furniture([[line.text for line in page] for page in pages])
+    for index, (page_lines, drop) in enumerate(zip(pages, dropped, strict=True)):
+        kept = [line for i, line in enumerate(page_lines) if i not in drop]
+        lines.extend(_with_tables(kept, tables.get(index, [])))
+        lines.append(_Line("", 0.0, page_break=True))
     markdown = _to_markdown(lines)
     info_title = None
     with contextlib.suppress(PyPdfError):
@@ -61,14 +72,19 @@ def convert(data: bytes, path: Path) -> Converted:
 
 
 def _scanned(data: bytes, path: Path, title: str | None) -> Converted:
-    """A PDF with no text layer: each page rendered and read by OCR, one section per page."""
+    """A PDF with no text layer: each page rendered and read by OCR, one section per page, its
+    running header and footer left out."""
     if not ocr.available():
         raise DocumentError(f"PDF has no text layer (a scan?); {ocr.INSTALL_HINT}")
     title = title or ocr.title_from(path)
     sections = [f"# {title}"]
-    for number, image in enumerate(ocr.pdf_page_images(data), start=1):
-        text = ocr.image_text(image, f"page {number}", counted=True)
-        if text.strip():
+    pages = [
+        ocr.image_text(image, f"page {number}", counted=True).split("\n")
+        for number, image in enumerate(ocr.pdf_page_images(data), start=1)
+    ]
+    for number, (lines, drop) in enumerate(zip(pages, furniture(pages), strict=True), start=1):
+        text = "\n".join(line for i, line in enumerate(lines) if i not in drop).strip()
+        if text:
             sections.append(f"## Page {number}\n\n{text}")
     if len(sections) == 1:
         raise DocumentError("PDF has no text layer and OCR found no text in its pages")
@@ -152,6 +168,7 @@ def page_tables(data: bytes, pages: int, warnings: list[str]) -> dict[int, list[
                 current().tick()
                 for table in page.find_tables():
                     rows = [[" ".join((cell or "").split()) for cell in row] for row in table.extract()]
+                    rows = [row for row in rows if any(row)]  # the header is the first row with text
                     if len(rows) >= 2 and max(len(r) for r in rows) >= 2:
                         found.setdefault(index, []).append(
                             (table.bbox[1], table.bbox[3], _markdown_table(rows))
@@ -212,10 +229,14 @@ def _to_markdown(lines: list[_Line]) -> str:
             out.append(_join_wrapped(paragraph))
             paragraph.clear()
 
-    for line in lines:
+    for index, line in enumerate(lines):
         if line.table is not None:
             flush()
             out.append(line.table)
+        elif line.page_break:
+            following = (ln for ln in lines[index + 1 :] if ln.text or ln.table is not None or ln.page_break)
+            if not _runs_on(paragraph, next(following, None), body_size):
+                flush()
         elif not line.text:
             flush()
         elif _is_heading(line, body_size):
@@ -225,6 +246,20 @@ def _to_markdown(lines: list[_Line]) -> str:
             paragraph.append(line.text)
     flush()
     return "\n\n".join(out).strip() + "\n"
+
+
+def _runs_on(paragraph: list[str], after: _Line | None, body_size: float) -> bool:
+    """Whether the paragraph a page ends goes on at the top of the next page: it stops without
+    closing its sentence, and the next page goes on with body text (not a heading, a table or a
+    list item)."""
+    if not paragraph or after is None or paragraph[-1].rstrip().endswith(_SENTENCE_ENDS):
+        return False
+    return (
+        bool(after.text)
+        and after.table is None
+        and not _is_heading(after, body_size)
+        and not after.text.lstrip().startswith(_LIST_MARKS)
+    )
 
 
 def _is_heading(line: _Line, body_size: float) -> bool:
@@ -237,7 +272,7 @@ def _join_wrapped(lines: list[str]) -> str:
     for line in lines:
         if not text:
             text = line
-        elif line.lstrip().startswith(("- ", "* ", "• ")) or line[:3].rstrip(".").isdigit():
+        elif line.lstrip().startswith(_LIST_MARKS) or line[:3].rstrip(".").isdigit():
             text += "\n" + line
         elif text.endswith("-") and not text.endswith(" -"):
             text = text[:-1] + line

@@ -112,7 +112,8 @@ def _blocks(shapes: Iterable[Any], skip: Any) -> Iterator[str]:
             yield from _blocks(_in_reading_order(shape.shapes), skip=None)
         elif getattr(shape, "has_table", False) and shape.has_table:
             rows = [[_cell_text(cell) for cell in row.cells] for row in shape.table.rows]
-            if any(any(row) for row in rows):
+            rows = [row for row in rows if any(cell.strip() for cell in row)]
+            if rows:  # an empty first row is no header: the first with text is
                 yield markdown_table(rows[0], rows[1:])
         elif getattr(shape, "has_chart", False) and shape.has_chart:
             chart = _chart(shape.chart)

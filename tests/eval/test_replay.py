@@ -94,9 +94,10 @@ def test_three_recorded_questions_replay_to_the_recorded_answers(personas: Knowl
     assert data["requests"]["verify"] == {"fell_back": 3}
     assert data["requests"]["answer"] == {"recorded": 3}
     mismatches = {m["question"]: m for m in data["vs_recorded"]["mismatches"]}
-    assert data["vs_recorded"]["exactly"] == 1 and set(mismatches) == {
+    assert data["vs_recorded"]["exactly"] == 0 and set(mismatches) == {
         "lumen-business-plan-price",  # the wrong answer: now marked, and below the right ones
         "lumen-staff-ask-password",  # the yes/no answer's confidence is no longer 0.1397
+        "lumen-more-keys-no-help",  # a written answer has its own confidence: 0.67 then
     }
     assert mismatches["lumen-business-plan-price"]["confidence"][1] < data["confidence_right"]["min"]
     assert data["right_marked"] == 0 and data["right_below_0_6"] == []

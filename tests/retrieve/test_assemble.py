@@ -163,3 +163,30 @@ def test_two_chunks_of_one_section_apart_get_a_key_each() -> None:
     assert citation.anchor == "timeline-utc", "the link goes to the heading"
     adjacent = assembled("Postmortem", chunks, [timeline[0].ord, timeline[1].ord])
     assert len(adjacent.documents[0].sections) == 1, "adjacent chunks are one section, one key"
+
+
+def test_a_table_over_two_chunks_is_one_table_in_the_context_its_header_and_rows_once() -> None:
+    """Issue 41.5: the next chunk of a table repeats its header and a few rows; merging took a
+    lone `|` for the overlap and joined the rest with spaces, so the model read the table
+    flattened, some rows twice."""
+    rows = "\n".join(f"| Plan {i} | ${10 * i} per seat | {100 * i} dashboards |" for i in range(1, 25))
+    body = f"# Pricing\n\n## Plans\n\n| Plan | Price | Dashboards |\n|---|---|---|\n{rows}\n"
+    chunks = chunk_document("pricing", "Pricing", body, max_tokens=120, overlap=30)
+    assert len(chunks) >= 2 and chunks[1].text.startswith("| Plan | Price |"), "the next chunk repeats the header"
+    (section,) = assembled("Pricing", chunks, list(range(len(chunks)))).documents[0].sections
+    lines = section.text.split("\n")
+    assert lines.count("| Plan | Price | Dashboards |") == 1 and lines.count("|---|---|---|") == 1
+    for i in range(1, 25):
+        assert lines.count(f"| Plan {i} | ${10 * i} per seat | {100 * i} dashboards |") == 1, section.text
+    assert all(line.startswith("|") for line in lines), "every line is a row of the table"
+
+
+def test_a_lone_shared_word_is_no_overlap() -> None:
+    assert _without_overlap("The end of it.\n| a | b |", "| c | d |") == "| c | d |"
+
+
+def test_the_next_section_of_a_sheet_keeps_its_header() -> None:
+    before = "| Date | Cost (GBP) |\n|---|---|\n| 2026-01-02 | 40 |"
+    after = "| Date | Cost (GBP) |\n|---|---|\n| 2026-04-22 | 1,240 |"
+    assert _without_overlap(before, after, same_section=False) == after
+    assert _without_overlap(before, after) == "| 2026-04-22 | 1,240 |"

@@ -26,6 +26,7 @@ from shu.types import (
 )
 
 _MAX_OVERLAP_WORDS = 200
+_TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
 _WORD = re.compile(r"\S+")
 
 
@@ -100,7 +101,8 @@ def _document(doc: Document, chunks: list[Chunk], score: float, whole: bool) -> 
     previous: Chunk | None = None
     for chunk in chunks:
         adjacent = previous is not None and chunk.ord == previous.ord + 1
-        text = _without_overlap(previous.text, chunk.text) if adjacent and previous else chunk.text
+        same = adjacent and previous is not None and previous.section_path == chunk.section_path
+        text = _without_overlap(previous.text, chunk.text, same) if adjacent and previous else chunk.text
         if sections and adjacent and sections[-1].section_path == chunk.section_path:
             sections[-1].text += "\n" + text
             sections[-1].chunk_ids.append(chunk.id)
@@ -119,16 +121,32 @@ def _document(doc: Document, chunks: list[Chunk], score: float, whole: bool) -> 
     )
 
 
-def _without_overlap(before: str, after: str) -> str:
+def _without_overlap(before: str, after: str, same_section: bool = True) -> str:
     """`after` minus the words it repeats from the end of `before` (chunk overlap), the rest as
-    written: a code block keeps its lines."""
+    written: a code block keeps its lines. An overlap is two words or more, one of them a word
+    ("|" alone is not); a table's next chunk in the same section goes on without the header and
+    rows already shown (a section of its own keeps its header: "Rows 5–8" of a sheet)."""
+    after = _without_shown_rows(before, after) if same_section else after
     tail = before.split()
     words = list(_WORD.finditer(after))
     head = [w.group(0) for w in words]
-    for size in range(min(len(tail), len(head), _MAX_OVERLAP_WORDS), 0, -1):
-        if tail[-size:] == head[:size]:
+    for size in range(min(len(tail), len(head), _MAX_OVERLAP_WORDS), 1, -1):
+        if tail[-size:] == head[:size] and any(any(c.isalnum() for c in w) for w in head[:size]):
             return after[words[size - 1].end() :].strip()
     return after
+
+
+def _without_shown_rows(before: str, after: str) -> str:
+    """`after` without a table header it repeats from `before` and the rows after it that
+    `before` already has (the chunker starts a table's next chunk with its header and overlap)."""
+    shown = {line.strip() for line in before.split("\n") if line.strip().startswith("|")}
+    lines = after.split("\n")
+    if len(lines) < 2 or lines[0].strip() not in shown or not _TABLE_RULE.match(lines[1].strip()):
+        return after
+    start = 2
+    while start < len(lines) and lines[start].strip().startswith("|") and lines[start].strip() in shown:
+        start += 1
+    return "\n".join(lines[start:]).strip()
 
 
 def _fit(entry: ContextDocument, tokens_left: int) -> ContextDocument:

@@ -172,7 +172,9 @@ def test_a_table_over_two_chunks_is_one_table_in_the_context_its_header_and_rows
     rows = "\n".join(f"| Plan {i} | ${10 * i} per seat | {100 * i} dashboards |" for i in range(1, 25))
     body = f"# Pricing\n\n## Plans\n\n| Plan | Price | Dashboards |\n|---|---|---|\n{rows}\n"
     chunks = chunk_document("pricing", "Pricing", body, max_tokens=120, overlap=30)
-    assert len(chunks) >= 2 and chunks[1].text.startswith("| Plan | Price |"), "the next chunk repeats the header"
+    assert len(chunks) >= 2 and chunks[1].text.startswith("| Plan | Price |"), (
+        "the next chunk repeats the header"
+    )
     (section,) = assembled("Pricing", chunks, list(range(len(chunks)))).documents[0].sections
     lines = section.text.split("\n")
     assert lines.count("| Plan | Price | Dashboards |") == 1 and lines.count("|---|---|---|") == 1

@@ -29,6 +29,7 @@ from shu.retrieve.hybrid import (
     weighted_by_selectivity,
     widened,
 )
+from shu.retrieve.headings import with_named_sections
 from shu.retrieve.neighbours import with_surroundings
 from shu.retrieve.personal import personal_boost
 from shu.retrieve.planner import LLMPlanner
@@ -122,6 +123,9 @@ class RetrievalPipeline:
                 ]
         with _timed(timings, "fuse"):
             fused = with_surroundings(self.store, fuse(found, params), params)
+            if self.settings.named_sections:
+                fused, named = with_named_sections(self.store, fused, question)
+                notes += named
         with _timed(timings, "expand"):
             retrieval_plan, fused, expanded_via = expand_fused(
                 self.store, self.searcher, self.settings, fused, found, persona.slug, params, bool(decisive)

@@ -1,0 +1,70 @@
+"""Sections a question names by their heading. "What caused incident INC-2026-0317?" asks for the
+postmortem's section headed "Root cause", which its words and meaning alone did not reach (the
+section's text says "the scheduler", "workers", "timeout"); "before upgrading to 4.6" asks for
+"Upgrade notes". For the best few documents of the fused list, a section whose own heading holds
+a word the question asks for (stemmed: "caused" is "cause"; a question asking why also asks for
+a cause or a reason) joins the list just below that document's best chunk. Words of the
+document's title are not counted: they name the document, not a section.
+"""
+
+from __future__ import annotations
+
+import re
+
+from shu.store.base import KnowledgeReader
+from shu.text import content_words, stem
+
+Fused = list[tuple[str, float]]
+
+_WHY = re.compile(r"^\W*(?:why|how come)\b|\b(?:led to|reasons? for)\b", re.I)
+_CAUSE_WORDS = frozenset(stem(w) for w in ("cause", "reason", "why"))
+_DOCUMENTS = 3
+"""How many of the best documents are read for a named section."""
+_SECTIONS = 2
+"""At most this many sections join."""
+_SHARE = 0.98
+"""A named section's score: this share of its document's best chunk."""
+
+
+def asked_words(question: str) -> set[str]:
+    """The stemmed words a heading may name: the question's content words, and "cause",
+    "reason", "why" when it asks for a cause."""
+    words = {stem(w) for w in content_words(question) if not w.isdigit()}
+    return words | _CAUSE_WORDS if _WHY.search(question) or words & _CAUSE_WORDS else words
+
+
+def with_named_sections(store: KnowledgeReader, fused: Fused, question: str) -> tuple[Fused, list[str]]:
+    """`fused` with the chunks of the sections the question names by heading, and a note for
+    each section that joined."""
+    asked = asked_words(question)
+    if not asked or not fused:
+        return fused, []
+    scores = dict(fused)
+    documents = store.chunk_documents([chunk_id for chunk_id, _ in fused[:50]])
+    best: dict[str, float] = {}
+    for chunk_id, score in fused[:50]:
+        doc_id = documents.get(chunk_id)
+        if doc_id is not None and doc_id not in best:
+            best[doc_id] = score
+        if len(best) >= _DOCUMENTS:
+            break
+    joined: list[str] = []
+    for doc_id, top in best.items():
+        chunks = store.list_chunks(doc_id)
+        title = (
+            {stem(w) for w in content_words(chunks[0].section_path.split(" > ", 1)[0])} if chunks else set()
+        )
+        for path in dict.fromkeys(c.section_path for c in chunks if " > " in c.section_path):
+            heading = {stem(w) for w in content_words(path.rsplit(" > ", 1)[-1])} - title
+            if len(joined) >= _SECTIONS or not heading & asked:
+                continue
+            section = [c.id for c in chunks if c.section_path == path]
+            if any(scores.get(c, 0.0) >= top * _SHARE for c in section):
+                continue  # already among its document's best
+            for chunk_id in section[:3]:
+                scores[chunk_id] = max(scores.get(chunk_id, 0.0), top * _SHARE)
+            joined.append(path)
+    if not joined:
+        return fused, []
+    ranked = sorted(scores.items(), key=lambda pair: -pair[1])
+    return ranked, [f"named by its heading: {path}" for path in joined]

@@ -20,6 +20,7 @@ from shu.retrieve.asker import Asker
 from shu.retrieve.assemble import AssemblyRequest, assemble, assembly_request
 from shu.retrieve.classify import classify
 from shu.retrieve.expand import expand_fused
+from shu.retrieve.headings import with_named_sections
 from shu.retrieve.hybrid import (
     HybridSearcher,
     Surfaces,
@@ -29,7 +30,6 @@ from shu.retrieve.hybrid import (
     weighted_by_selectivity,
     widened,
 )
-from shu.retrieve.headings import with_named_sections
 from shu.retrieve.neighbours import with_surroundings
 from shu.retrieve.personal import personal_boost
 from shu.retrieve.planner import LLMPlanner

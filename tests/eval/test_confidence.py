@@ -189,3 +189,47 @@ def test_a_feature_fitted_against_its_direction_is_left_out_and_a_silent_one_kee
     assert weights["evidence"] == 0.0, "evidence may only raise the confidence"
     assert weights["unsupported"] == WEIGHTS["unsupported"], "never seen in the data: the prior stays"
     assert weights["top_score"] > 0
+
+
+def test_the_written_answers_confidence_is_fitted_on_model_answers_and_judged_held_apart(
+    tmp_path: Path,
+) -> None:
+    """Issue 41.3: a model's answers get their own fit, reported on questions held apart; quoted
+    answers and rows without features are not fitted on."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from shu.answer.confidence import WRITTEN_FEATURES
+    from shu.serve.cli import app
+
+    generator = np.random.default_rng(7)
+    rows = []
+    for index in range(400):
+        supported = float(generator.uniform())
+        right = bool(generator.uniform() < 0.1 + 0.85 * supported)
+        features = {name: 0.0 for name in WRITTEN_FEATURES} | {
+            "bias": 1.0,
+            "supported": supported,
+            "cited": 1.0,
+        }
+        rows.append({"id": f"q{index}", "written": True, "features": features, "right": right})
+    rows.append({"id": "quoted", "written": False, "features": {"bias": 1.0}, "right": False})
+    fitting = tmp_path / "answers.jsonl"
+    fitting.write_text("\n".join(json.dumps(r) for r in rows[:300] + rows[-1:]) + "\n")
+    apart = tmp_path / "replay-rules.json"
+    apart.write_text(json.dumps({"questions": rows[300:400]}))
+
+    result = CliRunner().invoke(
+        app, ["--json", "eval-confidence", str(fitting), "--held-apart", str(apart)], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["dev"] + data["test"] == 300
+    assert data["fitted"]["supported"] > 2.0
+    judged = data["judged"][f"{apart} · fitted"]
+    assert judged["n"] == 100 and judged["ece"] < 0.15
+    empty = tmp_path / "none.jsonl"
+    empty.write_text(json.dumps(rows[-1]) + "\n")
+    refused = CliRunner().invoke(app, ["eval-confidence", str(empty)])
+    assert refused.exit_code != 0 and "no written answers" in refused.output

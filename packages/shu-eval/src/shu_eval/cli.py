@@ -20,6 +20,7 @@ from shu.serve.console import open_from_state as _kb
 from shu.serve.console import progress as _progress
 from shu_eval.cli_bench import bench, bench_formats, bench_peers, bench_serve, bench_stores, faults
 from shu_eval.cli_checks import eval_personal, eval_scope, eval_verify, example_kb, tune
+from shu_eval.cli_confidence import eval_confidence
 from shu_eval.cli_replay import eval_replay
 
 if TYPE_CHECKING:
@@ -458,6 +459,7 @@ def register(app: typer.Typer) -> None:
     app.command(name="eval-scope")(eval_scope)
     app.command(name="eval-verify")(eval_verify)
     app.command(name="eval-replay")(eval_replay)
+    app.command(name="eval-confidence")(eval_confidence)
     app.command(name="bench")(bench)
     app.command(name="bench-serve")(bench_serve)
     app.command(name="bench-formats")(bench_formats)

@@ -36,10 +36,10 @@ def split(records: list[Record], ids: list[str]) -> tuple[list[Record], list[Rec
     return dev, test
 
 
-def _design(records: list[Record]) -> tuple[np.ndarray, np.ndarray]:
-    x = np.array([[float(f.get(name, 0.0)) for name in FEATURES] for f, _ in records], dtype=float)
+def _design(records: list[Record], features: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    x = np.array([[float(f.get(name, 0.0)) for name in features] for f, _ in records], dtype=float)
     y = np.array([1.0 if ok else 0.0 for _, ok in records], dtype=float)
-    return x.reshape(len(records), len(FEATURES)), y
+    return x.reshape(len(records), len(features)), y
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -60,7 +60,14 @@ def _newton_step(x: np.ndarray, y: np.ndarray, w: np.ndarray, penalty: np.ndarra
     return np.linalg.solve(hessian, gradient)
 
 
-def fit(records: list[Record], l2: float = 0.01, steps: int = 2000) -> dict[str, float]:
+def fit(
+    records: list[Record],
+    l2: float = 0.01,
+    steps: int = 2000,
+    features: tuple[str, ...] = FEATURES,
+    base: dict[str, float] | None = None,
+    monotone: dict[str, int] | None = None,
+) -> dict[str, float]:
     """Weights over `FEATURES` (rounded to 3 decimals) minimising the summed log-loss + l2/2·|w|²
     (a Gaussian prior on the weights, so its pull fades as records accumulate).
 
@@ -70,24 +77,27 @@ def fit(records: list[Record], l2: float = 0.01, steps: int = 2000) -> dict[str,
     record (unsupported claims, when every answer was quoted) keeps its weight from `WEIGHTS`.
     A feature whose fitted weight has the wrong sign for its `MONOTONE` direction (pooling
     datasets with different base rates can flip one) is left out (weight 0) and the rest refitted.
+    `features`, `base` and `monotone` name another model (the written answers': `WRITTEN_*`).
     """
+    base = WEIGHTS if base is None else base
+    monotone = MONOTONE if monotone is None else monotone
     if not records:
-        return {name: WEIGHTS.get(name, 0.0) for name in FEATURES}
-    x, y = _design(records)
+        return {name: base.get(name, 0.0) for name in features}
+    x, y = _design(records, features)
     silent = ~np.any(x != 0.0, axis=0)
-    active = [i for i, name in enumerate(FEATURES) if name == "bias" or not silent[i]]
+    active = [i for i, name in enumerate(features) if name == "bias" or not silent[i]]
     while True:
-        w = _fit_columns(x[:, active], y, [FEATURES[i] for i in active], l2, steps)
-        wrong = [i for i, value in zip(active, w, strict=True) if MONOTONE.get(FEATURES[i], 0) * value < 0]
+        w = _fit_columns(x[:, active], y, [features[i] for i in active], l2, steps)
+        wrong = [i for i, value in zip(active, w, strict=True) if monotone.get(features[i], 0) * value < 0]
         if not wrong:
             break
         active = [i for i in active if i not in wrong]
-    fitted = dict(zip([FEATURES[i] for i in active], w, strict=True))
+    fitted = dict(zip([features[i] for i in active], w, strict=True))
     return {
-        name: WEIGHTS.get(name, 0.0)
+        name: base.get(name, 0.0)
         if silent[i] and name != "bias"
         else round(float(fitted.get(name, 0.0)), 3) + 0.0
-        for i, name in enumerate(FEATURES)
+        for i, name in enumerate(features)
     }
 
 

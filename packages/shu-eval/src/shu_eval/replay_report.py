@@ -164,6 +164,8 @@ def rows_json(rows: list[Replayed]) -> list[dict[str, Any]]:
             "missing": r.graded.missing,
             "method": r.graded.method,
             "confidence": r.confidence,
+            "features": r.graded.features,
+            "written": r.graded.written,
             "verify_method": r.verify_method,
             "claims": r.claims,
             "flags": [asdict(f) for f in r.flags],

@@ -24,6 +24,7 @@ LAYERS = [
     {"models"},
     {"prompts"},
     {"config"},
+    {"fences"},
     {"checks", "roles", "markdown"},
     {"text"},
     {"analysis"},

@@ -225,7 +225,7 @@ def test_the_written_answers_confidence_is_fitted_on_model_answers_and_judged_he
     )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert data["dev"] + data["test"] == 300
+    assert data["rows"] == 300
     assert data["fitted"]["supported"] > 2.0
     judged = data["judged"][f"{apart} · fitted"]
     assert judged["n"] == 100 and judged["ece"] < 0.15

@@ -3,10 +3,9 @@ fitted on model answers the labelled eval recorded, and judged on questions held
 
 Input: `answers.jsonl` files of `shu eval answers --answers` runs with a model configured (each
 row holds the answer's confidence features, whether a model wrote it, and whether it was right),
-and optionally held-apart answers: another model's, or a replay's `replay-*.json`. Only written
-answers count. The fit is made on the dev half of the fitting rows (split by a hash of the
-question id, `shu_eval.confidence.split`) and reported on their test half and on every
-held-apart set, beside the shipped weights.
+and held-apart answers: another model's, the test half's, or a replay's `replay-*.json`. Only
+written answers count. The fit is made on every fitting row (run the eval on the labelled dev
+half to fit) and reported in sample and on every held-apart set, beside the shipped weights.
 """
 
 from __future__ import annotations
@@ -49,7 +48,7 @@ def eval_confidence(
 ) -> None:
     """Fit the written answers' confidence and report ECE and Brier on held-out questions."""
     from shu.answer.confidence import WRITTEN_FEATURES, WRITTEN_MONOTONE, WRITTEN_WEIGHTS, confidence
-    from shu_eval.confidence import calibration_markdown, fit, split, summary, weights_markdown
+    from shu_eval.confidence import calibration_markdown, fit, summary, weights_markdown
 
     try:
         rows = [row for path in answers for row in written_rows(path)]
@@ -58,9 +57,9 @@ def eval_confidence(
         _fail(f"cannot read the answers: {exc}")
     if not rows:
         _fail("no written answers to fit on (run `shu eval answers --answers` with a model configured)")
-    dev, test = split([(f, ok) for _, f, ok in rows], [i for i, _, _ in rows])
-    fitted = fit(dev, features=WRITTEN_FEATURES, base=WRITTEN_WEIGHTS, monotone=WRITTEN_MONOTONE)
-    judged = {"fitting rows, test half": test} | {
+    fitting = [(f, ok) for _, f, ok in rows]
+    fitted = fit(fitting, features=WRITTEN_FEATURES, base=WRITTEN_WEIGHTS, monotone=WRITTEN_MONOTONE)
+    judged = {"fitted on (in sample)": fitting} | {
         name: [(f, ok) for _, f, ok in found] for name, found in apart.items()
     }
     table: dict[str, dict[str, float | int]] = {}
@@ -69,12 +68,12 @@ def eval_confidence(
         for label, weights in (("shipped", WRITTEN_WEIGHTS), ("fitted", fitted)):
             scores = [confidence(f, weights) for f, _ in records]
             table[f"{name} · {label}"] = summary(scores, correct)
-    data = {"fitted": fitted, "dev": len(dev), "test": len(test), "judged": table}
+    data = {"fitted": fitted, "rows": len(fitting), "judged": table}
     if state.as_json:
         _emit_json(data)
         return
     out.print(
-        f"Written answers: {len(dev)} to fit (dev half), {len(test)} held out\n\n"
+        f"Written answers fitted on: {len(fitting)}\n\n"
         + calibration_markdown(table)
         + "\nFitted weights\n"
         + weights_markdown(fitted),

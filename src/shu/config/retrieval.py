@@ -90,8 +90,10 @@ class RetrievalSettings(BaseModel):
     multiquery: bool = Field(False, description="search rule/LLM variations of the question too")
     hyde: bool = Field(True, description="with an LLM: embed a hypothetical answer too")
     expand: bool = Field(True, description="one hop along outgoing relationships from the seeds")
-    named_sections: bool = Field(
-        False, description="a section of a top document whose heading the question names joins the hits"
+    named_sections: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="a section of a top document whose heading the question names joins the hits "
+        "(auto: when a model writes the answer; the quoted reader measured no gain)",
     )
     relation_types: list[str] | None = Field(None, description="only expand along these types")
     expand_seeds: int = Field(5, ge=1, le=50, description="top documents whose relationships are followed")

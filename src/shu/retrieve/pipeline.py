@@ -70,6 +70,9 @@ class RetrievalPipeline:
         self.planner = LLMPlanner(llm) if llm is not None and self.settings.plan_method == "auto" else None
         self.transformer = LLMTransformer(llm, hyde=self.settings.hyde) if llm is not None else None
         self.reranker = reranker
+        named = self.settings.named_sections
+        self.named_sections = named == "on" or (named == "auto" and llm is not None)
+        """A section the question names by heading joins the hits: a model reads the whole context."""
 
     def params(self, persona: Persona) -> RetrievalParams:
         return self.params_for(self.settings, persona)
@@ -123,7 +126,7 @@ class RetrievalPipeline:
                 ]
         with _timed(timings, "fuse"):
             fused = with_surroundings(self.store, fuse(found, params), params)
-            if self.settings.named_sections:
+            if self.named_sections:
                 fused, named = with_named_sections(self.store, fused, question)
                 notes += named
         with _timed(timings, "expand"):

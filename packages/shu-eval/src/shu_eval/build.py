@@ -27,8 +27,9 @@ from shu.text import count_tokens
 from shu.types import Chunk, Document, Enrichment, Persona, PersonaConfig
 from shu_eval.dataset import Dataset, EvalDocument
 
-INDEX_VERSION = 3
-"""Raise when what is indexed for a dataset row changes (3: relative dates indexed as dates)."""
+INDEX_VERSION = 4
+"""Raise when what is indexed for a dataset row changes (3: relative dates indexed as dates;
+4: a lead-in chunked with what it introduces, code blocks whole)."""
 
 Progress = Callable[[str, int, int], None]
 

@@ -144,20 +144,30 @@ def test_every_answer_carries_a_confidence_that_follows_the_evidence(narrow: Kno
     asked = narrow.ask("How many seats did Acme Corp renew for?", persona="sales", use_cache=False)
     assert asked.confidence is not None and 0.0 <= asked.confidence <= 1.0
     hit = asked.hits[0]
-    strong = with_confidence(answer(evidence=0.5, hits=[hit.model_copy(update={"score": 0.9})]), None)
-    weak = with_confidence(answer(evidence=0.5, hits=[hit.model_copy(update={"score": 0.2})]), None)
+
+    def quoted(**fields: object) -> Answer:  # the quoted reader's model reads the retrieval
+        return answer(**fields).model_copy(update={"method": "extractive"})
+
+    strong = with_confidence(quoted(evidence=0.5, hits=[hit.model_copy(update={"score": 0.9})]), None)
+    weak = with_confidence(quoted(evidence=0.5, hits=[hit.model_copy(update={"score": 0.2})]), None)
     assert strong.confidence > weak.confidence  # type: ignore[operator]
-    quoted = answer(evidence=0.5, hits=[hit]).model_copy(update={"method": "extractive"})
-    yes_no = with_confidence(quoted.model_copy(update={"question": "Did it?"}), None)
-    assert yes_no.confidence < with_confidence(quoted, None).confidence  # type: ignore[operator]
+    yes_no = with_confidence(
+        quoted(evidence=0.5, hits=[hit]).model_copy(update={"question": "Did it?"}), None
+    )
+    assert yes_no.confidence < with_confidence(quoted(evidence=0.5, hits=[hit]), None).confidence  # type: ignore[operator]
+    sure_decline = with_confidence(quoted(insufficient=True, evidence=0.05, hits=[hit]), None)
+    doubtful_decline = with_confidence(quoted(insufficient=True, evidence=0.3, hits=[hit]), None)
+    assert sure_decline.confidence > doubtful_decline.confidence  # type: ignore[operator]
     flagged = Verification(
         method="rules", verdicts=[ClaimVerdict(claim="c", verdict="unsupported", reason="r")]
     )
-    unsupported = with_confidence(answer(evidence=0.5, hits=[hit], verification=flagged), None)
-    assert unsupported.confidence < with_confidence(answer(evidence=0.5, hits=[hit]), None).confidence  # type: ignore[operator]
-    sure_decline = with_confidence(answer(insufficient=True, evidence=0.05, hits=[hit]), None)
-    doubtful_decline = with_confidence(answer(insufficient=True, evidence=0.3, hits=[hit]), None)
-    assert sure_decline.confidence > doubtful_decline.confidence  # type: ignore[operator]
+    supported = Verification(
+        method="rules", verdicts=[ClaimVerdict(claim="c", verdict="supported", reason="r")]
+    )
+    for make in (answer, quoted):  # a written answer's model reads what its verifier found
+        unsupported = with_confidence(make(evidence=0.5, hits=[hit], verification=flagged), None)
+        held = with_confidence(make(evidence=0.5, hits=[hit], verification=supported), None)
+        assert unsupported.confidence < held.confidence  # type: ignore[operator]
     assert with_confidence(answer(out_of_scope=True), None).confidence is None
 
 

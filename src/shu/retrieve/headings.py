@@ -1,10 +1,10 @@
-"""Sections a question names by their heading. "What caused incident INC-2026-0317?" asks for the
-postmortem's section headed "Root cause", which its words and meaning alone did not reach (the
-section's text says "the scheduler", "workers", "timeout"); "before upgrading to 4.6" asks for
-"Upgrade notes". For the best few documents of the fused list, a section whose own heading holds
-a word the question asks for (stemmed: "caused" is "cause"; a question asking why also asks for
-a cause or a reason) joins the list just below that document's best chunk. Words of the
-document's title are not counted: they name the document, not a section.
+"""Sections a question asks for by what they are. "What caused incident INC-2026-0317?" asks for
+the postmortem's section headed "Root cause", which its words and meaning alone did not reach
+(the section's text says "the scheduler", "workers", "timeout"). For the best few documents of the
+fused list, a section whose own heading names what a cause question asks for (stemmed: "cause",
+"reason", "why") joins the list just below that document's best chunk. Only such intent words
+count: a question's other words name things ("the Team and Pro plans") that the surfaces find
+already, and sections headed by them would push the passage that compares them out of the context.
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ _SHARE = 0.98
 
 
 def asked_words(question: str) -> set[str]:
-    """The stemmed words a heading may name: the question's content words, and "cause",
-    "reason", "why" when it asks for a cause."""
-    words = {stem(w) for w in content_words(question) if not w.isdigit()}
-    return words | _CAUSE_WORDS if _WHY.search(question) or words & _CAUSE_WORDS else words
+    """The stemmed words a heading may name: "cause", "reason", "why" when the question asks
+    for a cause (why, how come, what caused, the reason for, what led to); else none."""
+    words = {stem(w) for w in content_words(question)}
+    return set(_CAUSE_WORDS) if _WHY.search(question) or words & _CAUSE_WORDS else set()
 
 
 def with_named_sections(store: KnowledgeReader, fused: Fused, question: str) -> tuple[Fused, list[str]]:

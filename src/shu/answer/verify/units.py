@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 
 from shu.answer.extractive import candidate_sentences
+from shu.answer.tables import RULE, cells, piped
 from shu.text import split_sentences
-
-_TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
 
 
 def verifiable(text: str) -> list[str]:
@@ -30,7 +29,7 @@ def tables_apart(text: str) -> str:
     lines = text.split("\n")
     out: list[str] = []
     for index, line in enumerate(lines):
-        if index and line.strip() and lines[index - 1].strip() and _row(line) != _row(lines[index - 1]):
+        if index and line.strip() and lines[index - 1].strip() and piped(line) != piped(lines[index - 1]):
             out.append("")
         out.append(line)
     return "\n".join(out)
@@ -38,22 +37,14 @@ def tables_apart(text: str) -> str:
 
 def table_cells(text: str) -> list[str]:
     """Each cell of each table of `text` as `Header: cell` (a cell of two words or more)."""
-    cells: list[str] = []
+    found: list[str] = []
     for block in re.split(r"\n\s*\n", text):
         lines = [line for line in block.split("\n") if line.strip()]
-        if len(lines) < 3 or not all(_row(line) for line in lines) or not _TABLE_RULE.match(lines[1].strip()):
+        if len(lines) < 3 or not all(piped(line) for line in lines) or not RULE.match(lines[1]):
             continue
-        header = _cells(lines[0])
+        header = cells(lines[0])
         for line in lines[2:]:
-            for name, cell in zip(header, _cells(line), strict=False):
+            for name, cell in zip(header, cells(line), strict=False):
                 if len(cell.split()) >= 2:
-                    cells.append(f"{name}: {cell}" if name else cell)
-    return cells
-
-
-def _row(line: str) -> bool:
-    return line.lstrip().startswith("|")
-
-
-def _cells(line: str) -> list[str]:
-    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+                    found.append(f"{name}: {cell}" if name else cell)
+    return found

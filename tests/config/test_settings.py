@@ -9,7 +9,8 @@ from shu.errors import ConfigError
 def test_defaults_put_the_store_under_the_home(tmp_path: Path) -> None:
     settings = load_settings(tmp_path / "h")
     assert settings.db_path == tmp_path / "h" / "shu.db"
-    assert settings.embedder.provider == "minilm"
+    assert settings.embedder.provider == "local"
+    assert settings.embedder.model == "all-MiniLM-L6-v2"
 
 
 def test_file_then_environment_then_dotted_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,19 +11,44 @@ from pydantic import BaseModel, ConfigDict, Field
 class EmbedderSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    provider: Literal["minilm", "openai"] = "minilm"
-    model: str = "all-MiniLM-L6-v2"
+    provider: Literal["local", "minilm", "openai"] = Field(
+        "local",
+        description="local: a model in this process, named by embedder.model; minilm: the same as "
+        "local with all-MiniLM-L6-v2 (the earlier spelling); openai: an OpenAI-compatible endpoint",
+    )
+    model: str = Field(
+        "all-MiniLM-L6-v2",
+        description="local: all-MiniLM-L6-v2 (ships with Shu; fast) or embeddinggemma-300m "
+        "(`shu models install embeddinggemma-300m`; better retrieval, ~25x the compute); "
+        "openai: the endpoint's model name",
+    )
     base_url: str | None = Field(
         None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1"
     )
     api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the key")
     batch_size: int = Field(32, ge=1, le=1024)
-    max_tokens: int = Field(256, ge=16, le=512, description="word pieces per input; longer is cut")
+    max_tokens: int | None = Field(
+        None,
+        ge=16,
+        le=2048,
+        description="tokens per input; longer is cut (none: the model's choice, MiniLM 256, "
+        "EmbeddingGemma 512; MiniLM reads at most 512)",
+    )
+    dim: int | None = Field(
+        None,
+        description="embeddinggemma-300m: keep the first 512, 256 or 128 of its 768 dimensions "
+        "(Matryoshka; a smaller store, slightly weaker retrieval); none: all",
+    )
     threads: int = Field(0, ge=0, description="onnxruntime intra-op threads; 0 = all cores")
     quantized: bool = Field(
         False,
         description="minilm: int8 matrix products (about 1.7x faster; vectors differ slightly, so a "
         "store keeps the choice it was embedded with); needs the onnx package",
+    )
+    models_dir: Path | None = Field(
+        None,
+        description="where `shu models install` put the model (none: $SHU_MODELS_DIR, else "
+        "~/.cache/shu/models)",
     )
     timeout_s: float = Field(60.0, gt=0)
 

@@ -53,7 +53,9 @@ def open_eval_store(
     """`llm`: the model that writes the enrichment artifacts (else the non-LLM methods); its name
     and prompt versions are part of the cache key, so LLM-written and extractive corpora never mix."""
     enrich = enrich or EnrichSettings(enabled=False)
-    parts: list[object] = [dataset.corpus_sha256, embedder.name, INDEX_VERSION, settings.embedder.max_tokens]
+    # the tokens the embedder reads (the setting, else the model's own choice: MiniLM's 256 as before)
+    tokens = getattr(embedder, "max_tokens", settings.embedder.max_tokens)
+    parts: list[object] = [dataset.corpus_sha256, embedder.name, INDEX_VERSION, tokens]
     if enrich.enabled:
         parts += [enrich.model_dump(), ENRICH_VERSION]
         if llm is not None:

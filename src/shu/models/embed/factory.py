@@ -2,27 +2,58 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from shu.config.settings import EmbedderSettings
 from shu.errors import ConfigError
 from shu.models.embed.base import Embedder
+from shu.models.embed.gemma import DIMS, MODEL, GemmaEmbedder
 from shu.models.embed.minilm import MiniLMEmbedder
 from shu.models.embed.openai import OpenAIEmbedder
 
+MINILM = "all-MiniLM-L6-v2"
+LOCAL = (MINILM, MODEL)
+"""The embedders that run in Shu's own process."""
+
 
 def create_embedder(settings: EmbedderSettings) -> Embedder:
-    if settings.provider == "minilm":
+    if settings.provider == "openai":
+        if not settings.base_url:
+            raise ConfigError("embedder.provider=openai needs embedder.base_url")
+        return OpenAIEmbedder.from_env(
+            base_url=settings.base_url,
+            model=settings.model,
+            api_key_env=settings.api_key_env,
+            batch_size=settings.batch_size,
+            timeout_s=settings.timeout_s,
+        )
+    model = MINILM if settings.provider == "minilm" else settings.model
+    if model == MINILM:
+        if settings.dim not in (None, 384):
+            raise ConfigError(f"embedder.dim: {MINILM} has 384 dimensions, not {settings.dim}")
         return MiniLMEmbedder(
             batch_size=settings.batch_size,
-            max_tokens=settings.max_tokens,
+            max_tokens=min(settings.max_tokens or 256, 512),
             threads=settings.threads,
             quantized=settings.quantized,
         )
-    if not settings.base_url:
-        raise ConfigError("embedder.provider=openai needs embedder.base_url")
-    return OpenAIEmbedder.from_env(
-        base_url=settings.base_url,
-        model=settings.model,
-        api_key_env=settings.api_key_env,
-        batch_size=settings.batch_size,
-        timeout_s=settings.timeout_s,
-    )
+    if model == MODEL:
+        if settings.dim not in (None, *DIMS):
+            raise ConfigError(f"embedder.dim: {MODEL} keeps {', '.join(map(str, DIMS))}, not {settings.dim}")
+        if settings.quantized:
+            raise ConfigError(f"embedder.quantized: {MODEL} runs in float32 only (int8 moved its vectors)")
+        return GemmaEmbedder(
+            installed_folder(settings),
+            batch_size=min(settings.batch_size, 16),
+            max_tokens=settings.max_tokens or 512,
+            threads=settings.threads,
+            dim=settings.dim or 768,
+        )
+    raise ConfigError(f"embedder.model {model!r} is not a local embedder: choose {' or '.join(LOCAL)}")
+
+
+def installed_folder(settings: EmbedderSettings) -> Path | None:
+    """EmbeddingGemma's folder in the models folder, when installed (verified at install)."""
+    from shu.models.registry import ModelStore, default_models_dir, known_model
+
+    return ModelStore(settings.models_dir or default_models_dir()).installed(known_model(MODEL))

@@ -34,6 +34,7 @@ from shu.ingest.report import IngestReport
 from shu.ingest.uploads import DocumentFiles, document_files, own_folder, persona_folder, remove_files
 from shu.jobs import JobRunner
 from shu.models.embed import Embedder, create_embedder
+from shu.models.embed.factory import kept_embedder
 from shu.models.llm.budget import QuestionBudget, active
 from shu.models.llm.cache import ResponseCache
 from shu.models.llm.client import LLMClient
@@ -93,7 +94,8 @@ class KnowledgeBase:
 
     @cached_property
     def embedder(self) -> Embedder:
-        return create_embedder(self.settings.embedder)
+        """The embedder the store was filled with (a store keeps it), else the configured one."""
+        return kept_embedder(self.settings.embedder, self.store.stored_embedder())
 
     @cached_property
     def llm(self) -> LLMEnricher | None:
@@ -124,7 +126,35 @@ class KnowledgeBase:
         where it stopped). `redo`: "changed", "all" or "fallbacks" (LLM artifacts that fell back);
         `context`: index chunks with (True) or without (False) context prefixes from now on (a
         reindex's choice, which later runs follow); None: as chosen before, else as configured."""
-        return self.ingest_job(progress, context).run(Path(path), prune=prune, redo=redo)
+        report = self.ingest_job(progress, context).run(Path(path), prune=prune, redo=redo)
+        configured = create_embedder(self.settings.embedder).name
+        if configured != self.embedder.name:
+            report.notes.append(
+                f"this store keeps the embedder it was filled with, {self.embedder.name}; the settings "
+                f"name {configured}: `shu reindex PATH --embedder` embeds every document again with it"
+            )
+        return report
+
+    def switch_embedder(self, progress: Progress | None = None) -> int:
+        """When the store holds vectors of another embedder than the configured one, take every
+        document out of the index (their files stay) and forget that embedder, so that the next
+        ingestion embeds with the configured one: how `shu reindex --embedder` switches. Each
+        document goes in its own transaction (a stopped switch deletes the rest next time); what
+        was written about them is written again when they are ingested. Returns how many
+        documents went (0: nothing to switch)."""
+        configured = create_embedder(self.settings.embedder).name
+        with self.store.writer():
+            if self.store.stored_embedder() in (None, configured):
+                return 0
+            documents = self.store.list_documents()
+            for done, doc in enumerate(documents, 1):
+                self.store.delete_document(doc.id)
+                if progress is not None:
+                    progress("forget", done, len(documents))
+            self.store.forget_embedder()
+        for made in ("embedder", "pipeline", "answerer", "responder"):  # made with the one forgotten
+            self.__dict__.pop(made, None)
+        return len(documents)
 
     def ingest_job(self, progress: Progress | None = None, context: bool | None = None) -> IngestJob:
         """An ingestion run not yet started (its report fills as it goes)."""

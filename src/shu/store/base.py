@@ -201,6 +201,16 @@ class KnowledgeStore(KnowledgeReader, Protocol):
         keeps them)."""
         ...
 
+    def stored_embedder(self) -> str | None:
+        """The name of the embedder whose vectors the store holds (None: no vectors yet); vectors
+        of another are refused."""
+        ...
+
+    def forget_embedder(self) -> None:
+        """With no document left, let the next vectors come from any embedder (switching
+        re-embeds everything, `shu reindex --embedder`); refused while a document is kept."""
+        ...
+
     def writer(self) -> AbstractContextManager[None]:
         """Held by an ingestion run from its first read of the store to its last write: a second
         run over the same store (another process) waits, then finds the work done."""

@@ -33,7 +33,7 @@ from shu.store.document_index import DocumentIndex
 from shu.store.keyword_index import KeywordIndexes
 from shu.store.postgres_bm25 import BM25, PostgresKeywordStatistics, statistics_kept
 from shu.store.postgres_logins import PostgresLoginTables
-from shu.store.postgres_schema import MIGRATIONS, vector_indexes
+from shu.store.postgres_schema import MIGRATIONS, VECTOR_TABLES, vector_indexes
 from shu.store.postgres_service import PostgresServiceTables
 from shu.store.rows import (
     CHUNK_FIELDS,
@@ -257,6 +257,12 @@ class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, PostgresServiceTabl
             for statement in vector_indexes(dim, settings.hnsw_m, settings.hnsw_ef_construction):
                 conn.execute(statement)
         self._dim = dim
+
+    def _vectors_forgotten(self, conn: Any) -> None:
+        """The vector indexes cast to the old width go; `_first_vectors` builds them again."""
+        for table in VECTOR_TABLES:
+            conn.execute(f"DROP INDEX IF EXISTS {table}_embedding_hnsw")
+        self._dim = None
 
     # -- personas --------------------------------------------------------------------------
 

@@ -388,6 +388,23 @@ class SQLKnowledge(ABC):
 
     # -- the shared parts of writes ----------------------------------------------------------
 
+    def stored_embedder(self) -> str | None:
+        row = self._one(f"SELECT value FROM {self.dialect.meta} WHERE key = 'embedder'")
+        return str(json.loads(row[0])["name"]) if row else None
+
+    def forget_embedder(self) -> None:
+        with self._write() as conn:
+            (left,) = self._exec(conn, "SELECT count(*) FROM documents").fetchone()
+            if left:
+                raise StoreError(f"{left} documents still hold vectors of embedder {self.stored_embedder()}")
+            self._exec(conn, f"DELETE FROM {self.dialect.meta} WHERE key = 'embedder'")
+            self._vectors_forgotten(conn)
+
+    @abstractmethod
+    def _vectors_forgotten(self, conn: Any) -> None:
+        """No vectors are left and the next may be of another width: what the backend undoes of
+        `_first_vectors`."""
+
     def _check_embedder(self, conn: Any, name: str, dim: int | None) -> None:
         """The first vectors name the store's embedder; vectors of another are refused."""
         meta = self.dialect.meta

@@ -215,6 +215,9 @@ class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables, SQLite
     def _first_vectors(self, conn: Any, dim: int) -> None:
         """Nothing to prepare: the vector indexes are built in memory when a persona is searched."""
 
+    def _vectors_forgotten(self, conn: Any) -> None:
+        """Nothing to undo (the in-memory indexes follow the generation a write moves)."""
+
     # -- personas --------------------------------------------------------------------------
 
     def upsert_persona(self, persona: Persona) -> None:

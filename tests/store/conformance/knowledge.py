@@ -210,6 +210,22 @@ class KnowledgeConformance:
                 document("x", ["alpha"]), chunks("x", ["t"]), vectors(unit(1)), "other-embedder"
             )
 
+    def test_a_store_names_its_embedder_and_forgets_it_only_when_empty(self, filled: Store) -> None:
+        assert filled.stored_embedder() == "test-embedder"
+        with pytest.raises(StoreError, match="3 documents still hold vectors of embedder test-embedder"):
+            filled.forget_embedder()
+        for doc in filled.list_documents():
+            filled.delete_document(doc.id)
+        filled.forget_embedder()
+        assert filled.stored_embedder() is None
+        wider = np.zeros(2 * DIM, dtype=np.float32)
+        wider[3] = 1.0  # another embedder, twice as wide: taken, and searched
+        filled.replace_document(
+            document("x", ["alpha"]), chunks("x", ["t"]), vectors(wider), "wider-embedder"
+        )
+        assert filled.stored_embedder() == "wider-embedder"
+        assert [hit.chunk_id for hit in filled.search_vector(wider, "alpha", 5)] == ["x#0"]
+
     def test_chunk_and_vector_counts_must_match(self, filled: Store) -> None:
         with pytest.raises(StoreError, match="2 chunks but 1 vectors"):
             filled.replace_document(

@@ -52,6 +52,30 @@ def create_embedder(settings: EmbedderSettings) -> Embedder:
     raise ConfigError(f"embedder.model {model!r} is not a local embedder: choose {' or '.join(LOCAL)}")
 
 
+def kept_embedder(settings: EmbedderSettings, stored: str | None) -> Embedder:
+    """The embedder for a store that holds vectors of `stored` (None: none yet): a store keeps
+    the embedder it was filled with, so when the settings name another local one, the stored one
+    is made instead (`shu reindex --embedder` switches)."""
+    configured = create_embedder(settings)
+    if stored is None or stored == configured.name:
+        return configured
+    for candidate in _local_choices(settings):
+        made = create_embedder(candidate)
+        if made.name == stored:
+            return made
+    raise ConfigError(
+        f"this store holds vectors of embedder {stored}, which these settings do not make (they name "
+        f"{configured.name}): set embedder.* back, or `shu reindex PATH --embedder` to embed every "
+        f"document again with {configured.name}"
+    )
+
+
+def _local_choices(settings: EmbedderSettings) -> list[EmbedderSettings]:
+    choices: list[dict[str, object]] = [{"model": MINILM, "dim": None, "quantized": q} for q in (False, True)]
+    choices += [{"model": MODEL, "dim": d, "quantized": False} for d in DIMS]
+    return [settings.model_copy(update={"provider": "local", "base_url": None, **c}) for c in choices]
+
+
 def installed_folder(settings: EmbedderSettings) -> Path | None:
     """EmbeddingGemma's folder in the models folder, when installed (verified at install)."""
     from shu.models.registry import ModelStore, default_models_dir, known_model

@@ -83,6 +83,26 @@ def test_a_second_run_reuses_the_store(tmp_path: Path, embedder: CountingEmbedde
     second.store.close()
 
 
+def test_an_interrupted_build_goes_on_where_it_stopped(tmp_path: Path, embedder: CountingEmbedder) -> None:
+    """No marker yet (the build was stopped): the documents written stay, the rest are written."""
+    dataset = load_dataset(TINY)
+    settings = load_settings(tmp_path / "home")
+    first = open_eval_store(dataset, settings, embedder)
+    every = {d.id for d in first.store.list_documents()}
+    first.store.delete_document("tides")  # stopped before this one was written
+    first.store.close()
+    (first.folder / "build.json").unlink()
+    embedded = embedder.embedded
+    again = open_eval_store(dataset, settings, embedder)
+    assert not again.reused and {d.id for d in again.store.list_documents()} == every
+    tides = next(d for d in dataset.documents if d.id == "tides")
+    assert embedder.embedded - embedded == len(tides.chunks), "only the missing document is embedded"
+    assert json.loads((again.folder / "build.json").read_text())[
+        "documents_kept_from_an_interrupted_build"
+    ] == (len(every) - 1)
+    again.store.close()
+
+
 def test_store_settings_reach_the_eval_store(tmp_path: Path, embedder: CountingEmbedder) -> None:
     """`shu --set store.exact_limit=0 eval …` measures the compact vectors, `store.keyword=sql`
     FTS5, on the same cached store: the settings change how it is searched, not what it holds."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -68,18 +67,21 @@ def open_eval_store(
         return BuiltStore(
             open_sqlite(folder / "shu.db", settings.store), folder, float(cached["seconds"]), True
         )
-    shutil.rmtree(folder, ignore_errors=True)  # an interrupted build starts over
-    folder.mkdir(parents=True)
+    # An interrupted build goes on where it stopped: each document is written whole or not at all
+    # (a large corpus on a large embedder takes longer than one sitting: SciFact on EmbeddingGemma).
+    folder.mkdir(parents=True, exist_ok=True)
     store = open_sqlite(folder / "shu.db", settings.store)  # `--set store.…` reaches the eval
+    kept = {doc.id for doc in store.list_documents()}
     started = time.perf_counter()
     before = llm.summary() if llm else {}
-    _ingest(dataset, store, embedder, enrich, progress or (lambda stage, done, total: None), llm)
+    _ingest(dataset, store, embedder, enrich, progress or (lambda stage, done, total: None), llm, kept)
     seconds = time.perf_counter() - started
     built: dict[str, object] = {
         "seconds": seconds,
         "dataset": dataset.name,
         "chunks": dataset.chunk_count,
         "embedder": embedder.name,
+        "documents_kept_from_an_interrupted_build": len(kept),
     }
     if llm and enrich.enabled:
         built["llm"] = llm.summary_since(before)
@@ -94,13 +96,18 @@ def _ingest(
     enrich: EnrichSettings,
     progress: Progress,
     llm: LLMEnricher | None = None,
+    kept: set[str] | frozenset[str] = frozenset(),
 ) -> None:
+    """Every document not `kept` already (written by an interrupted build)."""
     for slug in dataset.personas:
         config = PersonaConfig(slug=slug, display_name=slug)
         store.upsert_persona(Persona(slug=slug, display_name=slug, config=config))
     batch: list[tuple[Document, list[Chunk], Enrichment]] = []
     done = 0
     for doc in dataset.documents:
+        if doc.id in kept:
+            done += len(doc.chunks)
+            continue
         document, chunks = _document(dataset, doc), _chunks(doc)
         body = "\n\n".join(c.text for c in doc.chunks)
         enrichment, chunks = enrich_document(document, body, chunks, enrich, llm)

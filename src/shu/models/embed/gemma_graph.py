@@ -32,6 +32,8 @@ import numpy as np
 
 from shu.errors import EmbedderError
 
+_NEEDS = "the EmbeddingGemma graph is written with {0}: pip install {0}"
+
 GRAPH_VERSION = 1
 """Bumped when the graph written here changes; the file name carries it, so an old graph is
 rebuilt rather than used."""
@@ -92,7 +94,10 @@ def graph_file(folder: Path) -> Path:
 def build_graph(folder: Path, target: Path) -> Path:
     """Write the ONNX graph for the model in `folder` to `target`, its weights beside it
     (`<target>.data`)."""
-    import onnx
+    try:
+        import onnx
+    except ImportError as exc:
+        raise EmbedderError(_NEEDS.format("onnx")) from exc
 
     model = _Builder(GemmaConfig.read(folder), _Weights(folder)).model()
     location = target.name + ".data"
@@ -120,7 +125,10 @@ class _Weights:
 
     @staticmethod
     def _load(path: Path) -> dict[str, np.ndarray]:
-        from safetensors.numpy import load_file
+        try:
+            from safetensors.numpy import load_file
+        except ImportError as exc:
+            raise EmbedderError(_NEEDS.format("safetensors")) from exc
 
         try:
             tensors = load_file(str(path))

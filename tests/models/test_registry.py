@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -28,6 +27,7 @@ from shu.models.registry import (
 )
 from shu.serve.cli import app
 from tests.conftest import smollm2_gguf
+from tests.models.wheels import write_wheel
 
 PARTS = [os.urandom(3000) + b"one", os.urandom(5000) + b"two", b"three" + os.urandom(1234)]
 WHOLE = b"".join(PARTS)
@@ -128,24 +128,9 @@ def test_a_missing_part_is_named_before_anything_is_written(tmp_path: Path) -> N
 
 def wheel(folder: Path, n: int, data: bytes) -> Path:
     """A real wheel `shu-test-tiny-part<n>` 0.1.0 carrying `data/part0<n>.bin`."""
-    module, dist = f"shu_test_tiny_part{n}", f"shu_test_tiny_part{n}-0.1.0"
-    path = folder / f"{dist}-py3-none-any.whl"
-    files = {
-        f"{module}/__init__.py": b"",
-        f"{module}/data/part{n:02d}.bin": data,
-        f"{dist}.dist-info/METADATA": (
-            f"Metadata-Version: 2.1\nName: shu-test-tiny-part{n}\nVersion: 0.1.0\n".encode()
-        ),
-        f"{dist}.dist-info/WHEEL": (
-            b"Wheel-Version: 1.0\nGenerator: shu-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-        ),
-    }
-    record = "".join(f"{name},,\n" for name in files) + f"{dist}.dist-info/RECORD,,\n"
-    with zipfile.ZipFile(path, "w") as zf:
-        for name, content in files.items():
-            zf.writestr(name, content)
-        zf.writestr(f"{dist}.dist-info/RECORD", record)
-    return path
+    module = f"shu_test_tiny_part{n}"
+    files = {f"{module}/__init__.py": b"", f"{module}/data/part{n:02d}.bin": data}
+    return write_wheel(folder, f"shu-test-tiny-part{n}", "0.1.0", files)
 
 
 def test_install_through_real_pip_finds_assembles_and_verifies(tmp_path: Path) -> None:

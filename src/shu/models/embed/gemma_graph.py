@@ -126,14 +126,15 @@ class _Weights:
     @staticmethod
     def _load(path: Path) -> dict[str, np.ndarray]:
         try:
+            from safetensors import SafetensorError
             from safetensors.numpy import load_file
         except ImportError as exc:
             raise EmbedderError(_NEEDS.format("safetensors")) from exc
 
         try:
             tensors = load_file(str(path))
-        except (OSError, ValueError) as exc:
-            raise EmbedderError(f"cannot read the weights {path}: {exc}") from exc
+        except (OSError, ValueError, SafetensorError) as exc:  # a damaged file: `shu models verify`
+            raise EmbedderError(f"cannot read the weights {path}: {exc}; run `shu models verify`") from exc
         return {k.removeprefix("model."): v.astype(np.float32, copy=False) for k, v in tensors.items()}
 
 

@@ -29,6 +29,9 @@ from tests.conftest import PersonaMaker, doc
         ("Which keeps the audit log longer, Team or Pro?", None),
         ("What are the priorities for Q3?", "list"),
         ("How many seats does Pro include?", None),
+        ("Which machines appear in the maintenance log?", "list"),
+        ("Which tickets were fixed in release 4.7?", "list"),
+        ("How was the ticket fixed?", "resolution"),
     ],
 )
 def test_the_kind_of_answer_a_question_asks_for(question: str, kind: str | None) -> None:

@@ -50,6 +50,24 @@ def test_a_table_column_under_its_heading_and_the_column_the_question_names() ->
     assert allowed.items == ("Neem oil", "Iron phosphate")
 
 
+LOG = [
+    section(
+        f"Fleet > Maintenance log > Rows {first}–{first + 1}",
+        f"| Date | Machine |\n|---|---|\n| 2026-0{first}-01 | {a} |\n| 2026-0{first}-02 | {b} |",
+    )
+    for first, a, b in ((1, "Press 1", "Press 2"), (3, "Press 2", "Forklift FL-2"))
+]
+
+
+def test_a_long_tables_column_is_one_list_over_its_row_sections_each_value_once() -> None:
+    found = best_listing("Which machines appear in the maintenance log?", listings(LOG))
+    assert found is not None and found.items == ("Press 1", "Press 2", "Forklift FL-2")
+    assert found.sections == (LOG[0], LOG[1])
+    assert found.heading == "Maintenance log"
+    one = listings([LOG[0]])  # one section of rows alone is still its own list
+    assert [listing.items for listing in one if listing.header == "Machine"] == [("Press 1", "Press 2")]
+
+
 def test_the_headings_under_a_heading_and_kinds_are_types() -> None:
     found = best_listing("What kinds of alerts can I set up?", listings(ALERTS))
     assert found is not None and found.items == ("Threshold alert", "Change alert")

@@ -96,9 +96,15 @@ _LIST = Asked("list", many=True, first=False)
 
 _PLURAL_THINGS = _words(
     r"^\s*(?:which|what)\s+(?:[\w-]+\s+){0,2}?[\w-]+s\s+(?:do|does|did|are|were|can|could|should|must|need"
-    r"|have|has|had|will|would|in|on|at|of|for|from|to|that|we|i|you|they)\b"
+    r"|have|has|had|will|would|in|on|at|of|for|from|to|that|we|i|you|they|appear|appeared|exist|existed"
+    r"|cost|show|showed|use|used|remain|belong|got|went)\b"
 )
 """Which things, plural: "Which power tools in the shed …", "What problems did the drill turn up"."""
+_WHICH_WERE_FIXED = _words(
+    r"^\s*which\s+(?:[\w-]+\s+){0,2}?[\w-]+s\s+(?:were|are|have been|got|did \w+)\s+"
+    r"(?:fix|resolv|solv|clos)\w*"
+)
+"""Which things were fixed ("Which tickets were fixed in 4.7?") asks for a list, not for a repair."""
 
 _KINDS: list[tuple[re.Pattern[str], Asked]] = [
     (
@@ -110,6 +116,7 @@ _KINDS: list[tuple[re.Pattern[str], Asked]] = [
     (_words(r"^\s*when\b"), _WHEN),
     (_words(r"^\s*why\b|\bhow come\b"), _CAUSE),
     (_words(r"\b(?:decid\w*|decisions?|agreed?|approv\w*|vot(?:e|ed|es))\b"), _DECISION),
+    (_WHICH_WERE_FIXED, _LIST),  # which things were fixed, not how
     (
         _words(r"\b(?:resolv\w*|resolution|fix(?:ed)?|solv\w*|workaround)\b|\bwhat happened (?:with|to)\b"
                r"|\bwhat(?:'s| is) being done\b"),

@@ -11,6 +11,7 @@ from shu.answer.asked import Asked
 from shu.answer.candidate import Candidate, similar
 from shu.answer.lists import Listing, listings
 from shu.answer.polarity import Verdict, affirms, verdict
+from shu.answer.rows import fields
 from shu.types import ContextDocument
 
 
@@ -102,8 +103,11 @@ def yes_or_no(
     """A yes/no question's answer starts with yes or no when one of the chosen sentences, or of
     the best few others, decides it: that sentence comes first."""
     others = sorted((c for c in candidates if c not in chosen), key=lambda c: c.score, reverse=True)
-    for candidate in [*chosen, *others[:3]]:
-        said = verdict(question, candidate.text, candidate.document.title)
+    tables = {id(c.section) for c in chosen if fields(c.text)}
+    rows = [c for c in others[3:] if id(c.section) in tables and fields(c.text)]  # the row the question names
+    for candidate in [*chosen, *others[:3], *rows]:
+        siblings = [c.text for c in candidates if c.section is candidate.section and c is not candidate]
+        said = verdict(question, candidate.text, candidate.document.title, siblings)
         if said is not None:
             rest = [c for c in chosen if c is not candidate]
             return [candidate, *rest][: len(chosen)], said

@@ -169,13 +169,14 @@ class ExtractiveAnswerer:
         shown = [quoted(item) for item in listing.items[:MAX_ITEMS]]
         more = f" (and {len(listing.items) - MAX_ITEMS} more)" if len(listing.items) > MAX_ITEMS else ""
         items = (f"{quoted(label)}:" if label else "") + "".join(f"\n- {item}" for item in shown) + more
-        first = AnswerSentence(text=items.strip(), citations=[listing.section.citation_key])
+        keys = list(dict.fromkeys(section.citation_key for section in listing.sections))
+        first = AnswerSentence(text=items.strip(), citations=keys)
         others = [c for c in chosen if not any(similar(c.text, item) for item in listing.items)][:1]
         sentences = [first] + [
             AnswerSentence(text=quoted(c.text), citations=[c.section.citation_key]) for c in others
         ]
-        citations = [document.citation(listing.section), *citations_of(others)]
-        text = "\n\n".join(f"{s.text} {s.citation}" for s in sentences)
+        citations = [*(document.citation(section) for section in listing.sections), *citations_of(others)]
+        text = "\n\n".join(f"{s.text} {' '.join(s.citations)}" for s in sentences)
         unique = list({c.key: c for c in citations}.values())
         return quoted_answer(result, persona, text, sentences, unique, evidence)
 

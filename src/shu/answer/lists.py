@@ -33,6 +33,12 @@ class Listing:
     """A table column's header ("" for items and headings)."""
     items: tuple[str, ...]
     section: ContextSection
+    more: tuple[ContextSection, ...] = ()
+    """The sections the rest of the items stand in (a long table's `Rows 5–8`, …)."""
+
+    @property
+    def sections(self) -> tuple[ContextSection, ...]:
+        return (self.section, *self.more)
 
 
 def listings(chunks: list[ContextSection]) -> list[Listing]:
@@ -41,7 +47,40 @@ def listings(chunks: list[ContextSection]) -> list[Listing]:
     found: list[Listing] = []
     for chunk in chunks:
         found += _item_runs(chunk) + _table_columns(chunk)
-    return found + _child_headings(chunks)
+    return _whole_tables(found) + _child_headings(chunks)
+
+
+def _whole_tables(found: list[Listing]) -> list[Listing]:
+    """A long table is split into `Rows 1–4`, `Rows 5–8`, … sections, each repeating the header:
+    each column is one list over all of them, under the heading the table stands under, each
+    value once ("Which machines appear in the maintenance log?")."""
+    joined: dict[tuple[str, str], list[Listing]] = {}
+    kept: list[Listing | tuple[str, str]] = []
+    for listing in found:
+        parent, _, last = listing.section.section_path.rpartition(" > ")
+        if listing.header and parent and _ROWS.match(last):
+            key = (parent, listing.header)
+            if key not in joined:
+                kept.append(key)
+            joined.setdefault(key, []).append(listing)
+        else:
+            kept.append(listing)
+    whole: list[Listing] = []
+    for item in kept:
+        if isinstance(item, Listing):
+            whole.append(item)
+            continue
+        parts = joined[item]
+        items = tuple(dict.fromkeys(cell for part in parts for cell in part.items))
+        more: list[ContextSection] = []
+        for part in parts[1:]:
+            if all(part.section is not seen for seen in (parts[0].section, *more)):
+                more.append(part.section)
+        whole.append(Listing(_heading(item[0]), item[1], items, parts[0].section, tuple(more)))
+    return whole
+
+
+_ROWS = re.compile(r"^Rows \d+(?:[–-]\d+)?$")
 
 
 def best_listing(question: str, found: list[Listing]) -> Listing | None:

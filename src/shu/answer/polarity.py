@@ -12,9 +12,12 @@ is, without a yes or a no."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 from lemminflect import getAllLemmas
+
+from shu.answer.rows import reading
 
 Verdict = Literal["yes", "no"]
 
@@ -71,9 +74,14 @@ _CONDITION_FIRST = re.compile(
 """A condition before the question: "If I snooze an alert(,) does …"."""
 
 
-def verdict(question: str, sentence: str, topic: str = "") -> Verdict | None:
+def verdict(question: str, sentence: str, topic: str = "", siblings: Sequence[str] = ()) -> Verdict | None:
     """What `sentence` answers to the yes/no `question`, or None when it does not decide it;
-    `topic` is what its document is about (its title), which no sentence of it affirms."""
+    `topic` is what its document is about (its title), which no sentence of it affirms; a table
+    row decides only when it is the row the question names (`rows`; `siblings`: the other rows
+    of its table the reader has)."""
+    row = reading(question, sentence, siblings)
+    if row is not None:
+        return None if row == "other" else row
     amount = _by_amount(question, sentence)
     if amount is not None:
         return amount
@@ -97,6 +105,8 @@ def affirms(question: str, sentence: str, topic: str = "") -> bool:
     for "do they just end up as a Member?")."""
     if _negates(question, sentence) or _describes_its_document(question, sentence):
         return False
+    if reading(question, sentence) == "other":
+        return False  # another thing's table row
     verbs = {
         lemma for w in _WORD.findall(question.lower()) if w not in _AUXILIARY for lemma in _verb_lemmas(w)
     }

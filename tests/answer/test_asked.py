@@ -98,3 +98,28 @@ def test_where_is_answered_by_the_field_that_states_it(incidents: KnowledgeBase)
 def test_every_attendee_is_listed(incidents: KnowledgeBase) -> None:
     answer = incidents.ask("Who attended the outage 12 review?", persona="ops")
     assert all(name in answer.text for name in ("Mei Tanaka", "Omar Haddad", "Lena Park"))
+
+
+def test_why_over_a_thread_reads_the_reply_up_to_the_cause_not_the_question_asked(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    asked_mail = (
+        "# Nightly export\n\nHi,\n\nOne more thing: why does our nightly export script keep getting HTTP 429 "
+        "errors around 02:00?\n\nThanks, Priya"
+    )
+    reply = (
+        "# Re: Nightly export\n\nHi Priya,\n\nThe 429 errors from your nightly export script. "
+        "Your workspace is on the Pro plan, which allows 1,200 API requests per minute. "
+        "That limit is shared by all API keys, so the script and your BI integration count against "
+        "the same budget. Read the Retry-After header before retrying.\n\nBest regards,\nTomas"
+    )
+    documents = {
+        "ask.md": doc("ask", "Nightly export", asked_mail),
+        "reply.md": doc("reply", "Reply - nightly export", reply),
+    }
+    assert not kb.ingest(make_persona("support", rag=documents)).failed
+    answer = kb.ask(
+        "Why does the nightly export script keep getting HTTP 429 errors around 02:00?", persona="support"
+    )
+    assert "same budget" in answer.text and "1,200" in answer.text
+    assert "why does our nightly export" not in answer.text

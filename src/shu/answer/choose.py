@@ -12,6 +12,7 @@ from shu.answer.candidate import Candidate, similar
 from shu.answer.lists import Listing, listings
 from shu.answer.polarity import Verdict, affirms, verdict
 from shu.answer.rows import fields
+from shu.answer.scoring import asks
 from shu.types import ContextDocument
 
 
@@ -26,6 +27,8 @@ def choose(
     answers the question's kind are among the best-ranked documents' ("Root cause"), their
     sentences come first, judged against the best of them."""
     ranked = sorted(candidates, key=lambda c: c.score, reverse=True)
+    if kind is not None and kind.kind in _TOLD_NEXT:  # a question asked in a thread gives no cause
+        ranked = [c for c in ranked if not asks(c.text)] or ranked
     closest = max(ranked, key=lambda c: 0.55 * c.meaning + 0.3 * c.overlap, default=None)
     if closest is None or (closest.meaning < min_meaning and closest.overlap == 0.0):
         return []  # nothing in the context is about the question, whatever its shape
@@ -53,9 +56,10 @@ def choose(
             if told_before:  # "A pilot on 10 plots, budget $1,200." before "DECISION: Pilot approved."
                 chosen += [motion for motion in _before(candidate, _MOTION_SENTENCES) if motion not in chosen]
             chosen.append(candidate)
-            told = candidate.next
-            if kind and kind.kind in _TOLD_NEXT and _restates(candidate) and told and told not in chosen:
-                chosen.append(told)  # "The alarm could not be heard." → "An extra sounder is to be fitted."
+            if kind and kind.kind in _TOLD_NEXT and not _CAUSAL.search(candidate.text):
+                # "The alarm could not be heard." → "An extra sounder is to be fitted."
+                told = _told_after(candidate) or _next_if_restated(candidate)
+                chosen += [sentence for sentence in told if sentence not in chosen]
     return chosen[: limit + 1]
 
 
@@ -65,6 +69,28 @@ _TOLD_NEXT = frozenset({"cause", "resolution", "decision"})
 
 _MOTION_SENTENCES = 3
 """How many sentences before a bare verdict say what it decides (a motion is a few sentences)."""
+
+
+def _told_after(candidate: Candidate) -> list[Candidate]:
+    """The sentences after one that names the problem, up to the one that states its cause or
+    fix within the next few ("The 429 errors from your script." → "Your plan allows 1,200 a
+    minute." → "That limit is shared …, so …"); none when none of them does."""
+    following: list[Candidate] = []
+    told = candidate.next
+    while told is not None and len(following) < _TOLD_WITHIN:
+        following.append(told)
+        if _CAUSAL.search(told.text):
+            return following
+        told = told.next
+    return []
+
+
+def _next_if_restated(candidate: Candidate) -> list[Candidate]:
+    return [candidate.next] if _restates(candidate) and candidate.next is not None else []
+
+
+_TOLD_WITHIN = 3
+"""How many sentences after a restated problem its cause or fix may be stated."""
 
 
 def _before(candidate: Candidate, count: int) -> list[Candidate]:
@@ -92,7 +118,7 @@ def _restates(candidate: Candidate) -> bool:
 _CAUSAL = re.compile(
     r"\b(?:because|due to|caused|causes|since|as a result|led to|leads to|reason|so that|therefore"
     r"|fixed|replaced|repaired|fitted|installed|approved|decided|agreed|resolved|will be|is to be"
-    r"|are to be)\b",
+    r"|are to be|so the|so your|so it|which means)\b",
     re.I,
 )
 

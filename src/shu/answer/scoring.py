@@ -37,7 +37,7 @@ def sentence_scores(
         if overlap > 0 or not about_one:  # "decide about drip irrigation": not the fee decision
             shape += _where_it_is_stated(kind, candidate) * about[candidate.document.doc_id]
         score = 0.55 * float(cosine) + 0.3 * overlap + 0.15 * prior + shape
-        if _ASKS.search(candidate.text):  # "What pet do you have?" asks; it does not answer
+        if asks(candidate.text):  # "What pet do you have?" asks; it does not answer
             score -= 0.15
         found.append((float(cosine), overlap, score, about[candidate.document.doc_id]))
     return found
@@ -60,7 +60,11 @@ def _document_overlap(
 
 
 _ASKS = re.compile(r"\?[\s\"'’)\]]*$")
-"""A sentence that ends in a question mark."""
+
+
+def asks(sentence: str) -> bool:
+    """The sentence ends in a question mark: it asks."""
+    return bool(_ASKS.search(sentence))
 
 
 def _heading(candidate: Candidate) -> str:

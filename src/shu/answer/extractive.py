@@ -203,7 +203,8 @@ class ExtractiveAnswerer:
                 if rank < self.chunks_considered or (document.full and not ranks):
                     texts = candidate_sentences(section.text)
                     found += linked([Candidate(t, section, document, rank) for t in texts])
-        return [*found[:_MAX_CANDIDATES], *self._answering_sections(result, found)]
+        kept = found[:_MAX_CANDIDATES]
+        return [*kept, *self._answering_sections(result, kept)]
 
     def _answering_sections(self, result: RetrievalResult, found: list[Candidate]) -> list[Candidate]:
         """The sections of the best-ranked documents whose heading answers the question's kind
@@ -216,7 +217,8 @@ class ExtractiveAnswerer:
         ranked = sorted({c.document.doc_id: c for c in reversed(found)}.values(), key=lambda c: c.rank)
         added: list[Candidate] = []
         for best in ranked[:2]:
-            have = {s.section_path for s in best.document.sections}
+            # read already: a section the context holds but whose chunks ranked too low is not
+            have = {c.section.section_path for c in found if c.document.doc_id == best.document.doc_id}
             for chunk in self.sections(best.document.doc_id):
                 if kind is not None:
                     answers = kind.in_heading(chunk.section_path) or kind.states(chunk.text)

@@ -12,6 +12,7 @@ from shu.text import split_sentences
 _FIELD = re.compile(r"^[A-Z][\w ]{0,29}:\s+\S+\s+\S")
 """`Where: Tool shed`: a labelled value, kept however short."""
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
+_HEADING = re.compile(r"^#{1,6}(?:\s|$)")
 _MARKUP = re.compile(r"^\s*(?:[-*+>]|\d+[.)])\s+|\*\*|__|`")
 
 _QUOTED = re.compile(
@@ -43,7 +44,7 @@ def candidate_sentences(text: str) -> list[str]:
         else:
             sentences = _with_short_fields(_clean(s) for s in split_sentences("\n".join(lines)))
             found.extend(s for s in sentences if len(s.split()) >= 4 or _FIELD.match(s))
-    return [s for s in found if not s.startswith("#")]
+    return [s for s in found if not _HEADING.match(s)]  # a table's "#: 5; Action: …" is a row
 
 
 _SHORT_FIELD = re.compile(r"^[A-Z][\w ]{0,29}:\s*(?:\S+\s*){1,2}$")

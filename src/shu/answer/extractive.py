@@ -28,10 +28,11 @@ from shu.answer.expected import (
     expected_answer,
     unstated_attribute,
 )
-from shu.answer.lists import MAX_ITEMS, Listing, label_score, listings
+from shu.answer.lists import MAX_ITEMS, Listing, Row, label_score, listings
 from shu.answer.polarity import is_yes_no
 from shu.answer.quote import quoted
 from shu.answer.replies import asks_when_it_happened, dated, insufficient, quoted_answer
+from shu.answer.row_filter import kept_rows
 from shu.answer.scoring import sentence_scores
 from shu.answer.sentences import candidate_sentences
 from shu.answer.sides import comparison_answer, row_answer, row_of_both, side_by_side
@@ -163,8 +164,13 @@ class ExtractiveAnswerer:
         chosen: list[Candidate],
         evidence: float,
     ) -> Answer:
-        """Every item of the list, under its label, then the best sentence about it."""
+        """Every item of the list, under its label, then the best sentence about it; for a
+        table's column, the rows the question's condition keeps when it sets one ("cost more than
+        1,000 GBP", "from Nordic Fibre")."""
         listing, document = listed
+        rows = kept_rows(result.question, listing.table) if listing.table is not None else None
+        if listing.table is not None and rows:
+            return self._rows_answer(result, persona, listing.table.header, rows, document, evidence)
         label = " › ".join(part for part in (listing.heading.strip(), listing.header) if part)
         shown = [quoted(item) for item in listing.items[:MAX_ITEMS]]
         more = f" (and {len(listing.items) - MAX_ITEMS} more)" if len(listing.items) > MAX_ITEMS else ""
@@ -179,6 +185,26 @@ class ExtractiveAnswerer:
         text = "\n\n".join(f"{s.text} {' '.join(s.citations)}" for s in sentences)
         unique = list({c.key: c for c in citations}.values())
         return quoted_answer(result, persona, text, sentences, unique, evidence)
+
+    def _rows_answer(
+        self,
+        result: RetrievalResult,
+        persona: Persona,
+        header: tuple[str, ...],
+        rows: list[Row],
+        document: ContextDocument,
+        evidence: float,
+    ) -> Answer:
+        """The kept rows, each spelled out as `Header: cell; …` and cited to its section."""
+        shown = rows[:MAX_ITEMS]
+        sentences = [
+            AnswerSentence(text=quoted(_spelled(header, row.cells)), citations=[row.section.citation_key])
+            for row in shown
+        ]
+        text = " ".join(f"{s.text} {s.citation}" for s in sentences)
+        cited = (document.citation(row.section) for row in shown)
+        citations = list({c.key: c for c in cited}.values())
+        return quoted_answer(result, persona, text, sentences, citations, evidence)
 
     def evidence(self, result: RetrievalResult) -> float:
         """How well the best sentence of the context answers the question (what `min_evidence`
@@ -265,3 +291,8 @@ class ExtractiveAnswerer:
             if not any(similar(candidate.text, c.text) for c in picked):
                 picked.append(candidate)
         return picked[: max(self.max_sentences, len(parts))]
+
+
+def _spelled(header: tuple[str, ...], cells: tuple[str, ...]) -> str:
+    """A table row as the reader quotes one: `Header: cell; …`."""
+    return "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False) if c)

@@ -26,6 +26,19 @@ MAX_ITEMS = 15
 
 
 @dataclass(frozen=True)
+class Row:
+    cells: tuple[str, ...]
+    section: ContextSection
+    """The section the row stands in (a long table's `Rows 5–8`)."""
+
+
+@dataclass(frozen=True)
+class Table:
+    header: tuple[str, ...]
+    rows: tuple[Row, ...]
+
+
+@dataclass(frozen=True)
 class Listing:
     heading: str
     """The section heading (or label) the items stand under."""
@@ -35,6 +48,8 @@ class Listing:
     section: ContextSection
     more: tuple[ContextSection, ...] = ()
     """The sections the rest of the items stand in (a long table's `Rows 5–8`, …)."""
+    table: Table | None = None
+    """For a table's column: the whole table it stands in."""
 
     @property
     def sections(self) -> tuple[ContextSection, ...]:
@@ -76,7 +91,10 @@ def _whole_tables(found: list[Listing]) -> list[Listing]:
         for part in parts[1:]:
             if all(part.section is not seen for seen in (parts[0].section, *more)):
                 more.append(part.section)
-        whole.append(Listing(_heading(item[0]), item[1], items, parts[0].section, tuple(more)))
+        tables = [part.table for part in parts if part.table is not None]
+        rows = tuple(row for table in tables for row in table.rows)
+        table = Table(tables[0].header, rows) if tables else None
+        whole.append(Listing(_heading(item[0]), item[1], items, parts[0].section, tuple(more), table))
     return whole
 
 
@@ -144,9 +162,10 @@ def _table_columns(chunk: ContextSection) -> list[Listing]:
             continue
         rows = [_cells(line) for line in lines if not _TABLE_RULE.match(line.strip())]
         header, body = rows[0], rows[1:]
+        table = Table(tuple(header), tuple(Row(tuple(_clean(c) for c in row), chunk) for row in body))
         for column, name in enumerate(header):
             cells = tuple(_clean(row[column]) for row in body if column < len(row) and row[column].strip())
-            found.append(Listing(heading, name, cells, chunk))
+            found.append(Listing(heading, name, cells, chunk, table=table))
     return found
 
 

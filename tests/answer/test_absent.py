@@ -113,3 +113,17 @@ def test_a_timestamp_is_a_condition_and_words_about_reports_are_not_key_terms() 
     found = context("The Verge said OpenAI's board removed Sam Altman on 17 November.")
     question = "Was there a discrepancy in the portrayal of Sam Altman between The Verge and its report?"
     assert absent_terms(question, found, LUMEN, known=lambda word: False) == []
+
+
+def test_a_thing_asked_about_after_naming_things_the_documents_have_is_absent_alone() -> None:
+    found = context("Guillotine: blade change, 210 GBP.", "Folder: feed roller replaced, 385 GBP.")
+    vocabulary = {"maintenance", "folder", "guillotine", "service", "cost"}
+    question = (
+        "The maintenance log has the guillotine and the folder in it - "
+        "what did the laminator's last service cost?"
+    )
+    assert absent_terms(question, found, LUMEN, known=lambda w: w.lower() in vocabulary) == ["laminator"]
+    alone = "What did the laminator's last service cost?"  # no premise: one absent word may be a paraphrase
+    assert absent_terms(alone, found, LUMEN, known=lambda w: w.lower() in vocabulary) == []
+    unknown_premise = "The register has the shredder in it - what did the laminator's last service cost?"
+    assert absent_terms(unknown_premise, found, LUMEN, known=lambda w: w.lower() in vocabulary) == []

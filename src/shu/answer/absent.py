@@ -79,6 +79,9 @@ def absent_terms(
     things_missing = [term for term in missing if term in things]
     if any(_is_code(term) for term in missing):
         return missing
+    contrasted = _contrasted(question, lambda term: _mentioned(term, text, own) or _known_in(term, known))
+    if contrasted:
+        return contrasted
     if is_yes_no(question) and len(missing) < len(terms):
         return []  # "SCIM on the Pro plan?" of "SCIM is Enterprise only": the answer is no
     if len(missing) == len(things_missing) < _THINGS_DECISIVE:
@@ -100,6 +103,41 @@ in three of the question's key terms is absent. A long question that rephrases i
 ("a plethora of alternatives", "anticompetitive behavior", measured on MultiHop-RAG) has a word
 or two no document uses among a dozen it shares with them; a question about the Tokyo office or
 the CEO's phone number lacks what it is about."""
+
+
+def _contrasted(question: str, there: Callable[[str], bool]) -> list[str]:
+    """A question that first names things the documents have, then asks about another ("The
+    log has the guillotine and the folder in it - what did the laminator's last service
+    cost?"): the other thing, absent where the ones named first are there, is what it lacks,
+    alone as it is (no paraphrase: the asker has just used the documents' own words)."""
+    parts = _PREMISE.split(question, maxsplit=1)
+    if len(parts) != 2 or "?" in parts[0] or "?" not in parts[1]:
+        return []
+    premise, asked = _things(parts[0]), _things(parts[1])
+    named_first = [t for t in premise if t not in asked]
+    absent = [t for t in asked if t not in premise and not there(t)]
+    return absent if absent and named_first and all(there(t) for t in named_first) else []
+
+
+def _things(text: str) -> list[str]:
+    """Words used only as nouns, and words English has no entry for ("laminator")."""
+    return [
+        w
+        for w in dict.fromkeys(words(text))
+        if len(w) > 3
+        and w not in STOPWORDS
+        and w not in _QUESTION_NOUNS
+        and (_only_noun(w) or not getAllLemmas(w))
+        and not w.isdigit()
+    ]
+
+
+def _known_in(term: str, known: Known | None) -> bool:
+    return known is not None and _known(term, known)
+
+
+_PREMISE = re.compile(r"\s+[-–—]\s+|;\s+|(?<=[.!])\s+(?=\S)")
+"""Where a premise ends and the question begins: a dash, a semicolon, a full stop."""
 
 
 def key_nouns(question: str) -> list[str]:

@@ -54,6 +54,15 @@ def test_no_condition_or_one_every_row_meets_keeps_nothing_here() -> None:
     assert kept_rows("Which papers are on our price list?", PAPERS) is None
     assert kept_rows("Which papers cost more than 1,000 GBP?", PAPERS) is None  # no column of costs
     assert kept_rows("Which papers do we buy from Acme?", PAPERS) is None
+    actions = Table(
+        ("Action", "Due"),
+        (Row(("Order a bearing", "29 May 2026"), LOG[0]), Row(("Fit a sounder", "3 June 2026"), LOG[0])),
+    )
+    assert kept_rows("List all the action items from the 20 May operations meeting.", actions) is None
+    assert (
+        kept_rows("Which papers do we buy from Nordic Fibre?", PAPERS, about="Nordic Fibre price list")
+        is None
+    )
 
 
 def test_a_list_question_with_a_condition_is_answered_with_the_rows_it_keeps(kb, make_persona) -> None:  # type: ignore[no-untyped-def]

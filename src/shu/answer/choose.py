@@ -116,7 +116,7 @@ def _restates(candidate: Candidate) -> bool:
 
 
 _CAUSAL = re.compile(
-    r"\b(?:because|due to|caused|causes|since|as a result|led to|leads to|reason|so that|therefore"
+    r"\b(?:because|due to|cause|caused|causes|since|as a result|led to|leads to|reason|so that|therefore"
     r"|fixed|replaced|repaired|fitted|installed|approved|decided|agreed|resolved|will be|is to be"
     r"|are to be|so the|so your|so it|which means)\b",
     re.I,

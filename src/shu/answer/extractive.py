@@ -168,7 +168,8 @@ class ExtractiveAnswerer:
         table's column, the rows the question's condition keeps when it sets one ("cost more than
         1,000 GBP", "from Nordic Fibre")."""
         listing, document = listed
-        rows = kept_rows(result.question, listing.table) if listing.table is not None else None
+        about = f"{document.title} {listing.heading}"
+        rows = kept_rows(result.question, listing.table, about) if listing.table is not None else None
         if listing.table is not None and rows:
             return self._rows_answer(result, persona, listing.table.header, rows, document, evidence)
         label = " › ".join(part for part in (listing.heading.strip(), listing.header) if part)

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 
 from shu.answer.lists import Row, Table
+from shu.months import MONTHS
 from shu.text import content_words, stem
 
 _COMPARED = re.compile(
@@ -19,14 +20,18 @@ _COMPARED = re.compile(
 _NAME = re.compile(r"\b[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*")
 _NUMBER = re.compile(r"^\s*[$€£]?\s*(-?\d[\d,]*(?:\.\d+)?)\s*%?\s*$")
 _Keep = Callable[[Row], bool]
+_DATES = frozenset(MONTHS) | frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday".split()
+)
 
 
-def kept_rows(question: str, table: Table) -> list[Row] | None:
+def kept_rows(question: str, table: Table, about: str = "") -> list[Row] | None:
     """The rows the question's condition keeps (in the table's order), or None when it sets no
-    condition this table can check, or the condition keeps every row or none."""
+    condition this table can check, or the condition keeps every row or none; `about`: what the
+    table is about (its document's title and heading)."""
     keep = _by_amount(question, table)
     if keep is None:
-        keep = _by_name(question, table)
+        keep = _by_name(question, table, about)
     if keep is None:
         return None
     kept = [row for row in table.rows if keep(row)]
@@ -56,11 +61,13 @@ def _by_amount(question: str, table: Table) -> _Keep | None:
     return keep
 
 
-def _by_name(question: str, table: Table) -> _Keep | None:
-    """ "from Nordic Fibre": a name of the question that one column holds in some rows."""
+def _by_name(question: str, table: Table, about: str) -> _Keep | None:
+    """ "from Nordic Fibre": a name of the question that one column holds in some rows; never a
+    month or a day ("the 20 May meeting" names the meeting, not the rows due in May), nor a name
+    of what the table is about (its document's title, its heading)."""
     first = re.match(r"\s*\S+", question)
     names = [m.group(0) for m in _NAME.finditer(question, first.end() if first else 0)]
-    for name in names:
+    for name in (n for n in names if n.lower() not in _DATES and not _names(about, n)):
         columns = {i for row in table.rows for i, cell in enumerate(row.cells) if _names(cell, name)}
         if len(columns) == 1:
             return _holding(columns.pop(), name)

@@ -39,3 +39,20 @@ def test_convex_fusion_by_hand() -> None:
     assert fused == pytest.approx({"a": 0.75, "b": 0.75, "c": 0.5})
     assert [item for item, _ in convex_fusion([bm25, dense], [0.9, 0.1])][:1] == ["a"]
     assert convex_fusion([[], []], [0.5, 0.5]) == []
+
+
+def test_bm25s_weight_follows_the_embedder_unless_the_persona_sets_it() -> None:
+    from shu.models.embed.gemma import GemmaEmbedder
+    from shu.models.embed.minilm import MiniLMEmbedder
+    from shu.retrieve.hybrid import KEYWORD_WEIGHT, for_embedder, surface_weight
+    from shu.types import RetrievalParams
+
+    unset = RetrievalParams()
+    gemma = for_embedder(unset, GemmaEmbedder(None))
+    assert gemma.convex_alpha == GemmaEmbedder.keyword_weight == 0.3
+    assert surface_weight(gemma, "keyword") == pytest.approx(0.3)
+    assert surface_weight(gemma, "dense") == pytest.approx(0.7)
+    assert for_embedder(unset, MiniLMEmbedder()).convex_alpha == 0.5
+    assert for_embedder(unset, object()).convex_alpha == KEYWORD_WEIGHT  # type: ignore[arg-type]
+    assert for_embedder(RetrievalParams(convex_alpha=0.7), GemmaEmbedder(None)).convex_alpha == 0.7
+    assert surface_weight(unset, "keyword") == KEYWORD_WEIGHT

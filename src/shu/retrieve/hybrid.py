@@ -30,7 +30,7 @@ class HybridSearcher:
     def search(
         self, query: str, persona: Persona, params: RetrievalParams | None = None, limit: int | None = None
     ) -> list[SearchHit]:
-        params = widened(params or persona.config.retrieval, limit)
+        params = for_embedder(widened(params or persona.config.retrieval, limit), self.embedder)
         found = self.surfaces(query, persona.slug, params)
         return self.hits(fuse(found, params), found, persona, params, limit or params.max_chunks)
 
@@ -201,6 +201,19 @@ def widened(params: RetrievalParams, limit: int | None) -> RetrievalParams:
     return params
 
 
+def for_embedder(params: RetrievalParams, embedder: Embedder) -> RetrievalParams:
+    """BM25's weight in convex fusion, when the persona does not set it, is the one that fits the
+    embedder: a stronger dense list earns more of the fused score."""
+    if params.convex_alpha is not None:
+        return params
+    weight = getattr(embedder, "keyword_weight", KEYWORD_WEIGHT)
+    return params.model_copy(update={"convex_alpha": float(weight)})
+
+
+KEYWORD_WEIGHT = 0.5
+"""BM25's weight in convex fusion beside an embedder that names none (measured with MiniLM)."""
+
+
 def fuse(found: Surfaces, params: RetrievalParams) -> list[tuple[str, float]]:
     """Weighted RRF (or convex fusion) across surfaces; chunk surfaces weigh 1 (or α / 1-α)."""
     names = [name for name, listed in found.items() if listed and surface_weight(params, name)]
@@ -218,9 +231,10 @@ def fuse(found: Surfaces, params: RetrievalParams) -> list[tuple[str, float]]:
 
 def surface_weight(params: RetrievalParams, surface: str) -> float:
     convex = params.fusion == "convex"
+    alpha = KEYWORD_WEIGHT if params.convex_alpha is None else params.convex_alpha
     weights = {
-        "keyword": params.convex_alpha if convex else 1.0,
-        "dense": 1.0 - params.convex_alpha if convex else 1.0,
+        "keyword": alpha if convex else 1.0,
+        "dense": 1.0 - alpha if convex else 1.0,
         "questions": params.question_weight,
         "synopsis": params.synopsis_weight,
         "manifest": params.manifest_weight,

@@ -25,6 +25,7 @@ from shu.retrieve.hybrid import (
     HybridSearcher,
     Surfaces,
     decisive_question,
+    for_embedder,
     fuse,
     fuse_wordings,
     weighted_by_selectivity,
@@ -94,7 +95,7 @@ class RetrievalPipeline:
     ) -> RetrievalResult:
         """`assemble_context=False` stops at the ranked hits (a caller that reads no context);
         `asker`: rank for this person (RELATIONAL-BOOST)."""
-        params = widened(params or self.params(persona), limit)
+        params = for_embedder(widened(params or self.params(persona), limit), self.embedder)
         limit = limit or params.max_chunks
         timings: dict[str, float] = {}
         notes: list[str] = []

@@ -49,7 +49,13 @@ class RetrievalParams(BaseModel):
     fusion: Literal["rrf", "convex"] = Field(
         "convex", description="how the lists are fused: scores divided by each list's best (convex), or RRF"
     )
-    convex_alpha: float = Field(0.5, ge=0.0, le=1.0, description="BM25's weight in convex fusion")
+    convex_alpha: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="BM25's weight in convex fusion (dense has the rest); unset: the embedder's own "
+        "(0.5 for all-MiniLM-L6-v2, 0.3 for EmbeddingGemma, fitted on the suite's dev halves)",
+    )
     question_weight: float = Field(
         0.0, ge=0.0, le=5.0, description="weight of the synthesized-question surface (0 = not searched)"
     )

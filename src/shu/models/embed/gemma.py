@@ -38,6 +38,10 @@ _building = threading.Lock()
 
 
 class GemmaEmbedder:
+    keyword_weight = 0.3
+    """BM25's weight beside this embedder in convex fusion (`retrieval.convex_alpha` unset): fitted on
+    the suite's dev halves (docs/benchmarks.md)."""
+
     def __init__(
         self,
         folder: Path | None,

@@ -29,6 +29,10 @@ _DIM = 384
 
 
 class MiniLMEmbedder:
+    keyword_weight = 0.5
+    """BM25's weight beside this embedder in convex fusion (`retrieval.convex_alpha` unset): fitted on
+    the suite's dev halves (docs/benchmarks.md)."""
+
     def __init__(
         self, batch_size: int = 32, max_tokens: int = 256, threads: int = 0, quantized: bool = False
     ) -> None:

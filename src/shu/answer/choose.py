@@ -79,7 +79,7 @@ def _told_after(candidate: Candidate) -> list[Candidate]:
     told = candidate.next
     while told is not None and len(following) < _TOLD_WITHIN:
         following.append(told)
-        if _CAUSAL.search(told.text):
+        if _CAUSAL.search(told.text) or _CONSEQUENCE.search(told.text):
             return following
         told = told.next
     return []
@@ -88,6 +88,10 @@ def _told_after(candidate: Candidate) -> list[Candidate]:
 def _next_if_restated(candidate: Candidate) -> list[Candidate]:
     return [candidate.next] if _restates(candidate) and candidate.next is not None else []
 
+
+_CONSEQUENCE = re.compile(r",\s+(?:so|which means|meaning that)\s", re.I)
+"""A clause that says what follows from what the sentence states ("…, so the script and your BI
+integration count against the same budget")."""
 
 _TOLD_WITHIN = 3
 """How many sentences after a restated problem its cause or fix may be stated."""
@@ -118,7 +122,7 @@ def _restates(candidate: Candidate) -> bool:
 _CAUSAL = re.compile(
     r"\b(?:because|due to|cause|caused|causes|since|as a result|led to|leads to|reason|so that|therefore"
     r"|fixed|replaced|repaired|fitted|installed|approved|decided|agreed|resolved|will be|is to be"
-    r"|are to be|so the|so your|so it|which means)\b",
+    r"|are to be)\b",
     re.I,
 )
 

@@ -13,6 +13,7 @@ FLYERS = "Product: Flyers and leaflets; Standard turnaround: 4 days; Minimum ord
 BROCHURES = "Product: Brochures (stapled); Standard turnaround: 7 days; Minimum order: 100"
 UPTIME = "Measure: Press uptime; Target: 92%; April: 94.0%; May: 78.5%; June: 93.2%"
 STOCK = "Code: MS-300; Sheets on hand: 4200; Reorder point: 6000"
+PESTS = "Allowed (organic): Bt for caterpillars; Prohibited: Glyphosate and all other herbicides"
 PAGERDUTY_ON_TEAM = "Can I send alerts to PagerDuty if I'm on the Team plan?"
 
 
@@ -47,6 +48,8 @@ def test_the_condition_row_says_no_when_another_row_lists_the_thing() -> None:
         ("Was press uptime below target in April?", UPTIME, "no"),
         ("Was press uptime above its target in April?", UPTIME, "yes"),
         ("Is MS-300 below its reorder point?", STOCK, "yes"),  # polarity's own rule, not the row's
+        ("Can I use glyphosate on my plot?", PESTS, "no"),
+        ("Can I use Bt against caterpillars?", PESTS, "yes"),
     ],
 )
 def test_the_named_row_decides_by_its_fields(question: str, row: str, said: str) -> None:

@@ -59,7 +59,7 @@ def reading(question: str, sentence: str, siblings: Sequence[str] = ()) -> Readi
         return None
     if not _about(question, row):
         return "other"
-    for decide in (_by_limit, _by_reference):
+    for decide in (_by_column, _by_limit, _by_reference):
         said = decide(question, row)
         if said is not None:
             return said
@@ -75,6 +75,30 @@ def _about(question: str, row: list[tuple[str, str]]) -> bool:
         return False
     asked = _stems(question)
     return any(asked & _stems(value) for _, value in row)
+
+
+def _by_column(question: str, row: list[tuple[str, str]]) -> Reading | None:
+    """The thing asked about stands in a column that says whether it may be ("Prohibited:
+    Glyphosate and all other herbicides" for "Can I use glyphosate?" → no; "Allowed: Neem oil"
+    → yes)."""
+    asked = _stems(question)
+    said: set[Reading] = set()
+    for label, value in row:
+        if not asked & _stems(value):
+            continue
+        if _FORBIDDEN.search(label):
+            said.add("no")
+        elif _PERMITTED.search(label):
+            said.add("yes")
+    return said.pop() if len(said) == 1 else None
+
+
+_FORBIDDEN = re.compile(
+    r"\b(?:prohibited|forbidden|banned|not allowed|not permitted|disallowed|excluded|not included"
+    r"|not supported|never)\b",
+    re.I,
+)
+_PERMITTED = re.compile(r"\b(?:allowed|permitted|included|supported|approved)\b", re.I)
 
 
 def _by_limit(question: str, row: list[tuple[str, str]]) -> Reading | None:

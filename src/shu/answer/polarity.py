@@ -17,6 +17,7 @@ from typing import Literal
 
 from lemminflect import getAllLemmas
 
+from shu.answer.names import CONDITION, has_name, names
 from shu.answer.rows import reading
 
 Verdict = Literal["yes", "no"]
@@ -33,7 +34,6 @@ _NEGATION = re.compile(
     re.I,
 )
 _ONLY = re.compile(r"\bonly\b", re.I)
-_NAME = re.compile(r"\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*")
 _LIST_OF_NAMES = re.compile(
     r"\b(?:on|in|for|to|with|at|under)\s+(?:the\s+)?[A-Z][\w-]*(?:\s*,\s*[A-Z][\w-]*)*\s*,?\s+(?:and|or)\s+[A-Z][\w-]*"
 )
@@ -92,7 +92,7 @@ def verdict(question: str, sentence: str, topic: str = "", siblings: Sequence[st
         return "no"
     if _restricted_elsewhere(question, sentence):
         return "no"
-    if _names(question) and _states(question, sentence) and affirms(question, sentence, topic):
+    if names(question) and _states(question, sentence) and affirms(question, sentence, topic):
         return "yes"
     return None
 
@@ -139,7 +139,7 @@ def _negates(question: str, sentence: str) -> bool:
     clauses = [clause for clause in _CLAUSE.split(sentence) if clause.strip()]
     if len(clauses) <= 1:
         return bool(_NEGATION.search(sentence))  # "Ridgeway Board: no change"
-    asked = _lemmas(question) - _lemmas(" ".join(_names(question))) - _AUXILIARY - _GENERIC
+    asked = _lemmas(question) - _lemmas(" ".join(names(question))) - _AUXILIARY - _GENERIC
     return any(_NEGATION.search(clause) and asked & _lemmas(clause) for clause in clauses)
 
 
@@ -169,14 +169,8 @@ def _restricted_elsewhere(question: str, sentence: str) -> bool:
     not."""
     if not (_ONLY.search(sentence) or _LIST_OF_NAMES.search(sentence)):
         return False
-    conditions = _CONDITION.findall(question) or _names(question)
-    return bool(conditions) and not any(_has(sentence, name) for name in conditions)
-
-
-_CONDITION = re.compile(
-    r"\b(?:on|in|for|at|with|under)\s+(?:the\s+|our\s+|a\s+|an\s+|my\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)"
-)
-"""A name the question puts as its condition: "on the Pro plan", "on Starter"."""
+    conditions = CONDITION.findall(question) or names(question)
+    return bool(conditions) and not any(has_name(sentence, name) for name in conditions)
 
 
 def _by_amount(question: str, sentence: str) -> Verdict | None:
@@ -223,22 +217,8 @@ def _by_fields(question: str, sentence: str) -> Verdict | None:
 
 def _states(question: str, sentence: str) -> bool:
     """Every name the question gives is in the sentence, which negates nothing."""
-    names = _names(question)
-    return bool(names) and all(_has(sentence, n) for n in names)
-
-
-def _has(text: str, name: str) -> bool:
-    """`name` is a word of `text` ("Teams" is there as "Team" too)."""
-    stem = name[:-1] if name.endswith("s") and len(name) > 3 else name
-    return bool(re.search(rf"(?<!\w){re.escape(stem)}s?(?!\w)", text, re.I))
-
-
-def _names(text: str) -> list[str]:
-    """Capitalised words past the first word: the names a yes/no question's condition is."""
-    first = re.match(r"\s*\S+", text)
-    start = first.end() if first else 0
-    found = [m.group(0) for m in _NAME.finditer(text, start)]
-    return [n for n in found if n not in ("I", "I'm")]
+    given = names(question)
+    return bool(given) and all(has_name(sentence, n) for n in given)
 
 
 def _number(text: str) -> float:

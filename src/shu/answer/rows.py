@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from shu.analysis import STOPWORDS, stem
+from shu.answer.names import CONDITION, has_name, names
 
 Reading = Literal["yes", "no", "other"]
 
@@ -27,11 +28,6 @@ _FIELD = re.compile(r"^([A-Za-z][^:;]{0,40}):\s+(\S.*)$")
 _WORD = re.compile(r"[A-Za-z]+")
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
 _NUMBER = re.compile(r"(?<![\w.,-])(\d[\d,]*(?:\.\d+)?)(?![\w.-]*\d)(?!,\d)")
-_CONDITION = re.compile(
-    r"\b(?:on|in|for|at|with|under)\s+(?:the\s+|our\s+|a\s+|an\s+|my\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)"
-)
-"""A name the question puts as its condition: "on the Team plan"."""
-_NAME = re.compile(r"\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*")
 _MINIMUM = re.compile(r"^\s*(?:minimum|min\.?|at least|lowest)\b", re.I)
 _MAXIMUM = re.compile(r"^\s*(?:maximum|max\.?|up to|at most|limit|cap)\b", re.I)
 _REFERENCE = re.compile(
@@ -70,8 +66,8 @@ def _about(question: str, row: list[tuple[str, str]]) -> bool:
     """The row is the one the question names: its first cell is the question's condition when
     that is a name ("on the Team plan"), and some value of it shares a word with the question."""
     key = row[0][1]
-    conditions = _CONDITION.findall(question)
-    if conditions and _is_name(key) and not any(_has(key, name) for name in conditions):
+    conditions = CONDITION.findall(question)
+    if conditions and _is_name(key) and not any(has_name(key, name) for name in conditions):
         return False
     asked = _stems(question)
     return any(asked & _stems(value) for _, value in row)
@@ -145,17 +141,17 @@ def _by_reference(question: str, row: list[tuple[str, str]]) -> Reading | None:
 def _by_listing(question: str, row: list[tuple[str, str]], siblings: Sequence[str]) -> Reading | None:
     """The row of the question's condition lists what it asks about, or another row of the same
     table lists it where this one does not."""
-    conditions = _CONDITION.findall(question)
+    conditions = CONDITION.findall(question)
     if not conditions:
         return None
-    asked = [n for n in _names(question) if not any(_has(n, c) or _has(c, n) for c in conditions)]
+    asked = [n for n in names(question) if not any(has_name(n, c) or has_name(c, n) for c in conditions)]
     if not asked:
         return None
     text = " ".join(value for _, value in row)
-    if all(_has(text, name) for name in asked):
+    if all(has_name(text, name) for name in asked):
         return "yes"
     listed_elsewhere = any(
-        fields(other) and all(_has(other, name) for name in asked) for other in siblings if other != text
+        fields(other) and all(has_name(other, name) for name in asked) for other in siblings if other != text
     )
     return "no" if listed_elsewhere else None
 
@@ -172,18 +168,6 @@ def _stems(text: str) -> set[str]:
 
 def _is_name(value: str) -> bool:
     return bool(re.fullmatch(r"[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2}", value.strip()))
-
-
-def _has(text: str, name: str) -> bool:
-    stem_ = name[:-1] if name.endswith("s") and len(name) > 3 else name
-    return bool(re.search(rf"(?<!\w){re.escape(stem_)}s?(?!\w)", text, re.I))
-
-
-def _names(text: str) -> list[str]:
-    """Capitalised words past the first word."""
-    first = re.match(r"\s*\S+", text)
-    found = [m.group(0) for m in _NAME.finditer(text, first.end() if first else 0)]
-    return [n for n in found if n not in ("I", "I'm")]
 
 
 def _leading_number(value: str) -> float | None:

@@ -60,6 +60,8 @@ class SearchResult:
     embed_ms: list[float] = field(default_factory=list)
     keyword_ms: list[float] = field(default_factory=list)
     vector_ms: list[float] = field(default_factory=list)
+    store_mb: float = 0.0
+    """The SQLite file after the build (text, FTS5 index, float32 vectors), in MB."""
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -230,7 +232,9 @@ def run(
         for size in sizes:
             path = root / f"scale-{size}.db"
             build = build_scale_store(path, size, embedder.dim)
-            searches.append(bench_search(path, embedder, size, build, queries))
+            searched = bench_search(path, embedder, size, build, queries)
+            searched.store_mb = path.stat().st_size / 1e6
+            searches.append(searched)
         return ingest, searches
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -257,8 +261,8 @@ def markdown_tables(ingest: IngestResult, searches: list[SearchResult]) -> str:
         "",
         "| hybrid search (synthetic chunks, random unit vectors) | chunks | store build s "
         "| query embed p50 ms | BM25 p50 ms | dense p50 ms | hybrid p50 ms | hybrid p95 ms "
-        "| pipeline p50 ms | pipeline p95 ms |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| pipeline p50 ms | pipeline p95 ms | store MB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in searches:
         lines.append(
@@ -266,6 +270,7 @@ def markdown_tables(ingest: IngestResult, searches: list[SearchResult]) -> str:
             f"{statistics.median(s.embed_ms):.2f} | "
             f"{statistics.median(s.keyword_ms):.2f} | {statistics.median(s.vector_ms):.2f} | "
             f"{percentile(s.total_ms, 50):.2f} | {percentile(s.total_ms, 95):.2f} | "
-            f"{percentile(s.pipeline_ms, 50):.2f} | {percentile(s.pipeline_ms, 95):.2f} |"
+            f"{percentile(s.pipeline_ms, 50):.2f} | {percentile(s.pipeline_ms, 95):.2f} | "
+            f"{s.store_mb:.1f} |"
         )
     return "\n".join(lines) + "\n"

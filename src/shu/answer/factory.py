@@ -23,6 +23,7 @@ from shu.answer.verify.factory import create_verifier
 from shu.config.settings import AnswerSettings, Settings, VerifySettings
 from shu.errors import ConfigError
 from shu.models.embed.base import Embedder
+from shu.models.embed.factory import sentence_embedder
 from shu.models.llm.client import LLMClient
 from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store.base import AnsweringStore, KnowledgeReader
@@ -78,7 +79,7 @@ def _inner(
     settings: AnswerSettings, embedder: Embedder, llm: LLMClient | None, store: KnowledgeReader | None = None
 ) -> Answerer:
     extractive = ExtractiveAnswerer(
-        embedder,
+        sentence_embedder(embedder, settings.sentence_embedder),
         settings.max_sentences,
         settings.chunks_considered,
         settings.min_meaning,

@@ -21,6 +21,13 @@ class AnswerSettings(BaseModel):
     max_sentences: int = Field(3, ge=1, le=20, description="extractive: sentences quoted at most")
     chunks_considered: int = Field(6, ge=1, le=100, description="extractive: best-ranked sections read")
     min_meaning: float = Field(0.3, ge=-1.0, le=1.0, description="extractive: least cosine to answer at all")
+    sentence_embedder: Literal["auto", "store"] = Field(
+        "auto",
+        description="extractive: what embeds the candidate sentences — auto: the lighter model the "
+        "store's embedder names for it (all-MiniLM-L6-v2 beside EmbeddingGemma: as many labelled answers "
+        "right, a quarter of the time; docs/benchmarks.md), else the store's embedder; store: always "
+        "the store's embedder",
+    )
     min_evidence: float = Field(
         0.31,
         ge=0.0,

@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 from shu.answer.extractive import ExtractiveAnswerer
 from shu.answer.scope import SubjectScope
 from shu.kb import KnowledgeBase
+from shu.models.embed.factory import sentence_embedder
 from shu.types import Answer
 
 Label = Literal["answerable", "unanswerable", "out_of_scope"]
@@ -85,7 +86,11 @@ def ask_all(
     """Every question through `kb.ask` (no cache), with the two scores the rules decide on."""
     settings = kb.settings.answer
     closeness = SubjectScope(kb.store, kb.embedder, settings.scope_threshold)
-    evidence = ExtractiveAnswerer(kb.embedder, settings.max_sentences, settings.chunks_considered)
+    evidence = ExtractiveAnswerer(
+        sentence_embedder(kb.embedder, settings.sentence_embedder),
+        settings.max_sentences,
+        settings.chunks_considered,
+    )
     asked: list[Asked] = []
     for done, item in enumerate(questions, start=1):
         persona = kb.persona(item.persona)

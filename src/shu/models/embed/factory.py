@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 from shu.config.settings import EmbedderSettings
@@ -50,6 +51,22 @@ def create_embedder(settings: EmbedderSettings) -> Embedder:
             dim=settings.dim or 768,
         )
     raise ConfigError(f"embedder.model {model!r} is not a local embedder: choose {' or '.join(LOCAL)}")
+
+
+def sentence_embedder(store_embedder: Embedder, choice: str = "auto") -> Embedder:
+    """What the extractive reader embeds a question's candidate sentences with: the store's
+    embedder, or (`auto`) the lighter model that embedder names for the job (`sentence_model`:
+    MiniLM beside EmbeddingGemma). The reader compares sentences with the question it is given,
+    never with stored vectors, so its space need not be the store's."""
+    if choice == "auto" and getattr(store_embedder, "sentence_model", None) == MINILM:
+        return _shared_minilm()
+    return store_embedder
+
+
+@cache
+def _shared_minilm() -> MiniLMEmbedder:
+    """One MiniLM per process for every reader that borrows it (it loads on first use)."""
+    return MiniLMEmbedder()
 
 
 def kept_embedder(settings: EmbedderSettings, stored: str | None) -> Embedder:

@@ -41,6 +41,9 @@ class GemmaEmbedder:
     keyword_weight = 0.3
     """BM25's weight beside this embedder in convex fusion (`retrieval.convex_alpha` unset): fitted on
     the suite's dev halves (docs/benchmarks.md)."""
+    sentence_model = "all-MiniLM-L6-v2"
+    """What the extractive reader embeds candidate sentences with beside this embedder
+    (`answer.sentence_embedder=auto`): the same labelled answers right, a quarter of the time."""
 
     def __init__(
         self,

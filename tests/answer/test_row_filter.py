@@ -50,6 +50,26 @@ def test_a_name_one_column_holds_keeps_its_rows() -> None:
     assert kept is not None and [row.cells[0] for row in kept] == ["NC-120", "KL-450"]
 
 
+def test_a_name_several_columns_mention_keeps_the_rows_it_keys() -> None:
+    plans = Table(
+        ("Plan", "Alerts per workspace", "Channels"),
+        tuple(
+            Row(cells, LOG[0])
+            for cells in (
+                ("Starter", "5", "E-mail, Slack"),
+                ("Team", "50", "E-mail, Slack, Microsoft Teams, webhook"),
+                ("Pro", "Unlimited", "All Team channels plus PagerDuty"),
+            )
+        ),
+    )
+    kept = kept_rows("Which channels can Team plan alerts use?", plans)
+    assert kept is not None and [row.cells[0] for row in kept] == ["Team"]
+    mentioned = Table(
+        ("Plan", "Notes"), (Row(("Pro", "as Team"), LOG[0]), Row(("Max", "Team and more"), LOG[0]))
+    )
+    assert kept_rows("Which plans include Team?", mentioned) is None, "one column mentions it: every row"
+
+
 def test_no_condition_or_one_every_row_meets_keeps_nothing_here() -> None:
     assert kept_rows("Which papers are on our price list?", PAPERS) is None
     assert kept_rows("Which papers cost more than 1,000 GBP?", PAPERS) is None  # no column of costs

@@ -62,13 +62,21 @@ def _by_amount(question: str, table: Table) -> _Keep | None:
 
 
 def _by_name(question: str, table: Table, about: str) -> _Keep | None:
-    """ "from Nordic Fibre": a name of the question that one column holds in some rows; never a
+    """ "from Nordic Fibre": a name of the question that one column holds in some rows (when
+    several mention it, the one column where it is a whole cell: the rows' key); never a
     month or a day ("the 20 May meeting" names the meeting, not the rows due in May), nor a name
     of what the table is about (its document's title, its heading)."""
     first = re.match(r"\s*\S+", question)
     names = [m.group(0) for m in _NAME.finditer(question, first.end() if first else 0)]
     for name in (n for n in names if n.lower() not in _DATES and not _names(about, n)):
         columns = {i for row in table.rows for i, cell in enumerate(row.cells) if _names(cell, name)}
+        if len(columns) > 1:  # "Team" keys a row in Plan and is mentioned in Channels ("All Team channels")
+            columns = {
+                i
+                for row in table.rows
+                for i, cell in enumerate(row.cells)
+                if cell.strip().casefold() == name.casefold()
+            }
         if len(columns) == 1:
             return _holding(columns.pop(), name)
     return None

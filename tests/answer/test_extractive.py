@@ -123,6 +123,19 @@ def test_candidate_sentences_spell_out_table_rows_and_list_items() -> None:
     ]
 
 
+def test_a_sentence_that_only_points_elsewhere_is_never_a_candidate() -> None:
+    text = (
+        "Limits are per workspace: 60 requests per minute on Starter. See API Rate Limits and Error "
+        "Codes.\n\nFor details, see the retention policy. Please refer to section 4.\n\n"
+        "See you on Saturday at the shed. Members see the new code in the monthly e-mail."
+    )
+    assert candidate_sentences(text) == [
+        "Limits are per workspace: 60 requests per minute on Starter.",
+        "See you on Saturday at the shed.",
+        "Members see the new code in the monthly e-mail.",
+    ]
+
+
 def test_key_like_strings_and_unsafe_links_from_a_document_never_become_citations(
     kb: KnowledgeBase, make_persona: PersonaMaker
 ) -> None:

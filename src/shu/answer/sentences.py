@@ -13,6 +13,13 @@ _FIELD = re.compile(r"^[A-Z][\w ]{0,29}:\s+\S+\s+\S")
 """`Where: Tool shed`: a labelled value, kept however short."""
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{2,}")
 _HEADING = re.compile(r"^#{1,6}(?:\s|$)")
+_POINTER = re.compile(
+    r"^(?:(?:for|read)\s+(?:more|further|the)?\s*(?:details|information|more)\b[^,.]{0,40},\s*)?"
+    r"(?:please\s+)?(?:see(?!\s+you\b)|refer to)\s+[^.;:]{1,80}\.?$",
+    re.I,
+)
+"""A sentence that only points elsewhere ("See API Rate Limits and Error Codes."): it answers
+nothing, whatever words of the question its title shares."""
 _MARKUP = re.compile(r"^\s*(?:[-*+>]|\d+[.)])\s+|\*\*|__|`")
 
 _QUOTED = re.compile(
@@ -44,7 +51,8 @@ def candidate_sentences(text: str) -> list[str]:
         else:
             sentences = _with_short_fields(_clean(s) for s in split_sentences("\n".join(lines)))
             found.extend(s for s in sentences if len(s.split()) >= 4 or _FIELD.match(s))
-    return [s for s in found if not _HEADING.match(s)]  # a table's "#: 5; Action: …" is a row
+    # a table's "#: 5; Action: …" is a row, not a heading
+    return [s for s in found if not _HEADING.match(s) and not _POINTER.match(s)]
 
 
 _SHORT_FIELD = re.compile(r"^[A-Z][\w ]{0,29}:\s*(?:\S+\s*){1,2}$")

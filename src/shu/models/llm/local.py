@@ -207,5 +207,7 @@ class LocalLLM:
 
 
 def _request(messages: list[Message]) -> list[ChatCompletionRequestMessage]:
-    """The messages as llama_cpp's request dicts: a role (system, user, assistant) and a text each."""
-    return cast("list[ChatCompletionRequestMessage]", [m.model_dump() for m in messages])
+    """The messages as llama_cpp's request dicts: a role (system, user, assistant) and a text each.
+    (`dumped` is Any so the cast is needed with llama_cpp's types and not redundant without them.)"""
+    dumped: Any = [m.model_dump() for m in messages]
+    return cast("list[ChatCompletionRequestMessage]", dumped)

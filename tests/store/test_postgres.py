@@ -9,8 +9,8 @@ import pytest
 from shu.errors import StoreError, UnknownPersonaError
 from shu.kb import open_kb
 from shu.store.postgres import PostgresStore
+from shu.store.testing import persona
 from tests.conftest import CountingEmbedder, PersonaMaker, doc
-from tests.store.conformance import persona
 from tests.store.postgres_server import fresh_database
 
 pytestmark = pytest.mark.service
@@ -56,7 +56,7 @@ def test_the_hnsw_path_and_the_exact_path_agree_on_a_small_table() -> None:
     import numpy as np
 
     from shu.config.settings import StoreSettings
-    from tests.store.conformance import chunks, document, persona
+    from shu.store.testing import chunks, document, persona
 
     rng = np.random.default_rng(9)
     rows = rng.standard_normal((200, 16)).astype(np.float32)
@@ -107,7 +107,7 @@ def test_many_processes_opening_a_new_database_at_once() -> None:
 
 
 def test_text_postgresql_cannot_hold_is_cleaned_not_refused() -> None:
-    from tests.store.conformance import chunks, document, persona, unit, vectors
+    from shu.store.testing import chunks, document, persona, unit, vectors
 
     with fresh_database() as url:
         store = PostgresStore(url)
@@ -215,7 +215,7 @@ def sql_store(url: str) -> PostgresStore:
 
 
 def fill(store: PostgresStore, docs: list[str], texts: dict[str, list[str]] = ORCHARD) -> None:
-    from tests.store.conformance import chunks, document, unit, vectors
+    from shu.store.testing import chunks, document, unit, vectors
 
     for doc_id in docs:
         store.replace_document(

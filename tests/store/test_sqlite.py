@@ -5,7 +5,7 @@ import pytest
 
 from shu.errors import StoreError
 from shu.store.sqlite import SQLiteStore
-from tests.store.conformance import chunks, document, persona, unit, vectors
+from shu.store.testing import chunks, document, persona, unit, vectors
 
 
 def test_data_survives_reopening(tmp_path: Path) -> None:
@@ -102,7 +102,7 @@ def test_another_process_writes_reach_the_keyword_index(tmp_path: Path) -> None:
     assert [h.chunk_id for h in store.search_keyword("apples", "alpha", 5)] == ["a#0"]
     script = (
         "import sys; from shu.store.sqlite import SQLiteStore; "
-        "from tests.store.conformance import chunks, document, unit, vectors; "
+        "from shu.store.testing import chunks, document, unit, vectors; "
         "s = SQLiteStore(sys.argv[1]); "
         "s.replace_document(document('b', ['alpha']), chunks('b', ['apples and pears']), "
         "vectors(unit(1)), 'e'); "

@@ -14,10 +14,11 @@ import json
 import threading
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel
 
 from shu.analysis import identifier_terms, joined_names, keyword_query
 from shu.config.settings import StoreSettings
@@ -32,9 +33,7 @@ from shu.store.base import (
 from shu.store.document_index import DocumentIndex
 from shu.store.keyword_index import KeywordIndexes
 from shu.store.postgres_bm25 import BM25, PostgresKeywordStatistics, statistics_kept
-from shu.store.postgres_logins import PostgresLoginTables
 from shu.store.postgres_schema import MIGRATIONS, VECTOR_TABLES, vector_indexes
-from shu.store.postgres_service import PostgresServiceTables
 from shu.store.rows import (
     CHUNK_FIELDS,
     DOCUMENT_FIELDS,
@@ -44,6 +43,8 @@ from shu.store.rows import (
     exported,
 )
 from shu.store.sql import Row, SQLDialect, SQLKnowledge, placeholders
+from shu.store.sql_logins import SQLLoginTables
+from shu.store.sql_service import SQLServiceTables
 from shu.text import content_words
 from shu.types import (
     Chunk,
@@ -58,7 +59,7 @@ _WRITER_LOCK_ID = 7_316_002  # held by an ingestion run
 _CHUNK_COLUMNS = ", ".join(CHUNK_FIELDS)
 
 
-class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, PostgresServiceTables, PostgresLoginTables):
+class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, SQLServiceTables, SQLLoginTables):
     dialect = SQLDialect(
         meta="shu_meta",
         document_columns=", ".join(f"d.{name}" for name in DOCUMENT_FIELDS),
@@ -72,6 +73,7 @@ class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, PostgresServiceTabl
         persona_documents="d.personas @> ARRAY[?]::text[]",
         context_words="array_length(regexp_split_to_array(context, ' '), 1)",
         other_embedder="use another database or re-ingest everything with the original embedder",
+        binary='COLLATE "C"',
     )
 
     def __init__(self, url: str, settings: StoreSettings | None = None) -> None:
@@ -249,6 +251,13 @@ class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, PostgresServiceTabl
 
     def _clean(self, value: str) -> str:
         return _text(value)
+
+    def _json(self, model: BaseModel, **dump: Any) -> str:
+        """jsonb cannot hold an escaped NUL either."""
+        return model.model_dump_json(**dump).replace("\\u0000", "")
+
+    def _service(self) -> AbstractContextManager[Any]:
+        return self._connection()  # autocommit: one statement
 
     def _first_vectors(self, conn: Any, dim: int) -> None:
         """The vector indexes are built (unless a bulk load builds them at its end)."""

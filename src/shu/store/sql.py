@@ -86,29 +86,44 @@ class SQLDialect:
     """a chunk's context prefix in words (an aggregate's argument)"""
     other_embedder: str
     """what to do when vectors of another embedder arrive"""
+    binary: str
+    """the collation that orders text by its bytes, as Python sorts it"""
 
 
-class SQLKnowledge(ABC):
+class SQLTables(ABC):
+    """What every SQL body reads and writes through: the primitives a backend gives."""
+
+    dialect: SQLDialect
+
+    @abstractmethod
+    def _all(self, sql: str, params: Sequence[object] = ()) -> list[Row]: ...
+
+    @abstractmethod
+    def _exec(self, conn: Any, sql: str, params: Sequence[object] = ()) -> Any:
+        """One statement on a write connection; its cursor."""
+
+    def _clean(self, value: str) -> str:
+        """Text as the database can hold it."""
+        return value
+
+    def _one(self, sql: str, params: Sequence[object] = ()) -> Row | None:
+        rows = self._all(sql, params)
+        return rows[0] if rows else None
+
+
+class SQLKnowledge(SQLTables):
     """Personas, documents, chunks, profiles, relationships, questions, findings and the shared
     parts of writes, for a backend that gives the dialect and the primitives below."""
 
-    dialect: SQLDialect
     _lock: threading.RLock
     _document_indexes: dict[str, DocumentIndex]
 
     # -- primitives a backend gives ---------------------------------------------------------
 
     @abstractmethod
-    def _all(self, sql: str, params: Sequence[object] = ()) -> list[Row]: ...
-
-    @abstractmethod
     def _rows_in(self, sql: str, ids: Sequence[str], *after: object) -> list[Row]:
         """`sql`'s `{in}` becomes the test that a column is one of the distinct `ids`; `after`
         fills the placeholders after it; the rows of every statement read."""
-
-    @abstractmethod
-    def _exec(self, conn: Any, sql: str, params: Sequence[object] = ()) -> Any:
-        """One statement on a write connection; its cursor."""
 
     @abstractmethod
     def _many(self, conn: Any, sql: str, rows: Sequence[Sequence[object]]) -> None: ...
@@ -127,14 +142,6 @@ class SQLKnowledge(ABC):
     @abstractmethod
     def _first_vectors(self, conn: Any, dim: int) -> None:
         """The first vectors arrive (`dim` wide): what the backend prepares for them."""
-
-    def _clean(self, value: str) -> str:
-        """Text as the database can hold it."""
-        return value
-
-    def _one(self, sql: str, params: Sequence[object] = ()) -> Row | None:
-        rows = self._all(sql, params)
-        return rows[0] if rows else None
 
     # -- personas ----------------------------------------------------------------------------
 

@@ -40,9 +40,9 @@ from shu.store.rows import (
     now,
 )
 from shu.store.sql import Row, SQLDialect, SQLKnowledge
-from shu.store.sqlite_logins import SQLiteLoginTables
+from shu.store.sql_logins import SQLLoginTables
+from shu.store.sql_service import SQLServiceTables
 from shu.store.sqlite_schema import MIGRATIONS
-from shu.store.sqlite_service import SQLiteServiceTables
 from shu.store.sqlite_vectors import SQLiteVectorIndexes
 from shu.store.vectors import VectorIndex
 from shu.text import content_words
@@ -55,13 +55,15 @@ from shu.types import (
 )
 
 KeywordMode = Literal["memory", "fts5"]
+_JSON_FIELDS = tuple(i for i, name in enumerate(DOCUMENT_FIELDS) if name in ("personas", "tags", "meta"))
+"""The document fields kept as JSON text (its lists and mappings), by position."""
 _DOCUMENT_COLUMNS = tuple(
-    f"{name}_json" if name in ("personas", "tags", "meta") else name for name in DOCUMENT_FIELDS
+    f"{name}_json" if i in _JSON_FIELDS else name for i, name in enumerate(DOCUMENT_FIELDS)
 )
-"""The documents table's columns in `DOCUMENT_FIELDS` order (lists and mappings stored as JSON)."""
+"""The documents table's columns in `DOCUMENT_FIELDS` order."""
 
 
-class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables, SQLiteLoginTables):
+class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLServiceTables, SQLLoginTables):
     dialect = SQLDialect(
         meta="meta",
         document_columns=", ".join(f"d.{column}" for column in _DOCUMENT_COLUMNS),
@@ -75,6 +77,7 @@ class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables, SQLite
         persona_documents="d.id IN (SELECT doc_id FROM document_personas WHERE persona = ?)",
         context_words="length(context) - length(replace(context, ' ', '')) + 1",
         other_embedder="use a new --home or re-ingest everything with the original embedder",
+        binary="COLLATE BINARY",
     )
 
     def __init__(
@@ -206,6 +209,15 @@ class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables, SQLite
     def _exec(self, conn: Any, sql: str, params: Sequence[object] = ()) -> Any:
         return conn.execute(sql, params)
 
+    @contextmanager
+    def _service(self) -> Iterator[sqlite3.Connection]:
+        """The write connection in autocommit, under the store's lock: one statement."""
+        with self._lock:
+            try:
+                yield self._db
+            except sqlite3.Error as exc:
+                raise StoreError(f"{self.path}: {exc}") from exc
+
     def _many(self, conn: Any, sql: str, rows: Sequence[Sequence[object]]) -> None:
         conn.executemany(sql, rows)
 
@@ -278,7 +290,7 @@ class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables, SQLite
             self._delete(db, doc.id)
             db.execute(
                 f"INSERT INTO documents({', '.join(_DOCUMENT_COLUMNS)}, updated_at) "
-                f"VALUES ({','.join('?' * 13)})",
+                f"VALUES ({','.join('?' * (len(_DOCUMENT_COLUMNS) + 1))})",
                 (*_document_row(doc), now()),
             )
             db.executemany(
@@ -542,9 +554,6 @@ class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLiteServiceTables, SQLite
             embedder=json.loads(row[0])["name"] if row else None,
             size_bytes=size,
         )
-
-
-_JSON_FIELDS = (7, 8, 9)
 
 
 def _document_row(doc: Document) -> tuple[object, ...]:

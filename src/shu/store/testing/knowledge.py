@@ -7,6 +7,7 @@ import pytest
 
 from shu.errors import StoreError
 from shu.store.base import Store
+from shu.store.testing.records import DIM, chunks, document, persona, unit, vectors
 from shu.types import (
     ChunkProfile,
     DocumentProfile,
@@ -18,7 +19,6 @@ from shu.types import (
     SynthesizedQuestion,
     TemporalScope,
 )
-from tests.store.conformance.records import DIM, chunks, document, persona, unit, vectors
 
 
 class KnowledgeConformance:
@@ -536,7 +536,7 @@ class KnowledgeConformance:
         rng = np.random.default_rng(4)
         store.upsert_persona(persona("big"))
         store.upsert_persona(persona("small"))
-        small_vectors = []
+        small_vectors = np.zeros((0, DIM), dtype=np.float32)
         for n in range(31):
             slug = "small" if n == 30 else "big"
             count = 40 if slug == "small" else 100

@@ -7,13 +7,13 @@ from datetime import datetime, timedelta
 import pytest
 
 from shu.store.base import Store
+from shu.store.testing.records import chunks, document, finding, persona, unit, vectors
 from shu.types import (
     DocumentProfile,
     Enrichment,
     Provenance,
     Relationship,
 )
-from tests.store.conformance.records import chunks, document, finding, persona, unit, vectors
 
 
 class FindingsConformance:

@@ -10,11 +10,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from shu.store.base import Store
+from shu.store.testing.records import chunks, document, persona, unit, vectors
 from shu.types import (
     Chunk,
     Document,
 )
-from tests.store.conformance.records import chunks, document, persona, unit, vectors
 
 
 class ConcurrencyConformance:

@@ -2,14 +2,14 @@
 backend by `tests/store/test_conformance.py` (a `store` fixture parametrized by backend, fresh and
 empty). A new backend inherits the mixins of the roles it implements."""
 
-from tests.store.conformance.accounts import AccountsConformance
-from tests.store.conformance.concurrency import ConcurrencyConformance
-from tests.store.conformance.conversations import ConversationsConformance
-from tests.store.conformance.findings import FindingsConformance
-from tests.store.conformance.jobs import JobsConformance
-from tests.store.conformance.knowledge import KnowledgeConformance
-from tests.store.conformance.logins import LoginsConformance
-from tests.store.conformance.records import chunks, document, finding, persona, unit, vectors
+from shu.store.testing.accounts import AccountsConformance
+from shu.store.testing.concurrency import ConcurrencyConformance
+from shu.store.testing.conversations import ConversationsConformance
+from shu.store.testing.findings import FindingsConformance
+from shu.store.testing.jobs import JobsConformance
+from shu.store.testing.knowledge import KnowledgeConformance
+from shu.store.testing.logins import LoginsConformance
+from shu.store.testing.records import chunks, document, finding, persona, unit, vectors
 
 __all__ = [
     "AccountsConformance",

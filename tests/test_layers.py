@@ -15,6 +15,7 @@ SERVE = PRODUCT / "serve"
 LAYERS = [
     {"serve"},
     {"kb"},
+    {"parts"},
     {"accounts", "jobs", "conversations"},
     {"answer"},
     {"retrieve"},
@@ -79,6 +80,61 @@ def test_serve_imports_no_store_internals() -> None:
         if module.startswith("shu.store")
     }
     assert crossing == set()
+
+
+FRONT_DOOR = {
+    "shu",
+    "shu.kb",
+    "shu.types",
+    "shu.errors",
+    "shu.config.settings",
+    "shu.config.presets",
+    # what the front ends show: an answer, its stream, its tables
+    "shu.answer.render",
+    "shu.answer.stream",
+    "shu.answer.tables",
+    # who may do what (policy functions over a caller's key or login)
+    "shu.accounts.keys",
+    "shu.accounts.logins",
+    # the records and progress of the verbs' groups
+    "shu.conversations",
+    "shu.jobs",
+    "shu.ingest.job",
+    "shu.ingest.report",
+    # what a front end checks before it hands a file or a folder to the knowledge base
+    "shu.ingest.uploads",
+    "shu.ingest.personas",
+    "shu.ingest.watch",
+    # `shu models`: the registry of installable models
+    "shu.models.registry",
+    "shu.models.embed.gemma",
+    "shu.models.embed.gemma_graph",
+}
+"""The product modules a front end may import: the knowledge base and what it hands out or
+checks; never the store, retrieval, enrichment, the LLM or the parts they are built from."""
+
+
+def test_front_ends_import_only_the_front_door() -> None:
+    crossing = {
+        f"{path.relative_to(PRODUCT)}: {module}"
+        for path in SERVE.rglob("*.py")
+        for module in imported(path)
+        if module.split(".")[0] == "shu" and not module.startswith("shu.serve") and module not in FRONT_DOOR
+    }
+    assert crossing == set()
+
+
+def test_front_ends_reach_the_product_through_the_knowledge_base_verbs() -> None:
+    """Not through its store or the parts it is made of (`kb.store`, `kb.parts`): the verbs of
+    `KnowledgeBase` and its groups (`kb.accounts`, `kb.logins`, `kb.jobs`, `kb.conversations`)."""
+    reached = set()
+    for path in SERVE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Attribute) or node.attr not in ("store", "parts"):
+                continue
+            if isinstance(node.value, ast.Name) and node.value.id in ("kb", "knowledge", "base"):
+                reached.add(f"{path.relative_to(PRODUCT)}:{node.lineno}: {node.value.id}.{node.attr}")
+    assert reached == set()
 
 
 def test_the_product_never_imports_the_measuring_package() -> None:

@@ -17,33 +17,25 @@ from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 
-from shu import __version__
 from shu.accounts import Accounts
-from shu.answer.ask import Responder
-from shu.answer.cache import AnswerCache, answer_key
-from shu.answer.factory import create_answerer, create_responder
+from shu.accounts.logins import Logins
+from shu.answer.cache import answer_key
 from shu.answer.respond import ScopedAnswerer
 from shu.answer.stream import AskEvent, final_answer
 from shu.config.settings import Settings, load_settings
 from shu.conversations import LOCAL_USER, Conversations
 from shu.enrich.enricher import contextualize, with_context
-from shu.enrich.llm import LLMEnricher
 from shu.errors import ConflictError, InvalidRequestError, NotFoundError, ShuError
-from shu.ingest.job import IngestJob, Progress, Redo
+from shu.ingest.job import Progress, Redo
 from shu.ingest.report import IngestReport
 from shu.ingest.uploads import DocumentFiles, document_files, own_folder, persona_folder, remove_files
 from shu.jobs import JobRunner
-from shu.models.embed import Embedder, create_embedder
-from shu.models.embed.factory import kept_embedder
-from shu.models.llm.budget import QuestionBudget, active
-from shu.models.llm.cache import ResponseCache
+from shu.models.embed import Embedder
+from shu.models.llm.budget import active
 from shu.models.llm.client import LLMClient
-from shu.models.llm.factory import create_llm
 from shu.models.rerank.base import Reranker
-from shu.models.rerank.factory import create_reranker
-from shu.prompts import prompt_versions
+from shu.parts import Parts
 from shu.retrieve.asker import Asker, asker_of
-from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store import Store, open_store
 from shu.store.factory import open_store_url
 from shu.store.known import known_document, known_persona
@@ -87,32 +79,13 @@ class KnowledgeBase:
     ) -> None:
         self.settings = settings
         self.store: Store = store if store is not None else open_store(settings)
-        given = {"embedder": embedder, "reranker": reranker, "answerer": answerer}
-        self.__dict__.update({name: part for name, part in given.items() if part is not None})
-        if llm is not None:
-            self.__dict__["llm"] = LLMEnricher(llm)
-
-    @cached_property
-    def embedder(self) -> Embedder:
-        """The embedder the store was filled with (a store keeps it), else the configured one."""
-        return kept_embedder(self.settings.embedder, self.store.stored_embedder())
-
-    @cached_property
-    def llm(self) -> LLMEnricher | None:
-        """The configured LLM for enrichment, or None (then every artifact is made extractively)."""
-        llm_settings = self.settings.llm
-        if llm_settings.provider == "none":
-            return None
-        cache = ResponseCache(self.settings.home / "llm-cache.db") if llm_settings.cache else None
-        client = create_llm(llm_settings, cache)
-        return LLMEnricher(client) if client else None
+        self.parts = Parts(settings, self.store, embedder, llm, reranker, answerer)
+        """What the verbs are made of (`shu.parts`): built from the settings when first used."""
 
     @property
-    def enrich_llm(self) -> LLMEnricher | None:
-        """The LLM that writes enrichment artifacts: the configured one unless `enrich.method` is
-        extractive (the default for a local model: on 2 cores Qwen2.5-Coder-1.5B had not finished
-        enriching the office example's 14 files after 36 minutes; the non-LLM methods take seconds)."""
-        return self.llm if self.settings.enrich.method == "auto" else None
+    def embedder_name(self) -> str:
+        """The embedder the store was filled with (else the configured one)."""
+        return self.parts.embedder.name
 
     def ingest(
         self,
@@ -126,11 +99,11 @@ class KnowledgeBase:
         where it stopped). `redo`: "changed", "all" or "fallbacks" (LLM artifacts that fell back);
         `context`: index chunks with (True) or without (False) context prefixes from now on (a
         reindex's choice, which later runs follow); None: as chosen before, else as configured."""
-        report = self.ingest_job(progress, context).run(Path(path), prune=prune, redo=redo)
-        configured = create_embedder(self.settings.embedder).name
-        if configured != self.embedder.name:
+        report = self.parts.ingest_job(progress, context).run(Path(path), prune=prune, redo=redo)
+        configured = self.parts.configured_embedder
+        if configured != self.embedder_name:
             report.notes.append(
-                f"this store keeps the embedder it was filled with, {self.embedder.name}; the settings "
+                f"this store keeps the embedder it was filled with, {self.embedder_name}; the settings "
                 f"name {configured}: `shu reindex PATH --embedder` embeds every document again with it"
             )
         return report
@@ -142,7 +115,7 @@ class KnowledgeBase:
         document goes in its own transaction (a stopped switch deletes the rest next time); what
         was written about them is written again when they are ingested. Returns how many
         documents went (0: nothing to switch)."""
-        configured = create_embedder(self.settings.embedder).name
+        configured = self.parts.configured_embedder
         with self.store.writer():
             if self.store.stored_embedder() in (None, configured):
                 return 0
@@ -152,18 +125,18 @@ class KnowledgeBase:
                 if progress is not None:
                     progress("forget", done, len(documents))
             self.store.forget_embedder()
-        for made in ("embedder", "pipeline", "answerer", "responder"):  # made with the one forgotten
-            self.__dict__.pop(made, None)
+        self.parts.forget_embedder()
         return len(documents)
 
-    def ingest_job(self, progress: Progress | None = None, context: bool | None = None) -> IngestJob:
-        """An ingestion run not yet started (its report fills as it goes)."""
-        return IngestJob(self.settings, self.store, self.embedder, progress, self.enrich_llm, context)
-
-    @cached_property
+    @property
     def jobs(self) -> JobRunner:
         """Background ingest / enrich / reindex jobs, kept in the store with their progress."""
-        return JobRunner(self.store, self.ingest_job, self.settings.server.job_turn_s)
+        return self.parts.jobs
+
+    @property
+    def conversations(self) -> Conversations:
+        """Each user's conversations with a persona."""
+        return self.parts.conversations
 
     def persona(self, slug: str) -> Persona:
         return known_persona(self.store, slug)
@@ -262,13 +235,19 @@ class KnowledgeBase:
             index_text=chunk,
             token_count=count_tokens(chunk),
         )
-        prefix, method = contextualize(doc, document, given, self.enrich_llm, max_words)
+        prefix, method = contextualize(doc, document, given, self.parts.ingest_enricher, max_words)
         return with_context(given, prefix), method
 
     @cached_property
     def accounts(self) -> Accounts:
         """Keys, users and signals: who asks, kept beside the knowledge."""
         return Accounts(self.store, self.store, self.settings.home)
+
+    @cached_property
+    def logins(self) -> Logins:
+        """People who sign in with a password, and their sessions (passwords hashed
+        `server.sign_in_hashes` at once)."""
+        return Logins(self.store, self.store, self.settings.server.sign_in_hashes)
 
     def stats(self) -> KnowledgeBaseStats:
         """Counts and size of the store, what made the enrichment, LLM use, the answer cache, the
@@ -280,7 +259,7 @@ class KnowledgeBase:
             **found.__dict__,
             enrichment=self.store.enrichment_stats(),
             llm=self.store.llm_totals(),
-            answer_cache=self.answer_cache.stats() if self.answer_cache is not None else None,
+            answer_cache=cache.stats() if (cache := self.parts.answer_cache) is not None else None,
             findings={
                 "active": len(active),
                 "relationships": sum(f.kind == "relationship" for f in active),
@@ -290,38 +269,25 @@ class KnowledgeBase:
             },
         )
 
-    @cached_property
-    def reranker(self) -> Reranker | None:
-        return create_reranker(self.settings.retrieval.rerank, self.llm.client if self.llm else None)
-
-    @cached_property
-    def pipeline(self) -> RetrievalPipeline:
-        client = self.llm.client if self.llm else None
-        return RetrievalPipeline(self.store, self.embedder, self.settings.retrieval, client, self.reranker)
-
     def retrieve(
         self, question: str, persona: str, limit: int | None = None, user: str | None = None
     ) -> RetrievalResult:
         """The query pipeline with its whole trace: plan, surfaces, fusion, expansion, context;
         with `user`, ranked for that person (the boosts and their reasons in `personal`)."""
         found = self.persona(persona)
-        with active(self._budget()):
-            return self.pipeline.run(_checked_query(question), found, limit=limit, asker=self.asker(user))
+        with active(self.parts.budget()):
+            pipeline = self.parts.pipeline
+            return pipeline.run(_checked_query(question), found, limit=limit, asker=self.asker(user))
 
     def search(
         self, query: str, persona: str, limit: int | None = None, user: str | None = None
     ) -> list[SearchHit]:
         found = self.persona(persona)
         asker = self.asker(user)
-        with active(self._budget()):
-            return self.pipeline.run(
+        with active(self.parts.budget()):
+            return self.parts.pipeline.run(
                 _checked_query(query), found, limit=limit, assemble_context=False, asker=asker
             ).hits
-
-    def _budget(self) -> QuestionBudget:
-        """A search's LLM budget (the planner and rewrites ask the model): one question's."""
-        limits = self.settings.llm.budget
-        return QuestionBudget(limits.max_calls, limits.max_tokens, limits.max_json_failures)
 
     def with_profile(self, user: str | None) -> str | None:
         """`user` when they have a profile (a server ranks such a caller for them), else None."""
@@ -341,23 +307,9 @@ class KnowledgeBase:
         now = datetime.fromisoformat(pinned).replace(tzinfo=UTC) if pinned else None
         return asker_of(self.accounts.user(user), self.store.list_signals(user), now)
 
-    @cached_property
-    def answerer(self) -> ScopedAnswerer:
-        client = self.llm.client if self.llm else None
-        return create_answerer(self.settings.answer, self.embedder, self.store, client, self.settings.verify)
-
-    @cached_property
-    def responder(self) -> Responder:
-        """Retrieval, the agent when the policy sends a question to it, the answer, corrective
-        retrieval and confidence, as one stream."""
-        client = self.llm.client if self.llm else None
-        return create_responder(
-            self.settings, self.store, self.embedder, self.pipeline, client, self.answerer
-        )
-
-    @cached_property
-    def answer_cache(self) -> AnswerCache | None:
-        return AnswerCache(self.settings.home / "answer-cache.db") if self.settings.answer.cache else None
+    def warm(self) -> None:
+        """Build what answering needs now (a server does, before two requests would at once)."""
+        self.parts.responder  # noqa: B018 — a cached property, built here
 
     def ask(
         self,
@@ -392,15 +344,17 @@ class KnowledgeBase:
             yield from self._ask_in_conversation(question, found, agent, user, conversation)
             return
         asker = self.asker(user)
-        cache = self.answer_cache if use_cache and asker is None else None  # a personal answer is not shared
+        # a personal answer is not shared
+        cache = self.parts.answer_cache if use_cache and asker is None else None
         key, generation = "", ""
         if cache is not None:
             generation = self.store.generation()
-            key = answer_key(found.slug, question, generation, f"{self._answer_fingerprint()}|agent={agent}")
+            fingerprint = f"{self.parts.answer_fingerprint()}|agent={agent}"
+            key = answer_key(found.slug, question, generation, fingerprint)
             if (hit := cache.get(key)) is not None:
                 yield hit
                 return
-        for event in self.responder.stream(question, found, agent, asker):
+        for event in self.parts.responder.stream(question, found, agent, asker):
             if isinstance(event, Answer) and cache is not None and event.fallback_reason is None:
                 cache.put(key, generation, event)
             if isinstance(event, Answer) and user is not None:
@@ -417,7 +371,7 @@ class KnowledgeBase:
         profiled = self.with_profile(user)  # ranked for the user only when they have a profile
         asked = rewritten or question
         said = _said_before(thread, question) if rewritten else None
-        for event in self.responder.stream(asked, persona, agent, self.asker(profiled), said):
+        for event in self.parts.responder.stream(asked, persona, agent, self.asker(profiled), said):
             if isinstance(event, Answer):
                 event = event.model_copy(update={"question": question, "standalone_question": rewritten})
                 self.conversations.record(thread, question, rewritten, event)
@@ -425,30 +379,8 @@ class KnowledgeBase:
                     self.accounts.used_in_answer(event, profiled)
             yield event
 
-    @cached_property
-    def conversations(self) -> Conversations:
-        """Each user's conversations with a persona."""
-        return Conversations(self.store, self.llm.client if self.llm else None)
-
-    def _answer_fingerprint(self) -> str:
-        """Everything besides the data that shapes an answer: settings, models, Shu and prompts."""
-        parts = [
-            __version__,
-            prompt_versions(),
-            self.embedder.name,
-            self.settings.answer.model_dump_json(),
-            self.settings.verify.model_dump_json(),
-            self.settings.agent.model_dump_json(),
-            self.settings.retrieval.model_dump_json(),
-            self.settings.llm.model_dump_json(),
-        ]
-        return "|".join(parts)
-
     def close(self) -> None:
-        if "jobs" in self.__dict__:
-            self.jobs.close()
-        if "answer_cache" in self.__dict__ and self.answer_cache is not None:
-            self.answer_cache.close()
+        self.parts.close()
         self.store.close()
 
     def __enter__(self) -> KnowledgeBase:

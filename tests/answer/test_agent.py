@@ -70,13 +70,15 @@ def ops(kb: KnowledgeBase, make_persona: PersonaMaker) -> KnowledgeBase:
 
 
 def workspace(kb: KnowledgeBase, persona: str = "ops") -> Workspace:
-    return Workspace(kb.store, kb.embedder, kb.pipeline, kb.persona(persona))
+    return Workspace(kb.store, kb.parts.embedder, kb.parts.pipeline, kb.persona(persona))
 
 
 def scripted_agent(kb: KnowledgeBase, replies: Any, **settings: Any) -> tuple[Agent, ScriptedLLM]:
     model = ScriptedLLM(replies)
     agent_settings = AgentSettings(method="llm", **settings)
-    return Agent(agent_settings, kb.store, kb.embedder, kb.pipeline, LLMClient(model, max_retries=0)), model
+    return Agent(
+        agent_settings, kb.store, kb.parts.embedder, kb.parts.pipeline, LLMClient(model, max_retries=0)
+    ), model
 
 
 def action(tool: str, query: str = "", doc_ids: list[str] | None = None) -> str:
@@ -376,7 +378,7 @@ def test_the_agents_model_calls_are_counted_in_the_answer(ops: KnowledgeBase) ->
     model = ScriptedLLM([*replies, action("finish")])
     settings = load_settings(ops.settings.home, ["answer.method=extractive", "agent.method=llm"])
     responder = create_responder(
-        settings, ops.store, ops.embedder, ops.pipeline, LLMClient(model, max_retries=0)
+        settings, ops.store, ops.parts.embedder, ops.parts.pipeline, LLMClient(model, max_retries=0)
     )
     answer = responder.answer("How many seats did Acme renew?", ops.persona("ops"), agent=True)
     assert answer.agent is not None and answer.agent.stopped == "finished"
@@ -390,6 +392,8 @@ def test_the_agents_searches_rank_for_the_asker(kb: KnowledgeBase, make_persona:
     office = build_office(kb, make_persona)
     persona = office.persona("office")
     for user, wanted in (("vp", "acme-proposal"), ("eng", "q4-proposal")):
-        ws = Workspace(office.store, office.embedder, office.pipeline, persona, office.asker(user))
+        ws = Workspace(
+            office.store, office.parts.embedder, office.parts.pipeline, persona, office.asker(user)
+        )
         found = QueryChunks().run(ws, "What's the status of the proposal?", []).found
         assert found[0].doc_id == wanted, (user, [f.doc_id for f in found])

@@ -66,7 +66,7 @@ def test_a_budget_of_n_calls_is_never_exceeded_over_every_step(
     model = EveryStep()
     kb = opened(tmp_path, embedder, make_persona, ScriptedLLM(model), "llm.budget.max_calls=1000")
     try:
-        assert kb.responder.budget.max_calls == 1000, "the setting reaches the responder"
+        assert kb.parts.responder.budget.max_calls == 1000, "the setting reaches the responder"
         free = kb.ask(QUESTION, persona="ops", use_cache=False, agent=True)
         unbounded = sum(model.asked.values())
         assert set(model.asked) >= {"_PlanOut", "_Rewrites", "answer", "_Verdicts", "Action"}
@@ -74,7 +74,7 @@ def test_a_budget_of_n_calls_is_never_exceeded_over_every_step(
         assert free.llm_stopped is None and unbounded >= 10
         for limit in (1, 4, 7, unbounded - 1):
             model.asked.clear()
-            kb.responder.budget = LLMBudgetSettings(max_calls=limit)
+            kb.parts.responder.budget = LLMBudgetSettings(max_calls=limit)
             answer = kb.ask(QUESTION, persona="ops", use_cache=False, agent=True)
             assert sum(model.asked.values()) == limit, f"{limit} calls at most, every one used"
             assert answer.llm_stopped == f"its {limit} calls (llm.budget.max_calls) were spent"

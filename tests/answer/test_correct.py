@@ -44,7 +44,7 @@ def narrow(kb: KnowledgeBase, make_persona: PersonaMaker) -> KnowledgeBase:
 
 def responder(kb: KnowledgeBase, *overrides: str) -> Responder:
     settings = load_settings(kb.settings.home, ["agent.mode=never", *overrides])
-    return create_responder(settings, kb.store, kb.embedder, kb.pipeline, None)
+    return create_responder(settings, kb.store, kb.parts.embedder, kb.parts.pipeline, None)
 
 
 def answer(**fields: object) -> Answer:

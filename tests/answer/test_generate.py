@@ -55,7 +55,7 @@ def answering(
 ) -> tuple[LLMAnswerer, ScriptedLLM]:
     model = ScriptedLLM(replies)
     client = LLMClient(model, max_retries=0)
-    return LLMAnswerer(client, ExtractiveAnswerer(support.embedder)), model
+    return LLMAnswerer(client, ExtractiveAnswerer(support.parts.embedder)), model
 
 
 def run(answerer: LLMAnswerer, support: KnowledgeBase, question: str = QUESTION) -> tuple[list[Any], Answer]:
@@ -177,7 +177,7 @@ def test_out_of_scope_is_deferred_or_answered_as_general_knowledge(support: Know
     persona = support.persona("support")
     question = "Who painted the Mona Lisa?"
     result = support.retrieve(question, persona="support")
-    deferring = create_answerer(AnswerSettings(), support.embedder, support.store)
+    deferring = create_answerer(AnswerSettings(), support.parts.embedder, support.store)
     deferred = deferring.answer(result, persona)
     assert deferred.out_of_scope and deferred.method == "deferred" and deferred.insufficient
     assert "outside Support's expertise" in deferred.text and not deferred.citations
@@ -185,7 +185,7 @@ def test_out_of_scope_is_deferred_or_answered_as_general_knowledge(support: Know
     model = ScriptedLLM(lambda messages, schema: "Leonardo da Vinci painted it.")
     general = create_answerer(
         AnswerSettings(out_of_scope="general", method="extractive", scope_threshold=0.19),
-        support.embedder,
+        support.parts.embedder,
         support.store,
         LLMClient(model),
     )
@@ -200,7 +200,7 @@ def test_the_llm_scope_judge_decides_where_the_rules_are_unsure(support: Knowled
     verdicts = iter(['{"decision": "out_of_scope", "reason": "art history"}', "not json", "still not"])
     model = ScriptedLLM(lambda messages, schema: next(verdicts))
     unsure = AnswerSettings(method="extractive", scope_threshold=-1.0, scope_sure=1.0, absent_terms=False)
-    answerer = create_answerer(unsure, support.embedder, support.store, LLMClient(model))
+    answerer = create_answerer(unsure, support.parts.embedder, support.store, LLMClient(model))
     persona = support.persona("support")
     deferred = answerer.answer(support.retrieve("Who painted the Mona Lisa?", persona="support"), persona)
     assert deferred.method == "deferred" and "API Rate Limits" in model.calls[0][1].content
@@ -210,7 +210,7 @@ def test_the_llm_scope_judge_decides_where_the_rules_are_unsure(support: Knowled
 
     asked = len(model.calls)
     sure = create_answerer(
-        AnswerSettings(method="extractive"), support.embedder, support.store, LLMClient(model)
+        AnswerSettings(method="extractive"), support.parts.embedder, support.store, LLMClient(model)
     )
     assert sure.answer(support.retrieve(QUESTION, persona="support"), persona).method == "extractive"
     assert sure.answer(
@@ -226,13 +226,13 @@ def test_the_scope_models_calls_are_counted_and_spared_where_the_answer_is_settl
     needed no model, and on a question naming what the persona's documents are about."""
     model = ScriptedLLM(lambda messages, schema: '{"decision": "out_of_scope", "reason": "art history"}')
     unsure = AnswerSettings(method="extractive", scope_threshold=-1.0, scope_sure=1.0, absent_terms=False)
-    answerer = create_answerer(unsure, support.embedder, support.store, LLMClient(model))
+    answerer = create_answerer(unsure, support.parts.embedder, support.store, LLMClient(model))
     persona = support.persona("support")
     deferred = answerer.answer(support.retrieve("Who painted the Mona Lisa?", persona="support"), persona)
     assert deferred.method == "deferred" and len(model.calls) == 1
     assert deferred.llm_calls == 1 and deferred.llm_tokens > 0, "the scope call is counted"
     unsure = unsure.model_copy(update={"absent_terms": True})
-    answerer = create_answerer(unsure, support.embedder, support.store, LLMClient(model))
+    answerer = create_answerer(unsure, support.parts.embedder, support.store, LLMClient(model))
     absent_question = "What is the rate limit of the ZX-9000 plan?"
     absent = answerer.answer(support.retrieve(absent_question, "support"), persona)
     assert absent.insufficient and "ZX-9000" in absent.text, absent.text
@@ -247,17 +247,19 @@ def test_ask_stream_caches_until_the_knowledge_base_changes(
     support: KnowledgeBase, make_persona: PersonaMaker
 ) -> None:
     model = ScriptedLLM(lambda messages, schema: f"The Pro plan allows 1,200 requests per minute. {PRO}")
-    support.__dict__["answerer"] = create_answerer(
-        AnswerSettings(scope=False), support.embedder, support.store, LLMClient(model)
+    answerer = create_answerer(
+        AnswerSettings(scope=False), support.parts.embedder, support.store, LLMClient(model)
     )
-    first = support.ask(QUESTION, persona="support")
-    second = support.ask(f"  {QUESTION.upper()} ", persona="support")
+    kb = KnowledgeBase(support.settings, support.parts.embedder, support.store, answerer=answerer)
+    first = kb.ask(QUESTION, persona="support")
+    second = kb.ask(f"  {QUESTION.upper()} ", persona="support")
     assert not first.cached and second.cached and second.text == first.text and len(model.calls) == 1
-    assert support.ask(QUESTION, persona="support", use_cache=False).cached is False and len(model.calls) == 2
-    assert support.answer_cache is not None and support.answer_cache.stats()["hits"] == 1
+    assert kb.ask(QUESTION, persona="support", use_cache=False).cached is False and len(model.calls) == 2
+    assert kb.parts.answer_cache is not None and kb.parts.answer_cache.stats()["hits"] == 1
     (make_persona("support", rag=DOCS) / "RAG" / "new.md").write_text(doc("new", "New", "# New\n\nNews."))
-    support.ingest(make_persona("support", rag=DOCS).parent)
-    assert not support.ask(QUESTION, persona="support").cached, "an ingest invalidates every answer"
+    kb.ingest(make_persona("support", rag=DOCS).parent)
+    assert not kb.ask(QUESTION, persona="support").cached, "an ingest invalidates every answer"
+    kb.parts.close()  # the store is `support`'s
 
 
 def test_a_model_steered_by_a_hostile_document_shows_no_fake_citation_and_no_live_link(
@@ -298,11 +300,11 @@ def test_a_general_answer_shows_no_citation_and_no_live_link(support: KnowledgeB
     model = ScriptedLLM(lambda m, s: f"Paris {PRO} [^x:y]. [click](javascript:alert(1))")
     answerer = create_answerer(
         AnswerSettings(out_of_scope="general", method="extractive"),
-        support.embedder,
+        support.parts.embedder,
         support.store,
         LLMClient(model),
     )
-    answerer.judge = create_answerer(AnswerSettings(), support.embedder, support.store).judge
+    answerer.judge = create_answerer(AnswerSettings(), support.parts.embedder, support.store).judge
     events = list(
         answerer.stream(
             support.retrieve("Who painted the Mona Lisa?", persona="support"), support.persona("support")
@@ -324,7 +326,7 @@ def test_a_generated_claim_its_citation_does_not_support_is_marked_or_removed(su
         model = ScriptedLLM(lambda m, s: reply)
         answerer = create_answerer(
             AnswerSettings(scope=False),
-            support.embedder,
+            support.parts.embedder,
             support.store,
             LLMClient(model),
             VerifySettings(method="rules", on_unsupported=mode),  # type: ignore[arg-type]

@@ -49,7 +49,7 @@ def test_a_real_small_model_answers_with_checked_citations_or_falls_back(
     print("SmolLM2 verification:", answer.verification)
     result = kb.retrieve(QUESTION, persona="support")
     offered = {s.citation_key for d in result.context.documents for s in d.sections}
-    assert kb.answerer.inner.client.accounting.calls >= 1, "the model was really asked"  # type: ignore[attr-defined]
+    assert kb.parts.answerer.inner.client.accounting.calls >= 1, "the model was really asked"  # type: ignore[attr-defined]
     keys = [e for e in events if isinstance(e, str) and e.startswith("[^")]
     assert set(keys) <= offered, "every key streamed resolves to the context"
     assert ({c.key for c in answer.citations} <= offered and answer.citations) or answer.insufficient

@@ -98,7 +98,7 @@ def numbered_answerer(
     model = ScriptedLLM(replies)
     client = LLMClient(model, max_retries=0)
     answerer = LLMAnswerer(
-        client, ExtractiveAnswerer(kb.embedder), 1200, 256, numbered=True, max_sections=max_sections
+        client, ExtractiveAnswerer(kb.parts.embedder), 1200, 256, numbered=True, max_sections=max_sections
     )
     return answerer, model
 
@@ -156,9 +156,9 @@ def test_a_number_past_the_last_section_is_never_shown_and_the_answer_is_asked_a
 def test_settings_turn_numbering_on(support: KnowledgeBase) -> None:  # noqa: F811 - the fixture
     client = LLMClient(ScriptedLLM(["x"]))
     settings = AnswerSettings(numbered_citations=True, max_sections=3, scope=False)
-    inner: Any = create_answerer(settings, support.embedder, llm=client).inner
+    inner: Any = create_answerer(settings, support.parts.embedder, llm=client).inner
     assert isinstance(inner, LLMAnswerer) and inner.numbered and inner.max_sections == 3
-    plain: Any = create_answerer(AnswerSettings(scope=False), support.embedder, llm=client).inner
+    plain: Any = create_answerer(AnswerSettings(scope=False), support.parts.embedder, llm=client).inner
     assert not plain.numbered and plain.max_sections is None
 
 

@@ -54,7 +54,7 @@ def test_the_llm_answer_citing_a_repeated_sentence_is_verified(ops: KnowledgeBas
     client = LLMClient(ScriptedLLM([reply]), max_retries=0)
     verify = VerifySettings(enabled=True, method="rules")
     answerer = create_answerer(
-        AnswerSettings(method="llm", scope=False), ops.embedder, ops.store, client, verify
+        AnswerSettings(method="llm", scope=False), ops.parts.embedder, ops.store, client, verify
     )
     answer = answerer.answer(ops.retrieve(QUESTIONS[0], persona="ops"), ops.persona("ops"))
     assert isinstance(answer, Answer) and [c.key for c in answer.citations] == [KEY], answer.text

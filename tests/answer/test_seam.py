@@ -100,7 +100,7 @@ def test_ask_goes_through_the_configured_answerer(
 def test_auto_is_extractive_without_an_llm_and_a_bad_method_is_a_clear_error(
     kb: KnowledgeBase, embedder: CountingEmbedder
 ) -> None:
-    assert kb.answerer.name == "extractive"
+    assert kb.parts.answerer.name == "extractive"
     for method in ("nowhere.module:Class", "shu.kb:NoSuchClass", "just-a-word"):
         with pytest.raises(ConfigError, match=r"answer\.method"):
             create_answerer(AnswerSettings(method=method), embedder)

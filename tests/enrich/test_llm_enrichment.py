@@ -303,7 +303,7 @@ def test_enrich_method_extractive_ingests_without_asking_the_llm(
     settings = load_settings(tmp_path / "home", ["enrich.method=extractive"])
     kb = KnowledgeBase(settings, embedder=embedder, llm=LLMClient(fake))
     kb.ingest(make_persona("lumen", rag={"limits.md": doc("limits", "API Limits", BODY, type="guide")}))
-    assert fake.calls == [] and kb.enrich_llm is None and kb.llm is not None
+    assert fake.calls == [] and kb.parts.ingest_enricher is None and kb.parts.enricher is not None
     assert kb.store.get_profile("limits").provenance.method == "extractive"  # type: ignore[union-attr]
     kb.close()
 

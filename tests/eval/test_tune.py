@@ -80,8 +80,8 @@ def test_written_weights_are_used_and_checked(tmp_path: Path, northwind: Knowled
     assert config["personal"] == {"max_boost": 0.45} and config["tuned"] == {"northwind": {"fusion": "rrf"}}
     settings = load_settings(home, [])
     assert settings.retrieval.personal.max_boost == 0.45
-    reopened = KnowledgeBase(settings, embedder=northwind.embedder, store=northwind.store)
-    assert reopened.pipeline.params(reopened.persona("northwind")).fusion == "rrf"
+    reopened = KnowledgeBase(settings, embedder=northwind.parts.embedder, store=northwind.store)
+    assert reopened.parts.pipeline.params(reopened.persona("northwind")).fusion == "rrf"
     path.write_text(json.dumps({"retrieval": {"tuned": {"northwind": {"fusion_mode": "rrf"}}}}))
     with pytest.raises(ConfigError, match="fusion_mode"):
         load_settings(home, [])

@@ -78,18 +78,18 @@ def test_a_knowledge_base_ingests_and_searches_with_it(
     ).parent
     home = tmp_path / "home"
     with open_kb(home, [f"embedder.model={MODEL}"]) as kb:
-        assert kb.embedder.name == f"{MODEL}-onnx"
+        assert kb.parts.embedder.name == f"{MODEL}-onnx"
         report = kb.ingest(personas)
         assert report.counts().get("ingested") == 3 and not report.failed
         hits = kb.search("When does the delivery van come by to pick up packages?", persona="ops")
         assert hits and hits[0].chunk.doc_id == "courier" and hits[0].dense_rank == 1
     with open_kb(home) as kept:  # the settings name MiniLM now: the store keeps EmbeddingGemma
-        assert kept.embedder.name == f"{MODEL}-onnx"
+        assert kept.parts.embedder.name == f"{MODEL}-onnx"
         report = kept.ingest(personas, redo="all")
         assert not report.failed and any("reindex PATH --embedder" in note for note in report.notes)
         assert kept.search("delivery van picking up packages", persona="ops")[0].chunk.doc_id == "courier"
         assert kept.switch_embedder() == 3  # `shu reindex --embedder`: every document goes, files stay
-        assert kept.embedder.name == "minilm-l6-v2-onnx" and kept.search("courier", persona="ops") == []
+        assert kept.parts.embedder.name == "minilm-l6-v2-onnx" and kept.search("courier", persona="ops") == []
         assert not kept.ingest(personas).failed and kept.store.stored_embedder() == "minilm-l6-v2-onnx"
         assert kept.switch_embedder() == 0
 

@@ -150,7 +150,7 @@ def test_ask_with_the_local_model_end_to_end(
     assert isinstance(answer, Answer)
     shown = "".join(e for e in events if isinstance(e, str))
     print("SmolLM2 local answer:", answer.method, answer.fallback_reason, "|", shown[:300], "|", answer.check)
-    client = kb.answerer.inner.client  # type: ignore[attr-defined]
+    client = kb.parts.answerer.inner.client  # type: ignore[attr-defined]
     assert client.name == "local:smollm2" and client.accounting.calls >= 1, "the model was really asked"
     assert client.accounting.prompt_tokens > 50
     result = kb.retrieve(SUPPORT_QUESTION, persona="support")

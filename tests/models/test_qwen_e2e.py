@@ -57,7 +57,7 @@ def test_qwen_answers_from_the_example_knowledge_base_with_a_numbered_citation(t
     assert isinstance(answer, Answer)
     shown = "".join(e for e in events if isinstance(e, str))
     print(f"Qwen answer in {seconds:.1f} s:", answer.method, answer.fallback_reason, "|", answer.text)
-    client = kb.answerer.inner.client  # type: ignore[attr-defined]
+    client = kb.parts.answerer.inner.client  # type: ignore[attr-defined]
     assert client.name == f"local:{MODEL}" and client.accounting.calls >= 1, "the model was really asked"
     assert answer.method == f"llm:local:{MODEL}", f"the model's answer was not used: {answer.fallback_reason}"
     assert answer.prompt_version is not None and answer.prompt_version.startswith("answer_numbered")

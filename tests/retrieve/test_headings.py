@@ -85,5 +85,5 @@ def test_named_sections_are_on_by_default_when_a_model_writes_the_answer(kb: Kno
     from shu.retrieve.pipeline import RetrievalPipeline
 
     model = LLMClient(ScriptedLLM([]), max_retries=0)
-    assert RetrievalPipeline(kb.store, kb.embedder, llm=model).named_sections
-    assert not RetrievalPipeline(kb.store, kb.embedder).named_sections
+    assert RetrievalPipeline(kb.store, kb.parts.embedder, llm=model).named_sections
+    assert not RetrievalPipeline(kb.store, kb.parts.embedder).named_sections

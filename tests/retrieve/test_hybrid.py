@@ -74,7 +74,7 @@ def test_convex_fusion_is_the_default_and_sums_scores_divided_by_each_lists_best
     persona = kb.persona("plain")
     assert persona.config.retrieval.fusion == "convex"
     params = persona.config.retrieval.model_copy(update={"tag_boost": 0.0, "max_chunks_per_doc": 20})
-    hits = kb.pipeline.searcher.search("single sign-on with Okta", persona, params, limit=20)
+    hits = kb.parts.pipeline.searcher.search("single sign-on with Okta", persona, params, limit=20)
     best_bm25 = max(h.bm25_score for h in hits if h.bm25_score is not None)
     best_dense = max(h.dense_score for h in hits if h.dense_score is not None)
     for hit in hits:
@@ -128,8 +128,10 @@ def test_document_surfaces_add_their_rrf_share_to_the_documents_best_chunk(
         update={"max_chunks_per_doc": 20, "tag_boost": 0.0, **weights}
     )
     query = "single sign-on with Okta"
-    hits = HybridSearcher(two_personas.store, two_personas.embedder).search(query, persona, params, limit=20)
-    vector = two_personas.embedder.embed_query(query)
+    hits = HybridSearcher(two_personas.store, two_personas.parts.embedder).search(
+        query, persona, params, limit=20
+    )
+    vector = two_personas.parts.embedder.embed_query(query)
     ranks: dict[str, list[tuple[int, float]]] = {}
     for surface in surfaces:
         if surface == "questions":

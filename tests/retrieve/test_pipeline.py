@@ -62,16 +62,16 @@ def acme(kb: KnowledgeBase, make_persona: PersonaMaker) -> KnowledgeBase:
 def test_every_stage_off_is_plain_hybrid_search(acme: KnowledgeBase) -> None:
     persona = acme.persona("acme")
     for question in ("Why did the Pro plan price go up?", "alert threshold", "Ada"):
-        hybrid = HybridSearcher(acme.store, acme.embedder).search(question, persona)
-        result = RetrievalPipeline(acme.store, acme.embedder, OFF).run(question, persona)
+        hybrid = HybridSearcher(acme.store, acme.parts.embedder).search(question, persona)
+        result = RetrievalPipeline(acme.store, acme.parts.embedder, OFF).run(question, persona)
         assert [(h.chunk.id, h.score) for h in result.hits] == [(h.chunk.id, h.score) for h in hybrid]
 
 
 def test_a_related_document_joins_right_behind_its_seed(acme: KnowledgeBase) -> None:
     persona = acme.persona("acme")
     question = "Why did the Pro plan price go up?"
-    without = RetrievalPipeline(acme.store, acme.embedder, OFF).run(question, persona)
-    result = RetrievalPipeline(acme.store, acme.embedder, OFF.model_copy(update={"expand": True})).run(
+    without = RetrievalPipeline(acme.store, acme.parts.embedder, OFF).run(question, persona)
+    result = RetrievalPipeline(acme.store, acme.parts.embedder, OFF.model_copy(update={"expand": True})).run(
         question, persona
     )
     assert result.retrieval_plan.seeds[0] == "price-change"
@@ -108,7 +108,7 @@ def test_escalation_loads_documents_the_summary_surfaces_rank_high(acme: Knowled
     persona = acme.persona("acme")
     params = persona.config.retrieval.model_copy(update={"question_weight": 1.0})
     settings = OFF.model_copy(update={"escalate": True})
-    result = RetrievalPipeline(acme.store, acme.embedder, settings).run(
+    result = RetrievalPipeline(acme.store, acme.parts.embedder, settings).run(
         "Pro plan price", persona, params, limit=1
     )
     escalated = result.context.escalated
@@ -125,7 +125,7 @@ def test_rerank_sorts_every_candidate_up_to_the_depth(acme: KnowledgeBase, tmp_p
     settings = RetrievalSettings.model_validate(
         OFF.model_dump() | {"rerank": {"method": "cross-encoder", "depth": 3}}
     )
-    result = RetrievalPipeline(acme.store, acme.embedder, settings, reranker=reranker).run(
+    result = RetrievalPipeline(acme.store, acme.parts.embedder, settings, reranker=reranker).run(
         "Pro plan price", persona, limit=4
     )
     head = result.hits[:3]
@@ -138,8 +138,8 @@ def test_a_failing_reranker_keeps_the_fused_order(acme: KnowledgeBase) -> None:
     persona = acme.persona("acme")
     broken = LLMReranker(LLMClient(ScriptedLLM(lambda m, s: "not json")))
     settings = RetrievalSettings.model_validate(OFF.model_dump() | {"rerank": {"method": "llm"}})
-    plain = RetrievalPipeline(acme.store, acme.embedder, OFF).run("Pro plan price", persona)
-    result = RetrievalPipeline(acme.store, acme.embedder, settings, reranker=broken).run(
+    plain = RetrievalPipeline(acme.store, acme.parts.embedder, OFF).run("Pro plan price", persona)
+    result = RetrievalPipeline(acme.store, acme.parts.embedder, settings, reranker=broken).run(
         "Pro plan price", persona
     )
     assert [h.chunk.id for h in result.hits] == [h.chunk.id for h in plain.hits]
@@ -151,7 +151,7 @@ def test_a_decisive_question_match_ends_the_search_early(acme: KnowledgeBase) ->
     params = persona.config.retrieval.model_copy(update={"question_weight": 1.0})
     asked = acme.store.list_questions("pricing-memo")[0].text
     settings = OFF.model_copy(update={"expand": True, "decisive_question": 0.9})
-    result = RetrievalPipeline(acme.store, acme.embedder, settings).run(asked, persona, params)
+    result = RetrievalPipeline(acme.store, acme.parts.embedder, settings).run(asked, persona, params)
     assert any("decisive" in note for note in result.notes)
     assert result.retrieval_plan.expanded == []
 
@@ -201,7 +201,7 @@ def test_expansion_never_follows_a_link_into_another_personas_document(
     )
     folder = make_persona("beta", rag={"secret.md": secret})
     assert not kb.ingest(folder.parent).failed
-    result = RetrievalPipeline(kb.store, kb.embedder, OFF.model_copy(update={"expand": True})).run(
+    result = RetrievalPipeline(kb.store, kb.parts.embedder, OFF.model_copy(update={"expand": True})).run(
         "Why did the Pro plan price go up?", kb.persona("alpha")
     )
     assert result.retrieval_plan.expanded == []
@@ -223,9 +223,9 @@ def test_keyword_feedback_reaches_the_keyword_surface(acme: KnowledgeBase) -> No
     search in SQL the trace says feedback was not applied."""
     persona = acme.persona("acme")
     question = "Pro plan price"
-    plain = RetrievalPipeline(acme.store, acme.embedder, OFF).run(question, persona)
+    plain = RetrievalPipeline(acme.store, acme.parts.embedder, OFF).run(question, persona)
     params = persona.config.retrieval.model_copy(update={"feedback_docs": 1, "feedback_terms": 5})
-    fed = RetrievalPipeline(acme.store, acme.embedder, OFF).run(question, persona, params=params)
+    fed = RetrievalPipeline(acme.store, acme.parts.embedder, OFF).run(question, persona, params=params)
     assert acme.store.keyword_in_sql is False
     best, fed_best = plain.surfaces["keyword"][0], fed.surfaces["keyword"][0]
     assert fed_best.chunk_id == best.chunk_id
@@ -233,7 +233,9 @@ def test_keyword_feedback_reaches_the_keyword_surface(acme: KnowledgeBase) -> No
     assert not any("feedback" in note for note in fed.notes)
     acme.store.keyword_in_sql = True  # a store whose keyword search runs in SQL
     try:
-        ignored = RetrievalPipeline(acme.store, acme.embedder, OFF).run(question, persona, params=params)
+        ignored = RetrievalPipeline(acme.store, acme.parts.embedder, OFF).run(
+            question, persona, params=params
+        )
     finally:
         acme.store.keyword_in_sql = False
     assert any("keyword feedback not applied" in note for note in ignored.notes)
@@ -243,8 +245,10 @@ def test_last_week_is_read_against_the_day_the_question_is_asked(acme: Knowledge
     persona = acme.persona("acme")
     settings = RetrievalSettings()
     settings.personal.now = "2026-11-25"
-    result = RetrievalPipeline(acme.store, acme.embedder, settings).run("What changed last week?", persona)
+    result = RetrievalPipeline(acme.store, acme.parts.embedder, settings).run(
+        "What changed last week?", persona
+    )
     assert (result.plan.temporal_scope.start, result.plan.temporal_scope.end) == ("2026-11-16", "2026-11-24")
-    today = RetrievalPipeline(acme.store, acme.embedder).run("What changed yesterday?", persona)
+    today = RetrievalPipeline(acme.store, acme.parts.embedder).run("What changed yesterday?", persona)
     scope = today.plan.temporal_scope
     assert scope.start is not None and scope.start == scope.end, "yesterday is one day"

@@ -16,12 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from shu.config.answer import AgentSettings, AnswerSettings, VerifySettings
 from shu.config.ingest import ChunkingSettings, EnrichSettings, IngestSettings
 from shu.config.models import EmbedderSettings, LLMBudgetSettings, LLMSettings
+from shu.config.presets import lay_under, read_preset
 from shu.config.retrieval import PersonalSettings, RerankSettings, RetrievalSettings
 from shu.config.service import ServerSettings, StoreSettings
 from shu.errors import ConfigError
 
 __all__ = [
-    "LOCAL_DEFAULTS",
     "AgentSettings",
     "AnswerSettings",
     "ChunkingSettings",
@@ -45,6 +45,9 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     home: Path = Path(".shu")
+    preset: str = ""
+    """A named preset laid under these settings (`shu.config.presets`); empty: none, except
+    `local` when `llm.provider` is `local`."""
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
@@ -62,42 +65,14 @@ class Settings(BaseModel):
         return self.home / "shu.db"
 
     @model_validator(mode="after")
-    def _local_model_defaults(self) -> Settings:
-        """A small model in this process (`llm.provider=local`) answers, and nothing else: the
-        steps a 1.5B model does badly use their non-LLM methods, and its context is short and
-        numbered, unless a setting says otherwise."""
-        if self.llm.provider == "local":
-            for section, field, value in LOCAL_DEFAULTS:
-                part = self if not section else _dotted(self, section)
-                if field not in part.model_fields_set:
-                    setattr(part, field, value)
+    def _preset(self) -> Settings:
+        """The named preset's settings where none is given (`llm.provider=local` implies `local`:
+        a small model in this process answers, and the steps it does badly use their non-LLM
+        methods)."""
+        name = self.preset or ("local" if self.llm.provider == "local" else "")
+        if name:
+            lay_under(self, read_preset(name).settings)
         return self
-
-
-LOCAL_DEFAULTS: list[tuple[str, str, Any]] = [
-    ("enrich", "method", "extractive"),
-    ("retrieval", "plan_method", "rules"),
-    ("retrieval", "hyde", False),
-    ("retrieval", "multiquery", False),
-    ("verify", "method", "rules"),
-    ("agent", "method", "rules"),
-    ("answer", "scope_sure", -1.0),
-    ("verify", "max_rounds", 0),
-    ("answer", "numbered_citations", True),
-    ("answer", "model_context", "evidence"),
-    ("answer", "keep_decisions", True),
-    ("answer", "max_sections", 4),
-    ("answer", "context_tokens", 1200),
-    ("answer", "max_tokens", 256),
-]
-"""(section, setting, value) that `llm.provider=local` changes when the setting is not given."""
-
-
-def _dotted(settings: BaseModel, section: str) -> BaseModel:
-    node = settings
-    for part in section.split("."):
-        node = getattr(node, part)
-    return node
 
 
 def load_settings(home: Path | str | None = None, overrides: list[str] | None = None) -> Settings:

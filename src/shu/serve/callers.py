@@ -13,7 +13,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.datastructures import Headers
 from starlette.requests import cookie_parser
 
-from shu.accounts.logins import Logins, caller_of, csrf_matches
+from shu.accounts.logins import caller_of, csrf_matches
 from shu.errors import ForbiddenError
 from shu.kb import KnowledgeBase
 from shu.types import ApiKey
@@ -49,7 +49,7 @@ def key_of(kb: KnowledgeBase, method: str, headers: Headers) -> ApiKey:
 
 
 def _session_caller(kb: KnowledgeBase, method: str, headers: Headers, cookie: str) -> ApiKey:
-    login, session = Logins(kb.store, kb.store).session(cookie)
+    login, session = kb.logins.session(cookie)
     if method not in SAFE_METHODS and not csrf_matches(session, headers.get(CSRF_HEADER)):
         raise ForbiddenError(
             f"a signed-in request that changes something needs the session's {CSRF_HEADER} header "

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from shu.answer.render import render_answer, source_line
+from shu.config.presets import preset_names, read_preset
 from shu.errors import ConflictError, NotFoundError, ShuError
 from shu.ingest.report import IngestReport
 from shu.serve.answer_view import show_streamed
@@ -50,13 +51,17 @@ def _global(
     set_: Annotated[
         list[str] | None, typer.Option("--set", help="Override a setting: dotted.key=value (repeatable).")
     ] = None,
+    preset: Annotated[
+        str | None,
+        typer.Option("--preset", help="A named preset under the settings (`shu presets` lists them)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable JSON output.")] = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", help="Debug logs on stderr: the traces behind one-line reasons.")
     ] = False,
 ) -> None:
     state.home = home
-    state.overrides = set_ or []
+    state.overrides = [*([f"preset={preset}"] if preset else []), *(set_ or [])]
     state.as_json = as_json
     if verbose:
         _log_debug()
@@ -126,7 +131,7 @@ def reindex(
         report = kb.ingest(path, progress=advance, redo="all" if force else "changed", context=context)
         if forgot:
             report.notes.insert(
-                0, f"embedder switched to {kb.embedder.name}: {forgot} documents embedded again"
+                0, f"embedder switched to {kb.embedder_name}: {forgot} documents embedded again"
             )
     _finish(report)
 
@@ -311,6 +316,22 @@ def personas() -> None:
     table = Table("slug", "name", "documents", "tags")
     for p in found:
         _row(table, p.slug, p.display_name, str(counts[p.slug]), ", ".join(p.config.tags))
+    out.print(table)
+
+
+@app.command()
+def presets() -> None:
+    """List the named presets `--preset` lays under the settings (a setting you give wins)."""
+    try:
+        found = [read_preset(name) for name in preset_names()]
+    except ShuError as exc:
+        _fail(str(exc))
+    if state.as_json:
+        _emit_json([p.model_dump() for p in found])
+        return
+    table = Table("preset", "what", "settings")
+    for p in found:
+        _row(table, p.name, p.description, json.dumps(p.settings))
     out.print(table)
 
 

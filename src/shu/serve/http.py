@@ -164,7 +164,7 @@ class JobRequest(Body):
 
 def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     """The API over one knowledge base (its parts are built once, before the first request)."""
-    kb.responder  # noqa: B018 — built here, not by two requests at once
+    kb.warm()  # built here, not by two requests at once
     mcp = create_mcp(kb)
     mcp_app = mcp.streamable_http_app(
         stateless_http=True, json_response=True, host=host, transport_security=OWN_NAMES_ONLY

@@ -86,7 +86,7 @@ def logins() -> None:
 
 
 def logins_of(kb: KnowledgeBase) -> Logins:
-    return Logins(kb.store, kb.store)
+    return kb.logins
 
 
 def _show(login: Login) -> None:

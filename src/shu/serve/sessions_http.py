@@ -49,7 +49,7 @@ class NewPassword(Body):
 
 
 def logins_of(kb: KnowledgeBase) -> Logins:
-    return Logins(kb.store, kb.store, kb.settings.server.sign_in_hashes)
+    return kb.logins
 
 
 def add_session_routes(app: FastAPI, kb: KnowledgeBase) -> None:

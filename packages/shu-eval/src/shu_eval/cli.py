@@ -112,7 +112,7 @@ def eval_(
     if sample is not None:
         _fail("--sample is for a labelled answer set (use --limit)")
     with _kb() as kb:
-        if enrich_llm and kb.enrich_llm is None:
+        if enrich_llm and kb.parts.ingest_enricher is None:
             _fail(
                 "--enrich-llm needs an LLM that writes artifacts: set llm.provider (and for "
                 "llm.provider=local also enrich.method=auto)"
@@ -157,18 +157,20 @@ def _eval_one(
     from shu_eval.report import results_json
     from shu_eval.runner import run_eval
 
-    writer = kb.enrich_llm if enrich_llm else None
+    writer = kb.parts.ingest_enricher if enrich_llm else None
     if writer is not None:
         from shu_eval.configs import written_by
 
         chosen = [written_by(config, writer.client.name) for config in chosen]
 
     def build(enrich: EnrichSettings, advance: Progress) -> BuiltStore:
-        built = open_eval_store(loaded, kb.settings, kb.embedder, advance, enrich, writer)
+        built = open_eval_store(loaded, kb.settings, kb.parts.embedder, advance, enrich, writer)
         return copy_to(built, store_url, kb.settings.store, advance) if store_url else built
 
     with _progress() as advance:
-        results = run_eval(loaded, chosen, lambda enrich: build(enrich, advance), kb.embedder, limit, advance)
+        results = run_eval(
+            loaded, chosen, lambda enrich: build(enrich, advance), kb.parts.embedder, limit, advance
+        )
         data = results_json(loaded, len(results[0].per_query), results)
         if writer is not None:
             data["enrich_llm"] = writer.summary()  # this run's calls (0 when every store was cached)
@@ -289,13 +291,13 @@ def _answers(
     from shu_eval.configs import answer_settings
 
     built = build(EnrichSettings(enabled=False))
-    client = kb.llm.client if kb.llm else None
+    client = kb.parts.enricher.client if kb.parts.enricher else None
     found: dict[str, Any] = {}
     try:
-        pipeline = RetrievalPipeline(built.store, kb.embedder, kb.settings.retrieval)
+        pipeline = RetrievalPipeline(built.store, kb.parts.embedder, kb.settings.retrieval)
         for name in answer_configs or ["configured"]:
             settings = answer_settings(kb.settings, name)
-            responder = create_responder(settings, built.store, kb.embedder, pipeline, client)
+            responder = create_responder(settings, built.store, kb.parts.embedder, pipeline, client)
             result = run_answers(loaded, built.store, responder, limit, advance)
             found[name] = answers_json(result, responder.name)
     finally:

@@ -76,8 +76,8 @@ def bench_peers(
     with _kb() as kb:
         loaded = load_dataset(dataset, split)
         with _progress() as advance:
-            built = open_eval_store(loaded, kb.settings, kb.embedder, advance)
-        results, embed_ms = run_peers(loaded, built, kb.embedder, limit)
+            built = open_eval_store(loaded, kb.settings, kb.parts.embedder, advance)
+        results, embed_ms = run_peers(loaded, built, kb.parts.embedder, limit)
         built.store.close()
     queries = min(limit or len(loaded.queries), len(loaded.queries))
     out.print(markdown(results, loaded, queries, embed_ms), highlight=False, markup=False)

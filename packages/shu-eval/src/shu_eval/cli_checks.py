@@ -43,7 +43,7 @@ def eval_scope(
     kb, work = example_kb(examples, "scope")
     with kb, _progress() as advance:
         asked = ask_all(kb, asked_questions, advance)
-        rules = kb.llm is None
+        rules = kb.parts.enricher is None
         min_evidence = kb.settings.answer.min_evidence
     answerer = asked[0].method if asked else "none"
     parts = [
@@ -103,13 +103,13 @@ def eval_verify(
         _fail(f"{claims}: {exc}")
     kb, _ = example_kb(examples, "verify")
     with kb:
-        client = kb.llm.client if kb.llm else None
+        client = kb.parts.enricher.client if kb.parts.enricher else None
         methods = {"rules": VerifySettings(method="rules")}
         if client is not None:
             methods["llm"] = VerifySettings(method="llm")
         per_method = {}
         for name, settings in methods.items():
-            verifier = create_verifier(settings, kb.embedder, client)
+            verifier = create_verifier(settings, kb.parts.embedder, client)
             assert verifier is not None
             per_method[name] = check_all(kb.store, planted, verifier)
     out.print(markdown(per_method), highlight=False, markup=False)
@@ -186,7 +186,7 @@ def _tune_dataset(path: Path) -> None:
         try:
             test = load_dataset(path, "test")
             train = load_dataset(path, "train") if (path / "qrels" / "train.tsv").is_file() else None
-            built = open_eval_store(test, kb.settings, kb.embedder, advance)
+            built = open_eval_store(test, kb.settings, kb.parts.embedder, advance)
         except ShuError as exc:
             _fail(str(exc))
         try:
@@ -197,7 +197,7 @@ def _tune_dataset(path: Path) -> None:
                 ]
 
             fit_on, judge_on = (labelled(train), labelled(test)) if train else tuning.split(labelled(test))
-            pipeline = RetrievalPipeline(built.store, kb.embedder, kb.settings.retrieval)
+            pipeline = RetrievalPipeline(built.store, kb.parts.embedder, kb.settings.retrieval)
             personas = built.store.list_personas()
             current = tuning.current_weights(kb.settings.retrieval, personas[0], tuning.DATASET_SPACE)
             result = tuning.fit(

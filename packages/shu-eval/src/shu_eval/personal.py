@@ -220,7 +220,9 @@ def _measure(
 ) -> ConfigRow:
     """Every question ranked in one configuration (its own settings over the same store)."""
     settings = load_settings(kb.settings.home, overrides)
-    ranked = KnowledgeBase(settings, embedder=kb.embedder, store=kb.store)  # shares the store: not closed
+    ranked = KnowledgeBase(
+        settings, embedder=kb.parts.embedder, store=kb.store
+    )  # shares the store: not closed
     started = time.perf_counter()
     rankings = {q.id: _documents(ranked, data.slug, q, as_user) for q in data.queries}
     seconds = time.perf_counter() - started

@@ -88,7 +88,7 @@ def asking(
     (the recording's settings, the verifier of `verify`). Close `built`, not this one."""
     settings = load_settings(built.settings.home, [*overrides, *SETTINGS, VERIFY[verify]])
     client = LLMClient(ScriptedLLM(model, model=MODEL), max_retries=0)
-    return KnowledgeBase(settings, embedder=built.embedder, store=built.store, llm=client)
+    return KnowledgeBase(settings, embedder=built.parts.embedder, store=built.store, llm=client)
 
 
 def replay_all(

@@ -85,17 +85,17 @@ def ask_all(
 ) -> list[Asked]:
     """Every question through `kb.ask` (no cache), with the two scores the rules decide on."""
     settings = kb.settings.answer
-    closeness = SubjectScope(kb.store, kb.embedder, settings.scope_threshold)
+    closeness = SubjectScope(kb.store, kb.parts.embedder, settings.scope_threshold)
     evidence = ExtractiveAnswerer(
-        sentence_embedder(kb.embedder, settings.sentence_embedder),
+        sentence_embedder(kb.parts.embedder, settings.sentence_embedder),
         settings.max_sentences,
         settings.chunks_considered,
     )
     asked: list[Asked] = []
     for done, item in enumerate(questions, start=1):
         persona = kb.persona(item.persona)
-        result = kb.pipeline.run(item.question, persona)
-        answer = kb.answerer.answer(result, persona)
+        result = kb.parts.pipeline.run(item.question, persona)
+        answer = kb.parts.answerer.answer(result, persona)
         decision = decision_of(answer)
         said = answer.text.casefold()
         correct = (

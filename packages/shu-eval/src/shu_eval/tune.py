@@ -205,10 +205,10 @@ def kb_ranker(kb: KnowledgeBase, persona: Persona) -> Ranker:
 
     def rank(weights: dict[str, Value], queries: list[Labelled]) -> dict[str, list[str]]:
         params, personal = _split_weights(
-            weights, kb.pipeline.params(persona), kb.settings.retrieval.personal
+            weights, kb.parts.pipeline.params(persona), kb.settings.retrieval.personal
         )
         pipeline = RetrievalPipeline(
-            kb.store, kb.embedder, kb.settings.retrieval.model_copy(update={"personal": personal})
+            kb.store, kb.parts.embedder, kb.settings.retrieval.model_copy(update={"personal": personal})
         )
         runs = {}
         for query in queries:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from shu.config.settings import RetrievalSettings
 from shu.fences import closed
-from shu.retrieve.hybrid import Surfaces
+from shu.retrieve.candidates import Surfaces
 from shu.store.base import KnowledgeReader
 from shu.text import count_tokens
 from shu.types import (

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from shu.config.settings import RetrievalSettings
-from shu.retrieve.hybrid import HybridSearcher, Surfaces
+from shu.retrieve.candidates import Candidates, StageContext
+from shu.retrieve.hybrid import HybridSearcher
 from shu.store.base import KnowledgeReader
-from shu.types import Expansion, Relationship, RetrievalParams, RetrievalPlan
+from shu.types import Expansion, Relationship, RetrievalPlan
 
 
 def plan_candidates(
@@ -51,45 +52,58 @@ def plan_candidates(
     return RetrievalPlan(seeds=seeds, expanded=expanded, relation_types=relation_types)
 
 
-def expand_fused(
-    store: KnowledgeReader,
-    searcher: HybridSearcher,
-    settings: RetrievalSettings,
-    fused: list[tuple[str, float]],
-    found: Surfaces,
-    persona: str,
-    params: RetrievalParams,
-    skip: bool,
-) -> tuple[RetrievalPlan, list[tuple[str, float]], dict[str, str]]:
-    """Seeds are the best documents of the fused list; each document one outgoing relationship
-    away joins with a share of its seed's score (`expansion_weight` × confidence)."""
-    if skip or not settings.expand or not params.expansion_weight or not settings.max_expansions:
-        return RetrievalPlan(), fused, {}
-    owners = store.chunk_documents([c for c, _ in fused[: params.candidates * 2]])
-    seed_scores: dict[str, float] = {}
-    for chunk_id, score in fused:
-        doc_id = owners.get(chunk_id)
-        if doc_id is not None and doc_id not in seed_scores:
-            seed_scores[doc_id] = score
-        if len(seed_scores) >= settings.expand_seeds:
-            break
-    plan = plan_candidates(
-        list(seed_scores),
-        store.list_relationships,
-        settings.relation_types,
-        settings.max_expansions,
-        # only targets this persona may see: a link into another persona's document is not followed
-        known=lambda ids: {d.id for d in store.get_documents(ids).values() if persona in d.personas},
-    )
-    if not plan.expanded:
-        return plan, fused, {}
-    chunk_of = searcher.representatives([e.doc_id for e in plan.expanded], [found["keyword"], found["dense"]])
-    scores = dict(fused)
-    via: dict[str, str] = {}
-    for expansion in plan.expanded:
-        target = chunk_of.get(expansion.doc_id)
-        score = params.expansion_weight * seed_scores[expansion.via] * expansion.confidence
-        if target is not None and score > scores.get(target, 0.0):
-            scores[target] = score
-            via[target] = f"{expansion.via} {expansion.relation}"
-    return plan, sorted(scores.items(), key=lambda pair: pair[1], reverse=True), via
+class Expand:
+    """The stage: seeds are the best documents of the ranked list; each document one outgoing
+    relationship away joins with a share of its seed's score (`expansion_weight` × confidence)."""
+
+    name = "expand"
+
+    def __init__(self, store: KnowledgeReader, searcher: HybridSearcher, settings: RetrievalSettings) -> None:
+        self.store = store
+        self.searcher = searcher
+        self.settings = settings
+
+    def applies(self, context: StageContext) -> bool:
+        settings = self.settings
+        return (
+            not context.decisive
+            and settings.expand
+            and bool(context.params.expansion_weight)
+            and bool(settings.max_expansions)
+        )
+
+    def __call__(self, candidates: Candidates, context: StageContext) -> Candidates:
+        store, settings, params, persona = self.store, self.settings, context.params, context.persona.slug
+        fused = candidates.ranked
+        owners = store.chunk_documents([c for c, _ in fused[: params.candidates * 2]])
+        seed_scores: dict[str, float] = {}
+        for chunk_id, score in fused:
+            doc_id = owners.get(chunk_id)
+            if doc_id is not None and doc_id not in seed_scores:
+                seed_scores[doc_id] = score
+            if len(seed_scores) >= settings.expand_seeds:
+                break
+        plan = plan_candidates(
+            list(seed_scores),
+            store.list_relationships,
+            settings.relation_types,
+            settings.max_expansions,
+            # only targets this persona may see: a link into another persona's document is not followed
+            known=lambda ids: {d.id for d in store.get_documents(ids).values() if persona in d.personas},
+        )
+        if not plan.expanded:
+            return candidates.but(retrieval_plan=plan)
+        found = context.surfaces
+        chunk_of = self.searcher.representatives(
+            [e.doc_id for e in plan.expanded], [found["keyword"], found["dense"]]
+        )
+        scores = dict(fused)
+        via: dict[str, str] = {}
+        for expansion in plan.expanded:
+            target = chunk_of.get(expansion.doc_id)
+            score = params.expansion_weight * seed_scores[expansion.via] * expansion.confidence
+            if target is not None and score > scores.get(target, 0.0):
+                scores[target] = score
+                via[target] = f"{expansion.via} {expansion.relation}"
+        ranked = sorted(scores.items(), key=lambda pair: pair[1], reverse=True)
+        return candidates.but(retrieval_plan=plan, ranked=ranked, expanded_via=via)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from shu.retrieve.candidates import Candidates, StageContext
 from shu.store.base import KnowledgeReader
 from shu.text import content_words, stem
 
@@ -68,3 +69,19 @@ def with_named_sections(store: KnowledgeReader, fused: Fused, question: str) -> 
         return fused, []
     ranked = sorted(scores.items(), key=lambda pair: -pair[1])
     return ranked, [f"named by its heading: {path}" for path in joined]
+
+
+class NamedSections:
+    """The stage: a section the question names by heading joins the list."""
+
+    name = "named_sections"
+
+    def __init__(self, store: KnowledgeReader) -> None:
+        self.store = store
+
+    def applies(self, context: StageContext) -> bool:
+        return True
+
+    def __call__(self, candidates: Candidates, context: StageContext) -> Candidates:
+        ranked, notes = with_named_sections(self.store, candidates.ranked, context.question)
+        return candidates.but(ranked=ranked).noted(*notes)

@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from shu.models.embed.base import Embedder
+from shu.retrieve.candidates import Candidates, StageContext, Surfaces
 from shu.retrieve.fusion import convex_fusion, reciprocal_rank_fusion
 from shu.store.base import PROFILE_SURFACES, KnowledgeReader, ScoredChunk, ScoredDocument
 from shu.store.document_index import DocumentIndex
@@ -17,7 +18,6 @@ from shu.types import Document, Persona, QueryPlan, RetrievalParams, SearchHit
 
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="shu-keyword")
 CHUNK_SURFACES = ("keyword", "dense")
-Surfaces = dict[str, list[ScoredChunk]]
 """surface name → ranked chunks, best first; a document-level surface lists each document's
 representative chunk (its best in the chunk lists, else its first)."""
 
@@ -302,3 +302,26 @@ def decisive_question(found: Surfaces, threshold: float) -> str | None:
         return None
     runner_up = questions[1].score if len(questions) > 1 else 0.0
     return questions[0].chunk_id if questions[0].score - runner_up >= 0.05 else None
+
+
+class Hits:
+    """Boost by the persona's tags, order and cap on ids and scores; load the survivors' text."""
+
+    name = "hits"
+
+    def __init__(self, searcher: HybridSearcher) -> None:
+        self.searcher = searcher
+
+    def applies(self, context: StageContext) -> bool:
+        return True
+
+    def __call__(self, candidates: Candidates, context: StageContext) -> Candidates:
+        hits = self.searcher.hits(
+            candidates.ranked,
+            context.surfaces,
+            context.persona,
+            context.params,
+            context.depth,
+            candidates.expanded_via,
+        )
+        return candidates.but(hits=hits)

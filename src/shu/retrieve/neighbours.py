@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from shu.retrieve.candidates import Candidates, StageContext
 from shu.store.base import KnowledgeReader
 from shu.types import RetrievalParams
 
@@ -65,3 +66,18 @@ def _ranked(scores: dict[str, float], fused: Fused) -> Fused:
     """Best first; ties keep the fused order, newcomers after."""
     order = {chunk_id: rank for rank, (chunk_id, _) in enumerate(fused)}
     return sorted(scores.items(), key=lambda pair: (-pair[1], order.get(pair[0], len(order)), pair[0]))
+
+
+class Surroundings:
+    """The stage: neighbours and the rest of the document lend their shares."""
+
+    name = "surroundings"
+
+    def __init__(self, store: KnowledgeReader) -> None:
+        self.store = store
+
+    def applies(self, context: StageContext) -> bool:
+        return bool(context.params.adjacent_weight or context.params.document_weight)
+
+    def __call__(self, candidates: Candidates, context: StageContext) -> Candidates:
+        return candidates.but(ranked=with_surroundings(self.store, candidates.ranked, context.params))

@@ -13,10 +13,32 @@ import math
 
 from shu.config.settings import PersonalSettings
 from shu.retrieve.asker import Asker
+from shu.retrieve.candidates import Candidates, StageContext
 from shu.retrieve.profile_match import OWN_WORDS, contains, phrase_words, resolve
 from shu.store.base import KnowledgeReader
 from shu.text import as_strings, iso_date
 from shu.types import Document, DocumentProfile, PersonalBoost, ProfileMatch, RelationalContext
+
+
+class PersonalBoosts:
+    """The stage: the list reordered for the asker, the boosts and the resolved references kept."""
+
+    name = "personal"
+
+    def __init__(self, store: KnowledgeReader, settings: PersonalSettings) -> None:
+        self.store = store
+        self.settings = settings
+
+    def applies(self, context: StageContext) -> bool:
+        return context.asker is not None and self.settings.enabled
+
+    def __call__(self, candidates: Candidates, context: StageContext) -> Candidates:
+        if context.asker is None:  # not applied without one
+            return candidates
+        ranked, boosts, resolved = personal_boost(
+            candidates.ranked, context.asker, self.store, self.settings, context.question
+        )
+        return candidates.but(ranked=ranked, boosts=boosts, resolved=resolved)
 
 
 def personal_boost(

@@ -12,18 +12,18 @@ from contextlib import contextmanager
 from datetime import date
 
 from shu.config.settings import RetrievalSettings
-from shu.errors import ShuError
 from shu.models.embed.base import Embedder
 from shu.models.llm.client import LLMClient
 from shu.models.rerank.base import Reranker
 from shu.retrieve.asker import Asker
 from shu.retrieve.assemble import AssemblyRequest, assemble, assembly_request
+from shu.retrieve.candidates import Candidates, Stage, StageContext, Surfaces
 from shu.retrieve.classify import classify
-from shu.retrieve.expand import expand_fused
-from shu.retrieve.headings import with_named_sections
+from shu.retrieve.expand import Expand
+from shu.retrieve.headings import NamedSections
 from shu.retrieve.hybrid import (
+    Hits,
     HybridSearcher,
-    Surfaces,
     decisive_question,
     for_embedder,
     fuse,
@@ -31,17 +31,16 @@ from shu.retrieve.hybrid import (
     weighted_by_selectivity,
     widened,
 )
-from shu.retrieve.neighbours import with_surroundings
-from shu.retrieve.personal import personal_boost
+from shu.retrieve.neighbours import Surroundings
+from shu.retrieve.personal import PersonalBoosts
 from shu.retrieve.planner import LLMPlanner
+from shu.retrieve.rerank import Rerank
 from shu.retrieve.transform import LLMTransformer, rule_queries
 from shu.store.base import KnowledgeReader, ScoredChunk
 from shu.store.document_index import DocumentIndex
 from shu.types import (
     AssembledContext,
     Persona,
-    PersonalBoost,
-    ProfileMatch,
     QueryPlan,
     RetrievalParams,
     RetrievalResult,
@@ -72,8 +71,17 @@ class RetrievalPipeline:
         self.transformer = LLMTransformer(llm, hyde=self.settings.hyde) if llm is not None else None
         self.reranker = reranker
         named = self.settings.named_sections
-        self.named_sections = named == "on" or (named == "auto" and llm is not None)
+        named_sections = named == "on" or (named == "auto" and llm is not None)
         """A section the question names by heading joins the hits: a model reads the whole context."""
+        self.stages: list[Stage] = [
+            Surroundings(store),
+            *([NamedSections(store)] if named_sections else []),
+            Expand(store, self.searcher, self.settings),
+            PersonalBoosts(store, self.settings.personal),
+            Hits(self.searcher),
+            *([Rerank(reranker, self.settings.rerank.depth)] if reranker is not None else []),
+        ]
+        """After fusion, in order: each `(Candidates, StageContext) -> Candidates`."""
 
     def params(self, persona: Persona) -> RetrievalParams:
         return self.params_for(self.settings, persona)
@@ -125,30 +133,28 @@ class RetrievalPipeline:
                     ScoredChunk(chunk_id=c, score=s)
                     for c, s in index.search_keywords(question, params.candidates)
                 ]
+        context = StageContext(
+            question=question,
+            query=queries.rewritten,
+            persona=persona,
+            params=params,
+            surfaces=found,
+            decisive=bool(decisive),
+            asker=asker,
+            depth=max(limit, self.settings.rerank.depth if self.reranker else 0),
+        )
         with _timed(timings, "fuse"):
-            fused = with_surroundings(self.store, fuse(found, params), params)
-            if self.named_sections:
-                fused, named = with_named_sections(self.store, fused, question)
-                notes += named
-        with _timed(timings, "expand"):
-            retrieval_plan, fused, expanded_via = expand_fused(
-                self.store, self.searcher, self.settings, fused, found, persona.slug, params, bool(decisive)
-            )
-        boosts: list[PersonalBoost] = []
-        resolved: list[ProfileMatch] = []
-        if asker is not None and self.settings.personal.enabled:
-            with _timed(timings, "personal"):
-                fused, boosts, resolved = personal_boost(
-                    fused, asker, self.store, self.settings.personal, question
-                )
-        depth = max(limit, self.settings.rerank.depth if self.reranker else 0)
-        hits = self.searcher.hits(fused, found, persona, params, depth, expanded_via)
-        with _timed(timings, "rerank"):
-            hits = self._rerank(queries.rewritten, hits, notes)[:limit]
-        context = AssembledContext(budget=self.settings.context_tokens)
+            candidates = Candidates(ranked=fuse(found, params))
+        for stage in self.stages:
+            if stage.applies(context):
+                with _timed(timings, stage.name):
+                    candidates = stage(candidates, context)
+        notes += candidates.notes
+        hits = candidates.hits[:limit]
+        assembled = AssembledContext(budget=self.settings.context_tokens)
         if assemble_context:
             with _timed(timings, "assemble"):
-                context = assemble(
+                assembled = assemble(
                     self.store, assembly_request(self.store, self.settings, plan, found, hits, notes)
                 )
         return RetrievalResult(
@@ -156,22 +162,22 @@ class RetrievalPipeline:
             persona=persona.slug,
             plan=plan,
             queries=queries,
-            retrieval_plan=retrieval_plan,
+            retrieval_plan=candidates.retrieval_plan,
             surfaces={
                 name: [
                     SurfaceHit(chunk_id=s.chunk_id, score=round(s.score, 6)) for s in listed[:_TRACE_DEPTH]
                 ]
                 for name, listed in found.items()
             },
-            fused=[SurfaceHit(chunk_id=c, score=round(s, 6)) for c, s in fused[:_TRACE_DEPTH]],
+            fused=[SurfaceHit(chunk_id=c, score=round(s, 6)) for c, s in candidates.ranked[:_TRACE_DEPTH]],
             hits=hits,
-            context=context,
+            context=assembled,
             reranker=self.reranker.name if self.reranker else None,
             notes=notes,
             timings_ms=timings,
             asker=asker.user if asker is not None else None,
-            personal=boosts,
-            resolved=resolved,
+            personal=candidates.boosts,
+            resolved=candidates.resolved,
         )
 
     def search_more(
@@ -252,21 +258,6 @@ class RetrievalPipeline:
             "keyword": fuse_wordings(keyword_lists, params),
             "dense": fuse_wordings(dense_lists, params),
         }
-
-    def _rerank(self, query: str, hits: list[SearchHit], notes: list[str]) -> list[SearchHit]:
-        """Every candidate up to the depth is scored (in batches), then sorted; the rest follow."""
-        if self.reranker is None or not hits:
-            return hits
-        depth = self.settings.rerank.depth
-        head, tail = hits[:depth], hits[depth:]
-        try:
-            scores = self.reranker.score(query, [f"{h.doc_title}\n{h.chunk.text}" for h in head])
-        except ShuError as exc:
-            log.warning("rerank failed, fused order kept: %s", exc)
-            notes.append(f"rerank failed ({exc.__class__.__name__}): fused order kept")
-            return hits
-        ranked = sorted(zip(head, scores, strict=True), key=lambda pair: -pair[1])
-        return [hit.model_copy(update={"rerank_score": score}) for hit, score in ranked] + tail
 
 
 def _interleaved(first: list[SearchHit], second: list[SearchHit]) -> list[SearchHit]:

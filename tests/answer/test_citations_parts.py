@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from shu.answer.citations import ContextKeys, check_citations
-from shu.answer.evidence import evidence_context
+from shu.answer.extractive.evidence import evidence_context
 from shu.answer.generate import NumberFilter, prompt_context
 from shu.answer.stream import KeyFilter
 from shu.answer.verify.base import Claim, cited_text

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from shu.answer.citations import ContextKeys, check_citations
-from shu.answer.evidence import evidence_context, reader_decided
 from shu.answer.extractive import ExtractiveAnswerer
+from shu.answer.extractive.evidence import evidence_context, reader_decided
 from shu.answer.factory import create_answerer
 from shu.answer.generate import LLMAnswerer, NumberFilter, prompt_context
 from shu.answer.stream import StreamReset, filtered, final_answer

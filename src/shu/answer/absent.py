@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 
 from lemminflect import getAllLemmas
 
-from shu.answer.polarity import is_yes_no
+from shu.answer.extractive.polarity import is_yes_no
 from shu.months import MONTHS
 from shu.store.base import KnowledgeReader
 from shu.text import STOPWORDS, words

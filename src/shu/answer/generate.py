@@ -20,9 +20,9 @@ from collections.abc import Iterator
 from typing import TypedDict
 
 from shu.answer.citations import ContextKeys, check_citations
-from shu.answer.evidence import evidence_context, reader_decided
 from shu.answer.extractive import ExtractiveAnswerer
-from shu.answer.polarity import is_yes_no
+from shu.answer.extractive.evidence import evidence_context, reader_decided
+from shu.answer.extractive.polarity import is_yes_no
 from shu.answer.quote import quoted
 from shu.answer.stream import ABSTAIN, PREMISE, AskEvent, KeyFilter, StreamReset, filtered, final_answer
 from shu.checks import no_prompt_echo

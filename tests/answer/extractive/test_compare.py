@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from shu.answer.compare import compared
+from shu.answer.extractive.compare import compared
 from shu.kb import KnowledgeBase
 from tests.conftest import PersonaMaker, doc
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from shu.answer.lists import Row, Table, best_listing, listings
-from shu.answer.row_filter import kept_rows
+from shu.answer.extractive.lists import Row, Table, best_listing, listings
+from shu.answer.extractive.row_filter import kept_rows
 from shu.types import ContextSection
 
 HEADER = "| Date | Machine | Work | Cost (GBP) |\n|---|---|---|---|\n"

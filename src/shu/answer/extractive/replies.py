@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from shu.answer.asked import Asked
-from shu.answer.candidate import Candidate
+from shu.answer.extractive.asked import Asked
+from shu.answer.extractive.candidate import Candidate
 from shu.relative_dates import day_text, has_relative_date, states_a_time, with_dates
 from shu.types import Answer, AnswerSentence, Citation, Persona, RetrievalResult, SearchHit
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from shu.answer.polarity import affirms, verdict
-from shu.answer.rows import fields, reading
+from shu.answer.extractive.polarity import affirms, verdict
+from shu.answer.extractive.rows import fields, reading
 
 TEAM = "Plan: Team; Alerts per workspace: 50; Channels: E-mail, Slack, Microsoft Teams, webhook"
 PRO = "Plan: Pro; Alerts per workspace: Unlimited; Channels: All Team channels plus PagerDuty"

@@ -3,10 +3,10 @@ table row with a column for each, else the best sentence about each side, side b
 
 from __future__ import annotations
 
-from shu.answer.candidate import Candidate, citations_of
-from shu.answer.compare import Side
+from shu.answer.extractive.candidate import Candidate, citations_of
+from shu.answer.extractive.compare import Side
+from shu.answer.extractive.replies import quoted_answer
 from shu.answer.quote import quoted
-from shu.answer.replies import quoted_answer
 from shu.types import Answer, AnswerSentence, Persona, RetrievalResult
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shu.answer.polarity import is_yes_no, verdict
+from shu.answer.extractive.polarity import is_yes_no, verdict
 
 PLANS = "It is available on Team, Pro and Enterprise plans."
 DELIVERY = "Delivery is free within 25 miles for orders over 150 GBP."
@@ -93,7 +93,7 @@ def test_a_yes_no_answer_starts_with_its_verdict_and_cites_the_deciding_sentence
 def test_the_best_answer_affirms_with_a_verb_of_the_question_and_no_negation_about_it(
     question: str, sentence: str, said: str | None
 ) -> None:
-    from shu.answer.polarity import affirms
+    from shu.answer.extractive.polarity import affirms
 
     assert is_yes_no(question)
     assert verdict(question, sentence) in (None, "yes")

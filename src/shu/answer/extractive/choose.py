@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 
-from shu.answer.asked import Asked
-from shu.answer.candidate import Candidate, similar
-from shu.answer.lists import Listing, listings
-from shu.answer.polarity import Verdict, affirms, verdict
-from shu.answer.rows import fields
-from shu.answer.scoring import asks
+from shu.answer.extractive.asked import Asked
+from shu.answer.extractive.candidate import Candidate, similar
+from shu.answer.extractive.lists import Listing, listings
+from shu.answer.extractive.polarity import Verdict, affirms, verdict
+from shu.answer.extractive.rows import fields
+from shu.answer.extractive.scoring import asks
 from shu.types import ContextDocument
 
 

@@ -17,8 +17,8 @@ from typing import Literal
 
 from lemminflect import getAllLemmas
 
-from shu.answer.names import CONDITION, has_name, names
-from shu.answer.rows import reading
+from shu.answer.extractive.names import CONDITION, has_name, names
+from shu.answer.extractive.rows import reading
 
 Verdict = Literal["yes", "no"]
 

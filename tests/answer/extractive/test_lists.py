@@ -3,7 +3,7 @@ shares its words: items under a label, a table's column, the headings under a he
 
 from __future__ import annotations
 
-from shu.answer.lists import best_listing, listings
+from shu.answer.extractive.lists import best_listing, listings
 from shu.types import ContextSection
 
 

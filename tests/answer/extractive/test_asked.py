@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from shu.answer.asked import asked
 from shu.answer.extractive import candidate_sentences
+from shu.answer.extractive.asked import asked
 from shu.kb import KnowledgeBase
 from tests.conftest import PersonaMaker, doc
 

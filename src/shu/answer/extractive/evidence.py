@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import re
 
-from shu.answer.asked import asked
-from shu.answer.compare import compared
+from shu.answer.extractive.reading import read_question
 from shu.relative_dates import RESOLVED
 from shu.types import Answer, AssembledContext, Citation, ContextDocument, ContextSection
 
@@ -76,11 +75,12 @@ def reader_decided(question: str, answer: Answer) -> bool:
     before 15 July 2023)"): the model dropped those dates (LoCoMo, first 60: 0.350 -> 0.183)."""
     if answer.insufficient or not answer.sentences:
         return False
-    kind = asked(question)
+    reading = read_question(question)
+    kind = reading.kind
     return bool(
         _VERDICT.match(answer.text)
-        or compared(question) is not None
-        or (kind is not None and (kind.kind == "list" or kind.every(question)))
+        or reading.sides is not None
+        or (kind is not None and (kind.kind == "list" or reading.every))
         or _LAID_OUT.search(answer.text)
         or (kind is not None and kind.kind == "when" and RESOLVED.search(answer.text) is not None)
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from shu.answer.lists import Row, Table
+from shu.answer.extractive.lists import Row, Table
 from shu.months import MONTHS
 from shu.text import content_words, stem
 

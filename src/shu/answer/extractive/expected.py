@@ -10,8 +10,8 @@ from datetime import date
 
 from lemminflect import getAllLemmas
 
-from shu.answer.asked import asked
-from shu.answer.candidate import Candidate
+from shu.answer.extractive.asked import asked
+from shu.answer.extractive.candidate import Candidate
 from shu.months import MONTH_ABBREVIATIONS_RE
 from shu.types import AssembledContext
 

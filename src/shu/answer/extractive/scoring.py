@@ -10,24 +10,24 @@ import re
 import numpy as np
 
 from shu.analysis import content_words, stem
-from shu.answer.asked import Asked, asked
-from shu.answer.candidate import Candidate
-from shu.answer.expected import expected_answer
+from shu.answer.extractive.asked import Asked
+from shu.answer.extractive.candidate import Candidate
+from shu.answer.extractive.reading import QuestionReading
 from shu.models.embed.base import Embedder
 
 
 def sentence_scores(
-    embedder: Embedder, question: str, candidates: list[Candidate], vectors: np.ndarray
+    embedder: Embedder, reading: QuestionReading, candidates: list[Candidate], vectors: np.ndarray
 ) -> list[tuple[float, float, float, float]]:
-    """(meaning, overlap, score, about) of each candidate for `question`."""
+    """(meaning, overlap, score, about) of each candidate for the question read."""
+    question = reading.question
     meaning = vectors @ embedder.embed_query(question)
     query_terms = {stem(w) for w in content_words(question)}
     stems = [{stem(w) for w in content_words(f"{c.text} {_heading(c)}")} for c in candidates]
     idf = {t: math.log(1 + len(candidates) / (1 + sum(t in s for s in stems))) for t in query_terms}
     total = sum(idf.values()) or 1.0
-    wanted = expected_answer(question)
-    kind = asked(question)
-    about_one = kind is not None and kind.many and not kind.every(question)
+    wanted, kind = reading.expected, reading.kind
+    about_one = reading.many and not reading.every
     about = _document_overlap(candidates, stems, query_terms, idf)
     found = []
     for candidate, cosine, terms in zip(candidates, meaning, stems, strict=True):

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from shu.analysis import STOPWORDS, stem
-from shu.answer.names import CONDITION, has_name, names
+from shu.answer.extractive.names import CONDITION, has_name, names
 
 Reading = Literal["yes", "no", "other"]
 

@@ -3,6 +3,10 @@ never embed one."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
+
 from shu.answer.extractive import ExtractiveAnswerer
 from shu.answer.extractive.reading import read_question
 from shu.answer.extractive.rules import (
@@ -37,15 +41,25 @@ def test_the_rules_run_cheapest_first_and_a_quote_answers_last() -> None:
     ]
 
 
-def test_live_information_is_declined_before_any_sentence_is_embedded(
+@pytest.fixture
+def asked(
     kb: KnowledgeBase, make_persona: PersonaMaker, embedder: CountingEmbedder
-) -> None:
+) -> Callable[[str], Found]:
+    """What the reader finds for a question to the support persona (nothing scored yet)."""
     assert not kb.ingest(make_persona("support", rag=DOCS)).failed
     persona = kb.persona("support")
-    question = "What is the weather forecast for tomorrow?"
-    result = kb.retrieve(question, "support")
-    reader = ExtractiveAnswerer(embedder)
-    found = Found(reader, result, persona, read_question(question))
+
+    def found(question: str) -> Found:
+        result = kb.retrieve(question, "support")
+        return Found(ExtractiveAnswerer(embedder), result, persona, read_question(question))
+
+    return found
+
+
+def test_live_information_is_declined_before_any_sentence_is_embedded(
+    asked: Callable[[str], Found], embedder: CountingEmbedder
+) -> None:
+    found = asked("What is the weather forecast for tomorrow?")
     reading = found.reading
     assert (
         WholeDocument().applies(reading, found) is None and MissingDocument().applies(reading, found) is None
@@ -53,17 +67,11 @@ def test_live_information_is_declined_before_any_sentence_is_embedded(
     before = embedder.embedded
     declined = LiveInformation().applies(reading, found)
     assert declined is not None and declined.insufficient and embedder.embedded == before
-    assert reader.answer(result, persona) == declined and embedder.embedded == before
+    assert found.reader.answer(found.result, found.persona) == declined and embedder.embedded == before
 
 
-def test_an_ordinary_question_falls_through_to_the_quoted_sentences(
-    kb: KnowledgeBase, make_persona: PersonaMaker, embedder: CountingEmbedder
-) -> None:
-    assert not kb.ingest(make_persona("support", rag=DOCS)).failed
-    persona = kb.persona("support")
-    question = "How many requests per minute does the Pro plan allow?"
-    result = kb.retrieve(question, "support")
-    found = Found(ExtractiveAnswerer(embedder), result, persona, read_question(question))
+def test_an_ordinary_question_falls_through_to_the_quoted_sentences(asked: Callable[[str], Found]) -> None:
+    found = asked("How many requests per minute does the Pro plan allow?")
     for rule in RULES[:-1]:
         assert rule.applies(found.reading, found) is None, type(rule).__name__
     quoted = QuotedSentences().applies(found.reading, found)

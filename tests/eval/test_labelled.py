@@ -85,6 +85,8 @@ def test_good_rows_are_read_with_their_facts_and_documents(tmp_path: Path) -> No
         (json.dumps(_row(id="q-2", kind="out_of_scope", expect="decline")), "has no facts"),
         (json.dumps(_row(id="q-2", facts=[["..."]])), "letter or digit"),
         (json.dumps(_row()), "already used on line 1"),
+        (json.dumps(_row(id="q-2", answer_type="count", facts=[["3"], ["4"]])), "a count has one fact"),
+        (json.dumps(_row(id="q-2", answer_type="everything")), "answer_type"),
     ],
 )
 def test_a_malformed_row_is_a_clear_error_naming_the_line(tmp_path: Path, bad: str, words: str) -> None:
@@ -93,6 +95,21 @@ def test_a_malformed_row_is_a_clear_error_naming_the_line(tmp_path: Path, bad: s
         load_questions(path)
     assert f"{path}, line 2" in str(caught.value)
     assert words in str(caught.value)
+
+
+def test_the_kinds_chunk_retrieval_answers_badly_are_read_with_what_their_facts_are(tmp_path: Path) -> None:
+    rows = [
+        _row(id="q-list", kind="which_documents", answer_type="complete_list", facts=[["FAQ"], ["Pricing"]]),
+        _row(id="q-count", kind="structural", answer_type="count", facts=[["3", "three"]]),
+        _row(id="q-sum", kind="synthesized"),
+    ]
+    questions = load_questions(_write(tmp_path / "questions.jsonl", rows))
+    assert [(q.kind, q.answer_type) for q in questions] == [
+        ("which_documents", "complete_list"),
+        ("structural", "count"),
+        ("synthesized", "facts"),
+    ]
+    assert set(labelled.BEYOND_CHUNKS_KINDS) <= set(labelled.KINDS)
 
 
 def test_the_shipped_set_is_big_enough_and_covers_every_kind() -> None:

@@ -225,8 +225,10 @@ def test_the_summary_reports_abstention_and_per_kind_accuracy() -> None:
     assert found["abstain_recall"] == 0.5  # out of scope was answered
     assert found["citation_precision"] == 1.0  # only the answered answerable question counts
     assert found["seconds_mean"] == 2.5
-    assert found["per_kind"]["table"] == {"n": 1, "right": 0, "accuracy": 0.0}
-    assert found["per_kind"]["value"] == {"n": 1, "right": 1, "accuracy": 1.0}
+    unmeasured = {"document_recall_5": None, "document_recall_10": None}
+    assert found["per_kind"]["table"] == {"n": 1, "right": 0, "accuracy": 0.0} | unmeasured
+    assert found["per_kind"]["value"] == {"n": 1, "right": 1, "accuracy": 1.0} | unmeasured
+    assert found["document_recall_10"] is None  # no question's documents were ranked
     data = labelled.results(graded)
     assert list(data)[:7] == [
         "dataset",
@@ -410,3 +412,18 @@ def test_the_probe_set_loads_and_asks_nothing_the_shipped_set_asks() -> None:
     assert not {q.id for q in questions} & {q.id for q in shipped}
     assert not {q.question for q in questions} & {q.question for q in shipped}
     assert set(labelled.load_knowledge_bases(probe)) == {q.kb for q in questions}
+
+
+def test_document_recall_is_the_share_of_the_documents_to_find_among_the_first_k_ranked() -> None:
+    two = _question(id="a", facts=[["35 days"]], doc_ids=["policy", "pricing"])
+    graded = grade(two, _answer("Backups: 35 days.", cited=("policy",)), 1.0)
+    graded.found = ["faq", "policy", "a", "b", "c", "pricing"]
+    assert graded.document_recall(5) == 0.5 and graded.document_recall(10) == 1.0
+    absent = _question(id="c", kind="absent_entity", expect="decline", facts=[], doc_ids=[])
+    declined = grade(absent, _answer("Not found.", insufficient=True), 1.0)
+    declined.found = ["faq"]
+    assert declined.document_recall(5) is None  # nothing to find
+    found = labelled.summary([graded, declined])
+    assert found["document_recall_5"] == 0.5 and found["document_recall_10"] == 1.0
+    assert found["per_kind"]["value"]["document_recall_5"] == 0.5
+    assert "R@10 1.00" in labelled.markdown(labelled.results([graded, declined]))

@@ -159,6 +159,8 @@ _QUESTION_NOUNS = frozenset(
     + "report reports article articles coverage portrayal depiction narrative narratives account "
     "discrepancy discrepancies inconsistency inconsistencies consistency topic topics sentiment "
     "mention mentions statement statements claim claims".split()
+    # words asking for a summary ("the spring newsletter in a nutshell")
+    + "nutshell rundown overview summary gist recap".split()
 )
 
 

@@ -84,7 +84,7 @@ def _inner(
         settings.chunks_considered,
         settings.min_meaning,
         settings.min_evidence,
-        sections=store.list_chunks if store is not None else None,
+        library=store,
     )
     if settings.method == "extractive" or (settings.method == "auto" and llm is None):
         return extractive

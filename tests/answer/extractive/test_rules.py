@@ -11,6 +11,8 @@ from shu.answer.extractive import ExtractiveAnswerer
 from shu.answer.extractive.reading import read_question
 from shu.answer.extractive.rules import (
     RULES,
+    DocumentOutline,
+    DocumentSummary,
     Found,
     LiveInformation,
     MissingDocument,
@@ -19,6 +21,7 @@ from shu.answer.extractive.rules import (
     SideBySide,
     TooLittleEvidence,
     UnstatedAttribute,
+    WhichDocuments,
     WholeDocument,
     WholeList,
 )
@@ -27,8 +30,11 @@ from tests.answer.extractive.test_reader import DOCS
 from tests.conftest import CountingEmbedder, PersonaMaker
 
 
-def test_the_rules_run_cheapest_first_and_a_quote_answers_last() -> None:
+def test_the_rules_run_collection_first_then_cheapest_and_a_quote_answers_last() -> None:
     assert [type(rule) for rule in RULES] == [
+        WhichDocuments,
+        DocumentOutline,
+        DocumentSummary,
         WholeDocument,
         MissingDocument,
         LiveInformation,

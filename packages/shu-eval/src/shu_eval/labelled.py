@@ -13,15 +13,16 @@ and judged:
 - right, for a question to decline: the answer declines (`Answer.insufficient`, nothing in the
   knowledge base answers it) or defers (`Answer.out_of_scope`, not the persona's subject).
 
-Reported per split, test first: accuracy, accuracy per kind, false abstention (answerable
-questions declined), abstention precision and recall, citation precision (the cited documents
-that are among the question's `doc_ids`, over answered questions that cite something), seconds
-to the first piece of text shown (a streamed model's first token; a quoted answer arrives whole)
-and seconds per answer. A run can be kept to one split (`split`) and to a fixed sample of it
-(`sample`: the questions whose sha256("sample:" + id) is smallest, the same on every run), so a
-slow answerer can be tuned on dev questions without ever reading the test half. The split is a
-fixed hash of the question id (`split_of`), never stored, so nobody can move a question from test
-to dev by editing the file.
+Reported per split, test first: accuracy, accuracy per kind, document-level Recall@5 and @10 of
+retrieval (a search of its own, the documents of the first 50 chunks; a question with `doc_ids`),
+false abstention (answerable questions declined), abstention precision and recall, citation
+precision (the cited documents that are among the question's `doc_ids`, over answered questions
+that cite something), seconds to the first piece of text shown (a streamed model's first token; a
+quoted answer arrives whole) and seconds per answer. A run can be kept to one split (`split`) and
+to a fixed sample of it (`sample`: the questions whose sha256("sample:" + id) is smallest, the
+same on every run), so a slow answerer can be tuned on dev questions without ever reading the test
+half. The split is a fixed hash of the question id (`split_of`), never stored, so nobody can move
+a question from test to dev by editing the file.
 """
 
 from __future__ import annotations
@@ -274,6 +275,14 @@ class Graded:
     model's prose, else the quoted reader's (`shu.answer.confidence`); `shu eval-confidence`
     fits weights on them."""
     written: bool = False
+    found: list[str] | None = None
+    """The documents retrieval ranks for the question, best first (None: not measured)."""
+
+    def document_recall(self, depth: int) -> float | None:
+        """The share of `doc_ids` among the first `depth` of `found`, for a question with both."""
+        if self.found is None or not self.doc_ids or self.expect != "answer":
+            return None
+        return len(set(self.doc_ids) & set(self.found[:depth])) / len(set(self.doc_ids))
 
     @property
     def citation_precision(self) -> float | None:
@@ -324,9 +333,11 @@ def ask_all(
     ask: Callable[[LabelledQuestion], Iterable[AskEvent]],
     questions: list[LabelledQuestion],
     progress: Progress | None = None,
+    rank: Callable[[LabelledQuestion], list[str]] | None = None,
 ) -> list[Graded]:
     """Each question through `ask` (a `KnowledgeBase.ask_stream` of its knowledge base), timed:
-    to the first piece of text shown (or the answer, when it arrives whole) and to the answer."""
+    to the first piece of text shown (or the answer, when it arrives whole) and to the answer;
+    with `rank`, also the documents retrieval ranks for it (`Graded.found`)."""
     graded = []
     for done, question in enumerate(questions, start=1):
         started = time.perf_counter()
@@ -341,6 +352,8 @@ def ask_all(
         if answer is None:
             raise AssertionError(f"{question.id}: the answer stream ended without an answer")
         graded.append(grade(question, answer, time.perf_counter() - started, first_text))
+        if rank is not None:
+            graded[-1].found = rank(question)
         if progress:
             progress("answers", done, len(questions))
     return graded
@@ -382,6 +395,7 @@ def summary(graded: list[Graded]) -> dict[str, Any]:
             "n": len(rows),
             "right": sum(g.right for g in rows),
             "accuracy": _share([g.right for g in rows]),
+            **_recalls(rows),
         }
         for kind in KINDS
         if (rows := [g for g in graded if g.kind == kind])
@@ -403,8 +417,31 @@ def summary(graded: list[Graded]) -> dict[str, Any]:
         "first_text_mean": round(fmean(first), 3) if first else None,
         "first_text_p50": round(median(first), 3) if first else None,
         "answer_chars_mean": round(fmean(lengths), 1) if lengths else None,
+        **_recalls(graded),
         "per_kind": per_kind,
     }
+
+
+RECALL_DEPTHS = (5, 10)
+"""Document-level Recall@k is reported at these depths."""
+RANKED_DOCUMENTS = 50
+"""How many chunks the ranking of documents reads (`ranked_documents`)."""
+
+
+def _recalls(graded: list[Graded]) -> dict[str, float | None]:
+    """Mean document-level Recall@5 and @10 over the questions measured (None: none was)."""
+    found: dict[str, float | None] = {}
+    for depth in RECALL_DEPTHS:
+        values = [r for g in graded if (r := g.document_recall(depth)) is not None]
+        found[f"document_recall_{depth}"] = round(fmean(values), 4) if values else None
+    return found
+
+
+def ranked_documents(kb: KnowledgeBase, question: LabelledQuestion) -> list[str]:
+    """The documents of the question's persona retrieval ranks for it, best first: each at its
+    best chunk among the first `RANKED_DOCUMENTS`."""
+    hits = kb.search(question.question, question.persona, limit=RANKED_DOCUMENTS)
+    return list(dict.fromkeys(hit.chunk.doc_id for hit in hits))[: max(RECALL_DEPTHS)]
 
 
 def results(graded: list[Graded], name: str = SHIPPED) -> dict[str, Any]:
@@ -434,6 +471,8 @@ _ROWS = (
     ("abstain_precision", "abstention precision"),
     ("abstain_recall", "abstention recall"),
     ("citation_precision", "citation precision"),
+    ("document_recall_5", "document Recall@5 (retrieval)"),
+    ("document_recall_10", "document Recall@10 (retrieval)"),
     ("first_text_mean", "seconds to first text (mean)"),
     ("first_text_p50", "seconds to first text (p50)"),
     ("seconds_mean", "seconds per answer (mean)"),
@@ -450,6 +489,13 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def _kind_cell(found: dict[str, Any]) -> str:
+    """Accuracy (right/asked), and the documents found at 10 when measured."""
+    cell = f"{found['accuracy']:.2f} ({found['right']}/{found['n']})"
+    recall = found.get("document_recall_10")
+    return cell if recall is None else f"{cell}, R@10 {recall:.2f}"
+
+
 def markdown(data: dict[str, Any]) -> str:
     """Two tables: the metrics, and accuracy per kind (right/asked), test beside dev."""
     columns = [*SPLITS, "all"]
@@ -463,7 +509,7 @@ def markdown(data: dict[str, Any]) -> str:
         cells = []
         for column in columns:
             found = data[column]["per_kind"].get(kind)
-            cells.append(f"{found['accuracy']:.2f} ({found['right']}/{found['n']})" if found else "—")
+            cells.append(_kind_cell(found) if found else "—")
         lines.append(f"| {kind} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -505,5 +551,10 @@ def evaluate(
         )
     with ExitStack() as stack:
         kbs = {name: stack.enter_context(open_example(name, folders[name])) for name in needed}
-        graded = ask_all(lambda q: kbs[q.kb].ask_stream(q.question, q.persona), questions, progress)
+        graded = ask_all(
+            lambda q: kbs[q.kb].ask_stream(q.question, q.persona),
+            questions,
+            progress,
+            rank=lambda q: ranked_documents(kbs[q.kb], q),
+        )
     return graded, results(graded, folder.name)

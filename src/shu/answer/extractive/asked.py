@@ -108,8 +108,10 @@ _WHICH_WERE_FIXED = _words(
 
 _KINDS: list[tuple[re.Pattern[str], Asked]] = [
     (
-        _words(r"\b(?:who (?:attend\w*|is attending|was present|were present|came)|attendees|participants"
-               r"|who(?:'s| is| are| was| were)? (?:invited|coming))\b"),
+        _words(
+            r"\b(?:who (?:attend\w*|is attending|was present|were present|came)|attendees|participants"
+            r"|who(?:'s| is| are| was| were)? (?:invited|coming))\b"
+        ),
         _ATTENDEES,
     ),
     (_words(r"^\s*where\b"), _WHERE),  # the question word first: "where is the repair review"
@@ -118,9 +120,11 @@ _KINDS: list[tuple[re.Pattern[str], Asked]] = [
     (_words(r"\b(?:decid\w*|decisions?|agreed?|approv\w*|vot(?:e|ed|es))\b"), _DECISION),
     (_WHICH_WERE_FIXED, _LIST),  # which things were fixed, not how
     (
-        _words(r"\b(?:resolv\w*|resolution|fix(?:ed)?|solv\w*|workaround|addressed|mitigat\w*|remed\w*)\b"
-               r"|\bwhat happened (?:with|to)\b|\bwhat(?:'s| is| was) (?:being )?done\b|\bprevent\w*\b"
-               r"|\bmake sure\b.*\b(?:again|never|not|n't)\b|\b(?:happen|recur)\w* again\b"),
+        _words(
+            r"\b(?:resolv\w*|resolution|fix(?:ed)?|solv\w*|workaround|addressed|mitigat\w*|remed\w*)\b"
+            r"|\bwhat happened (?:with|to)\b|\bwhat(?:'s| is| was) (?:being )?done\b|\bprevent\w*\b"
+            r"|\bmake sure\b.*\b(?:again|never|not|n't)\b|\b(?:happen|recur)\w* again\b"
+        ),
         _RESOLUTION,
     ),
     (_words(r"\b(?:caus\w*|reasons?|root cause)\b"), _CAUSE),

@@ -16,8 +16,11 @@ _PATTERNS = [
     re.compile(
         r"\bcompare\s+(?P<x>.+?)\s+(?:with|to|and|against|vs\.?|versus)\s+(?P<y>.+?)\s*(?:[?.!,]|$)", re.I
     ),
-    re.compile(r"(?P<x>.+?)\s+(?:different from|differ from|compared? (?:with|to)|vs\.?|versus)\s+"
-               r"(?P<y>.+?)\s*(?:[?.!,]|$)", re.I),
+    re.compile(
+        r"(?P<x>.+?)\s+(?:different from|differ from|compared? (?:with|to)|vs\.?|versus)\s+"
+        r"(?P<y>.+?)\s*(?:[?.!,]|$)",
+        re.I,
+    ),
     re.compile(r"(?P<x>.+?),?\s+or\s+(?P<y>.+?)\s*(?:[?.!,]|$)", re.I),
 ]
 _SPLIT = re.compile(r"\s+(?:on|at|in|for|of|between|compare|are|is|were|was|,)\s+|,\s*", re.I)

@@ -181,9 +181,7 @@ def _child_headings(chunks: list[ContextSection]) -> list[Listing]:
         if parts[-1] not in children.setdefault(parent, []):
             children[parent].append(parts[-1])
             first.setdefault(parent, chunk)
-    return [
-        Listing(_heading(parent), "", tuple(names), first[parent]) for parent, names in children.items()
-    ]
+    return [Listing(_heading(parent), "", tuple(names), first[parent]) for parent, names in children.items()]
 
 
 def _heading(section_path: str) -> str:

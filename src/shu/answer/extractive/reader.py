@@ -20,6 +20,7 @@ from typing import cast
 import numpy as np
 
 from shu.answer.extractive.candidate import Candidate, linked, similar
+from shu.answer.extractive.library import Library
 from shu.answer.extractive.reading import QuestionReading, read_question
 from shu.answer.extractive.rules import RULES, Found
 from shu.answer.extractive.scoring import sentence_scores
@@ -48,9 +49,13 @@ class ExtractiveAnswerer:
         min_meaning: float = 0.3,
         min_evidence: float = 0.0,
         sections: Callable[[str], list[Chunk]] | None = None,
+        library: Library | None = None,
     ) -> None:
         self.embedder = embedder
-        self.sections = sections
+        self.library = library
+        """The knowledge base beyond the context: what a question about the collection (which
+        documents, a document's topics or summary) is answered from (None: not answered so)."""
+        self.sections = sections if sections is not None or library is None else library.list_chunks
         """A document's chunks (the store's `list_chunks`): where a section whose heading answers
         the question is found when retrieval did not bring it."""
         self.max_sentences = max_sentences

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 from shu.answer.extractive.asked import Asked, asked
 from shu.answer.extractive.compare import Side, compared
+from shu.answer.extractive.covering import asks_which_documents
 from shu.answer.extractive.expected import asks_for_live_information, expected_answer
+from shu.answer.extractive.outline import asks_for_outline, asks_for_summary
 from shu.answer.extractive.polarity import is_yes_no
 from shu.answer.extractive.replies import asks_when_it_happened
 
@@ -32,6 +34,12 @@ class QuestionReading:
     """asks for what changes by the hour (a forecast, a live price)"""
     when: bool
     """asks when something happened (a message's day is the day it tells of)"""
+    documents_about: str | None = None
+    """asks which documents cover this ("which documents mention rats" → `rats`)"""
+    outline_of: str | None = None
+    """asks what a document covers ("what topics does the handbook cover" → `handbook`)"""
+    summary_of: str | None = None
+    """asks for a summary of a document ("what came out of the May meeting" → `May meeting`)"""
 
     @property
     def many(self) -> bool:
@@ -50,4 +58,7 @@ def read_question(question: str) -> QuestionReading:
         expected=expected_answer(question),
         live=asks_for_live_information(question),
         when=asks_when_it_happened(question, kind),
+        documents_about=asks_which_documents(question),
+        outline_of=asks_for_outline(question),
+        summary_of=asks_for_summary(question),
     )

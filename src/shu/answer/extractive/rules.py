@@ -14,9 +14,12 @@ from typing import Protocol
 
 from shu.answer.extractive.candidate import Candidate, citations_of
 from shu.answer.extractive.choose import answering_list, choose, yes_or_no
+from shu.answer.extractive.covering import covering_answer, covering_documents
 from shu.answer.extractive.document import document_answer
 from shu.answer.extractive.expected import dated_from_today, unstated_attribute
+from shu.answer.extractive.library import Library
 from shu.answer.extractive.listed import best_listing, list_answer
+from shu.answer.extractive.outline import named_document, outline_answer, summary_answer
 from shu.answer.extractive.reading import QuestionReading
 from shu.answer.extractive.replies import dated, insufficient, quoted_answer
 from shu.answer.extractive.sides import comparison_answer, row_answer, row_of_both, side_by_side
@@ -31,6 +34,7 @@ class Reader(Protocol):
     min_meaning: float
     min_evidence: float
     sections: Callable[[str], list[Chunk]] | None
+    library: Library | None
 
     def scored(self, result: RetrievalResult, reading: QuestionReading | None = None) -> list[Candidate]: ...
 
@@ -67,6 +71,11 @@ class Found:
         if chosen and len(self.result.sub_questions) > 1:
             chosen = reader.per_part(self.result.sub_questions, self.candidates, chosen)
         return chosen
+
+    @cached_property
+    def ranked(self) -> list[str]:
+        """The documents retrieval ranked, best first."""
+        return list(dict.fromkeys(hit.chunk.doc_id for hit in self.result.hits))
 
     def declined(self, wanted: str | None = None, live: bool = False, attribute: str | None = None) -> Answer:
         return insufficient(
@@ -111,6 +120,45 @@ class LiveInformation:
         if reading.live and not dated_from_today(found.result.context):
             return found.declined(live=True)
         return None
+
+
+class WhichDocuments:
+    """ "Which documents mention rats?": the documents that hold the subject, one line each."""
+
+    def applies(self, reading: QuestionReading, found: Found) -> Answer | None:
+        library = found.reader.library
+        if reading.documents_about is None or library is None:
+            return None
+        subject = reading.documents_about
+        covering = covering_documents(subject, found.persona.slug, found.ranked, library)
+        if not covering:
+            return None
+        return covering_answer(found.result, found.persona, subject, covering, library)
+
+
+class DocumentOutline:
+    """ "What topics does the volunteer handbook cover?": the document's headings."""
+
+    def applies(self, reading: QuestionReading, found: Found) -> Answer | None:
+        library = found.reader.library
+        if reading.outline_of is None or library is None:
+            return None
+        document = named_document(reading.outline_of, found.ranked, library)
+        return outline_answer(found.result, found.persona, document, library) if document else None
+
+
+class DocumentSummary:
+    """ "What came out of the May operations meeting?": each section of the document, its
+    heading and the sentence of it closest to what is asked."""
+
+    def applies(self, reading: QuestionReading, found: Found) -> Answer | None:
+        library = found.reader.library
+        if reading.summary_of is None or library is None:
+            return None
+        document = named_document(reading.summary_of, found.ranked, library)
+        if document is None:
+            return None
+        return summary_answer(found.result, found.persona, document, library, reading.question)
 
 
 class TooLittleEvidence:
@@ -196,6 +244,9 @@ class QuotedSentences:
 
 
 RULES: tuple[Rule, ...] = (
+    WhichDocuments(),
+    DocumentOutline(),
+    DocumentSummary(),
     WholeDocument(),
     MissingDocument(),
     LiveInformation(),
@@ -206,4 +257,5 @@ RULES: tuple[Rule, ...] = (
     SideBySide(),
     QuotedSentences(),
 )
-"""Tried in this order; the first answer wins."""
+"""Tried in this order; the first answer wins. A question about the collection or about a document
+as a whole goes first: "what's in the newsletter, in a nutshell" reads like a lookup too."""

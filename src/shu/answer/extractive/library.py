@@ -1,0 +1,70 @@
+"""What the reader may read of the knowledge base beyond the context, to answer a question about
+the collection ("which documents mention rats", "what topics does the handbook cover"): the
+documents, their chunks and profiles, and keyword search (the store, narrowed to that)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from shu.analysis import stem, words
+from shu.store.base import ScoredChunk
+from shu.types import (
+    Chunk,
+    ContextDocument,
+    ContextSection,
+    Document,
+    DocumentProfile,
+    KeywordFeedback,
+    knowledge_base_path,
+)
+
+
+class Library(Protocol):
+    def list_documents(self, persona: str | None = None) -> list[Document]: ...
+
+    def get_documents(self, doc_ids: list[str]) -> dict[str, Document]: ...
+
+    def get_profiles(self, doc_ids: list[str]) -> dict[str, DocumentProfile]: ...
+
+    def list_chunks(self, doc_id: str) -> list[Chunk]: ...
+
+    def chunk_documents(self, chunk_ids: list[str]) -> dict[str, str]: ...
+
+    def search_keyword(
+        self, query: str, persona: str, limit: int, feedback: KeywordFeedback | None = None
+    ) -> list[ScoredChunk]: ...
+
+
+def stems(text: str) -> set[str]:
+    return {stem(w) for w in words(text)}
+
+
+def section_of(chunk: Chunk) -> ContextSection:
+    return ContextSection(section_path=chunk.section_path, text=chunk.text, chunk_ids=[chunk.id])
+
+
+def context_document(document: Document, score: float, sections: list[ContextSection]) -> ContextDocument:
+    """A document as the context would hold it, with the sections an answer cites."""
+    return ContextDocument(
+        doc_id=document.id,
+        title=document.title,
+        date=document.date,
+        source=document.source_url or knowledge_base_path(document.path),
+        path=knowledge_base_path(document.path),
+        score=score,
+        sections=sections,
+    )
+
+
+def described(document: Document, profile: DocumentProfile | None) -> str:
+    """What a document is, in a few words: its type and day, and for a message who wrote to whom
+    ("email, 4 May 2026, from Samuel Osei to Dana Whitfield, Amina Diallo")."""
+    parts = [document.type.replace("_", " ")] if document.type else []
+    if document.date:
+        parts.append(document.date[:10])
+    if profile is not None:
+        authors = [p.name for p in profile.participants if p.role == "author"]
+        others = [p.name for p in profile.participants if p.role != "author"]
+        if authors:
+            parts.append(f"from {', '.join(authors)}" + (f" to {', '.join(others[:4])}" if others else ""))
+    return ", ".join(parts)

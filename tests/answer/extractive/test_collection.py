@@ -1,0 +1,158 @@
+"""Questions about the collection and about a document as a whole, answered from the knowledge
+base beyond the context: which documents cover something, what a document covers, a summary of
+one section by section (issue 44, part 3)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from shu.answer.extractive.covering import asks_which_documents
+from shu.answer.extractive.outline import asks_for_outline, asks_for_summary, headings
+from shu.kb import KnowledgeBase
+from shu.types import Answer, Chunk
+from tests.conftest import PersonaMaker, doc
+
+GARDEN = {
+    "pests.md": doc(
+        "pests",
+        "Organic Pest Management Guide",
+        "# Organic Pest Management Guide\n\n## Slugs\n\nBeer traps catch slugs overnight.\n\n"
+        "## Rodents\n\nRats nest under pallets; keep the compost lids closed.",
+    ),
+    "compost.md": doc(
+        "compost",
+        "Soil and Compost Guide",
+        "# Soil and Compost Guide\n\n## Bins\n\nNever add meat or cooked food: it draws rats.\n\n"
+        "## Testing\n\nThe soil pH was 6.1 this spring.",
+    ),
+    "water.md": doc(
+        "water",
+        "Watering Rules",
+        "# Watering Rules\n\n## Hoses\n\nHoses are shared; water before 10:00 in July.",
+    ),
+    "handbook.md": doc(
+        "handbook",
+        "Volunteer Handbook",
+        "# Volunteer Handbook\n\n## Welcome\n\nThank you for joining.\n\n"
+        "## Volunteer hours\n\n### Logging\n\nLog hours in the shed book.\n\n"
+        "## Workdays\n\nWorkdays are the first Saturday of the month.\n\n"
+        "## Safety\n\nWear gloves with the tiller.",
+    ),
+    "minutes.md": doc(
+        "minutes",
+        "Minutes of the April Meeting",
+        "# Minutes of the April Meeting\n\n## 1. Seed library\n\nGrace presented the proposal. "
+        "Decision: the seed library opens on 2 May.\n\n"
+        "## 2. Tiller\n\nTobias reported a near-miss in March. Decision: two people must be present "
+        "when the tiller runs.\n\n## 3. Announcements\n\nThe next meeting is in July.",
+        date="2026-04-18",
+    ),
+}
+KEY = re.compile(r"\[\^([a-z0-9-]+):([^\]]+)\]")
+
+
+@pytest.fixture
+def garden(kb: KnowledgeBase, make_persona: PersonaMaker) -> KnowledgeBase:
+    assert not kb.ingest(make_persona("garden", rag=GARDEN)).failed
+    return kb
+
+
+def _cited_documents(answer: Answer) -> list[str]:
+    return [m.group(1) for m in KEY.finditer(answer.text)]
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("Which documents mention rats?", "rats"),
+        ("Which docs mention getting alerts in Microsoft Teams?", "alerts in Microsoft Teams"),
+        ("Where can I read about the drip irrigation pilot?", "drip irrigation pilot"),
+        ("Where can I find advice on slugs?", "slugs"),
+        ("Where is the refund process documented?", "refund process"),
+        ("Is there a guide about composting?", "composting"),
+        ("What is the refund process?", None),
+        ("Which plan includes SSO?", None),
+    ],
+)
+def test_a_question_asking_which_documents_names_its_subject(question: str, subject: str | None) -> None:
+    assert asks_which_documents(question) == subject
+
+
+def test_which_documents_lists_every_document_that_mentions_the_subject_and_only_those(
+    garden: KnowledgeBase,
+) -> None:
+    answer = garden.ask("Which documents mention rats?", "garden", use_cache=False)
+    assert answer.method == "extractive" and not answer.insufficient
+    assert sorted(_cited_documents(answer)) == ["compost", "pests"]
+    assert "**Organic Pest Management Guide**" in answer.text and "**Soil and Compost Guide**" in answer.text
+    assert "Watering Rules" not in answer.text
+    assert "it draws rats" in answer.text  # each line quotes the sentence that mentions it
+    assert {c.doc_id for c in answer.citations} == {"compost", "pests"}
+    chunks = {c.chunk_id for c in answer.citations}
+    assert all(chunk.split("#")[0] in ("compost", "pests") for chunk in chunks)
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("What topics does the volunteer handbook cover?", "volunteer handbook"),
+        ("What does the staff handbook cover?", "staff handbook"),
+        ("What items were on the agenda of the April general meeting?", "April general meeting"),
+        ("What topics does Lumen offer?", None),
+        ("What does the Team plan cost?", None),
+    ],
+)
+def test_a_question_asking_what_a_document_covers_names_it(question: str, named: str | None) -> None:
+    assert asks_for_outline(question) == named
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("What came out of the May operations meeting?", "May operations meeting"),
+        ("Give me a rundown of what the April general meeting decided.", "April general meeting"),
+        ("What's in the spring newsletter, in a nutshell?", "spring newsletter"),
+        ("Can you summarise the whole Press 2 email thread?", "Press 2 email thread"),
+        ("What did the April meeting decide about the tiller?", None),
+    ],
+)
+def test_a_question_asking_for_a_summary_names_the_document(question: str, named: str | None) -> None:
+    assert asks_for_summary(question) == named
+
+
+def test_what_a_document_covers_is_its_headings_in_order_each_cited(garden: KnowledgeBase) -> None:
+    answer = garden.ask("What topics does the volunteer handbook cover?", "garden", use_cache=False)
+    lines = answer.text.splitlines()
+    assert lines[0] == "**Volunteer Handbook** covers:"
+    assert [line.split(" [^")[0] for line in lines[1:]] == [
+        "- Welcome",
+        "- Volunteer hours",
+        "- Workdays",
+        "- Safety",
+    ]
+    assert set(_cited_documents(answer)) == {"handbook"}
+
+
+def test_a_summary_quotes_what_each_section_came_to(garden: KnowledgeBase) -> None:
+    answer = garden.ask("What came out of the April meeting?", "garden", use_cache=False)
+    assert answer.text.startswith("**Minutes of the April Meeting**, section by section:")
+    assert "Decision: the seed library opens on 2 May." in answer.text
+    assert "Decision: two people must be present when the tiller runs." in answer.text
+    assert "Grace presented the proposal" not in answer.text  # the decision, not the first sentence
+    assert len(answer.citations) == 3 and set(_cited_documents(answer)) == {"minutes"}
+
+
+def _chunk(path: str, ord: int) -> Chunk:
+    return Chunk(
+        id=f"d#{ord}", doc_id="d", ord=ord, section_path=path, text="x", index_text="x", token_count=1
+    )
+
+
+def test_headings_are_the_level_under_the_title_when_every_path_starts_with_it() -> None:
+    under_title = [_chunk("T", 0), _chunk("T > A", 1), _chunk("T > A > a", 2), _chunk("T > B", 3)]
+    assert [h for h, _ in headings(under_title)] == ["A", "B"]
+    assert [len(c) for _, c in headings(under_title)] == [2, 1]
+    top_level = [_chunk("T", 0), _chunk("1. A", 1), _chunk("2. B", 2)]
+    assert [h for h, _ in headings(top_level)] == ["T", "1. A", "2. B"]

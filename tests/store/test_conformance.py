@@ -141,4 +141,3 @@ class TestStoreConformance(
         with pytest.raises(LockedError):
             logins.sign_in("ana", PASSWORD, address="10.0.0.9")
         assert logins.sign_in("ana", PASSWORD, address="10.0.0.8")[0].name == "ana"
-

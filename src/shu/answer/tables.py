@@ -105,7 +105,8 @@ def holds_table(text: str) -> bool:
 def quoted_markdown(sentences: Sequence[AnswerSentence], between: str = " ", bullet: str = "") -> str:
     """Quoted sentences as Markdown, each with its citation: a run of table rows spelled out
     with the same headers as one table with a Source column; a sentence holding a table as a
-    block, its citation on the line under it; the rest as `bullet` + sentence, `between` them."""
+    block, its citation on the line under it; a lead-in that cites nothing and ends in a colon
+    on a line of its own; the rest as `bullet` + sentence, `between` them."""
     parts: list[str] = []
     prose: list[str] = []
 
@@ -135,7 +136,10 @@ def quoted_markdown(sentences: Sequence[AnswerSentence], between: str = " ", bul
             i += len(run)
             continue
         sentence = sentences[i]
-        if holds_table(sentence.text):
+        if not sentence.citations and sentence.text.endswith(":"):  # a lead-in ("3 documents cover …:")
+            end_prose()
+            parts.append(sentence.text)
+        elif holds_table(sentence.text):
             end_prose()
             parts.append(f"{sentence.text}\n\n{' '.join(sentence.citations)}".rstrip())
         else:

@@ -41,7 +41,7 @@ class PersonalSettings(BaseModel):
     now: str | None = Field(
         None,
         pattern=r"^\d{4}-\d{2}-\d{2}$",
-        description="the day freshness and due dates count from, and questions' \"last week\" is read "
+        description='the day freshness and due dates count from, and questions\' "last week" is read '
         "against (default: today)",
     )
 

@@ -10,6 +10,7 @@ import pytest
 
 from shu.answer.extractive.covering import asks_which_documents
 from shu.answer.extractive.outline import asks_for_outline, asks_for_summary, headings
+from shu.answer.render import render_answer
 from shu.kb import KnowledgeBase
 from shu.types import Answer, Chunk
 from tests.conftest import PersonaMaker, doc
@@ -90,6 +91,9 @@ def test_which_documents_lists_every_document_that_mentions_the_subject_and_only
     assert "Watering Rules" not in answer.text
     assert "it draws rats" in answer.text  # each line quotes the sentence that mentions it
     assert {c.doc_id for c in answer.citations} == {"compost", "pests"}
+    shown = render_answer(answer).splitlines()
+    assert shown[0] == "2 documents cover rats:"  # the lead-in on its own line, then a line each
+    assert sorted(line[:5] for line in shown[2:4]) == ["- **O", "- **S"]
     chunks = {c.chunk_id for c in answer.citations}
     assert all(chunk.split("#")[0] in ("compost", "pests") for chunk in chunks)
 

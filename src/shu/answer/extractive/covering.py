@@ -142,14 +142,14 @@ def covering_answer(
         )
         citations.append(document.citation(section))
     count = "One document covers" if len(covering) == 1 else f"{len(covering)} documents cover"
-    head = f"{count} {quoted(subject)}:"
-    text = "\n".join([head, *(f"- {s.text} {s.citation}" for s in sentences)])
+    head = AnswerSentence(text=f"{count} {quoted(subject)}:")
+    text = "\n".join([head.text, *(f"- {s.text} {s.citation}" for s in sentences)])
     return Answer(
         question=result.question,
         persona=persona.slug,
         text=text,
         method="extractive",
-        sentences=sentences,
+        sentences=[head, *sentences],
         citations=citations,
         hits=result.hits,
     )

@@ -163,7 +163,7 @@ def _answer(
         persona=persona.slug,
         text=text,
         method="extractive",
-        sentences=sentences,
+        sentences=[AnswerSentence(text=head), *sentences],
         citations=citations,
         hits=result.hits,
     )

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from shu_eval import labelled
+from shu_eval.dataset import DEFAULT_PERSONA
 from shu_eval.labelled import LabelledQuestion, load_questions, normalise
 
 FOLDER = Path(str(labelled.shipped_folder())).parent / "beyond-chunks"
@@ -85,7 +86,7 @@ def test_the_public_sets_gold_is_in_their_documents() -> None:
             doc_id = meta.get("doc_id", row["_id"])
             chunks[doc_id] += [row.get("title", "")] if not chunks[doc_id] else []
             chunks[doc_id].append(row["text"])
-            persona_of[doc_id] = meta.get("persona", kb)
+            persona_of[doc_id] = meta.get("persona", DEFAULT_PERSONA)  # as `shu eval` builds it
         documents = {doc_id: normalise(" ".join(texts)) for doc_id, texts in chunks.items()}
         for question in (q for q in questions if q.kb == kb):
             problems += _check(question, documents)

@@ -427,3 +427,33 @@ def test_document_recall_is_the_share_of_the_documents_to_find_among_the_first_k
     assert found["document_recall_5"] == 0.5 and found["document_recall_10"] == 1.0
     assert found["per_kind"]["value"]["document_recall_5"] == 0.5
     assert "R@10 1.00" in labelled.markdown(labelled.results([graded, declined]))
+
+
+def test_a_file_of_questions_about_a_corpus_is_asked_of_the_corpus_built_once(tmp_path: Path) -> None:
+    folder = tmp_path / "set"
+    folder.mkdir()
+    tiny = Path(__file__).parent / "data" / "tiny"
+    (folder / "knowledge_bases.json").write_text(json.dumps({"tiny": str(tiny)}), encoding="utf-8")
+    row = _row(
+        id="p-laki",
+        kb="tiny",
+        persona="geo",
+        question="When did the Laki fissure erupt?",
+        kind="when",
+        facts=[["1783"]],
+        doc_ids=["r1"],
+    )
+    questions = folder / "public-questions.jsonl"
+    _write(questions, [row])
+    assert labelled.is_labelled_set(questions) and labelled.set_name(questions) == "set-public-questions"
+    home = ["--home", str(tmp_path / "h"), "eval", str(questions), "--answers", "--output"]
+    result = CliRunner().invoke(app, [*home, str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    saved = json.loads((tmp_path / "out" / "results.json").read_text())["answers"]
+    assert saved["dataset"] == "set-public-questions" and saved["all"]["accuracy"] == 1.0
+    assert saved["all"]["document_recall_5"] == 1.0
+    built = list((tmp_path / "h" / "eval-cache").glob("tiny-*/build.json"))
+    assert len(built) == 1
+    again = CliRunner().invoke(app, [*home, str(tmp_path / "again")])
+    assert again.exit_code == 0, again.output
+    assert list((tmp_path / "h" / "eval-cache").glob("tiny-*/build.json")) == built  # built once

@@ -84,7 +84,8 @@ def _inner(
         settings.chunks_considered,
         settings.min_meaning,
         settings.min_evidence,
-        library=store,
+        sections=store.list_chunks if store is not None else None,
+        library=store if settings.collection else None,
     )
     if settings.method == "extractive" or (settings.method == "auto" and llm is None):
         return extractive

@@ -20,6 +20,12 @@ class AnswerSettings(BaseModel):
     )
     max_sentences: int = Field(3, ge=1, le=20, description="extractive: sentences quoted at most")
     chunks_considered: int = Field(6, ge=1, le=100, description="extractive: best-ranked sections read")
+    collection: bool = Field(
+        True,
+        description="extractive: a question about the collection or a whole document is answered at "
+        "that level (which documents cover X: one line each; what X covers: its headings; a summary "
+        "of X: each section's outcome), not with quoted sentences",
+    )
     min_meaning: float = Field(0.3, ge=-1.0, le=1.0, description="extractive: least cosine to answer at all")
     sentence_embedder: Literal["auto", "store"] = Field(
         "auto",

@@ -5,15 +5,16 @@ one section by section (issue 44, part 3)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from shu.answer.extractive.covering import asks_which_documents
 from shu.answer.extractive.outline import asks_for_outline, asks_for_summary, headings
 from shu.answer.render import render_answer
-from shu.kb import KnowledgeBase
+from shu.kb import KnowledgeBase, open_kb
 from shu.types import Answer, Chunk
-from tests.conftest import PersonaMaker, doc
+from tests.conftest import CountingEmbedder, PersonaMaker, doc
 
 GARDEN = {
     "pests.md": doc(
@@ -96,6 +97,16 @@ def test_which_documents_lists_every_document_that_mentions_the_subject_and_only
     assert sorted(line[:5] for line in shown[2:4]) == ["- **O", "- **S"]
     chunks = {c.chunk_id for c in answer.citations}
     assert all(chunk.split("#")[0] in ("compost", "pests") for chunk in chunks)
+
+
+def test_with_collection_answers_off_the_reader_quotes_sentences(
+    tmp_path: Path, make_persona: PersonaMaker, embedder: CountingEmbedder
+) -> None:
+    with open_kb(tmp_path / "off", ["answer.collection=false"], embedder=embedder) as kb:
+        assert not kb.ingest(make_persona("garden", rag=GARDEN)).failed
+        answer = kb.ask("Which documents mention rats?", "garden", use_cache=False)
+    assert "documents cover" not in answer.text and "**" not in answer.text
+    assert answer.method == "extractive" and answer.citations
 
 
 @pytest.mark.parametrize(

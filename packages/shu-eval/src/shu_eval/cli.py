@@ -19,7 +19,7 @@ from shu.serve.console import fail as _fail
 from shu.serve.console import open_from_state as _kb
 from shu.serve.console import progress as _progress
 from shu_eval.cli_bench import bench, bench_formats, bench_peers, bench_serve, bench_stores, faults
-from shu_eval.cli_checks import eval_personal, eval_scope, eval_verify, example_kb, tune
+from shu_eval.cli_checks import corpus_kb, eval_personal, eval_scope, eval_verify, example_kb, tune
 from shu_eval.cli_confidence import eval_confidence
 from shu_eval.cli_replay import eval_replay
 
@@ -198,12 +198,15 @@ def _labelled(
         return False
     if not answers or presets:
         _fail(f"{dataset} is a labelled answer set: run it with --answers (no --answer-configs)")
-    folder = labelled.folder_of(dataset)
     with _progress() as advance:
         try:
             graded, data = labelled.evaluate(
-                folder,
-                lambda name, path: example_kb(path, f"answers-{name}")[0],
+                dataset if dataset.exists() else labelled.folder_of(dataset),
+                lambda name, path: (
+                    corpus_kb(path, advance)
+                    if (path / "corpus.jsonl").is_file()
+                    else example_kb(path, f"answers-{name}")[0]
+                ),
                 limit,
                 advance,
                 split,
@@ -212,7 +215,7 @@ def _labelled(
         except (labelled.LabelledSetError, OSError, ShuError) as exc:
             _fail(str(exc))
     with _kb() as kb:
-        written = output or kb.settings.home / "eval-cache" / f"{folder.name}-results"
+        written = output or kb.settings.home / "eval-cache" / f"{data['dataset']}-results"
     labelled.write(graded, data, written)
     if state.as_json:
         _emit_json(data)

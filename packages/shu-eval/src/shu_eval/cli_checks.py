@@ -14,6 +14,7 @@ from shu.serve.console import fail as _fail
 from shu.serve.console import open_from_state as _kb
 from shu.serve.console import out, state
 from shu.serve.console import progress as _progress
+from shu_eval.build import Progress
 
 
 def eval_scope(
@@ -81,6 +82,30 @@ def example_kb(examples: Path, name: str) -> tuple[KnowledgeBase, Path]:
     except ShuError as exc:
         _fail(str(exc))
     return kb, work
+
+
+def corpus_kb(corpus: Path, progress: Progress | None = None) -> KnowledgeBase:
+    """A knowledge base over a corpus in the BEIR layout (`metadata.persona` its personas,
+    `metadata.doc_id` its documents), built once with the configured embedder and enrichment and
+    kept under `<home>/eval-cache` like `shu eval`'s stores (same settings and overrides, no
+    answer cache): a labelled set's questions about a public corpus are asked of it."""
+    from shu_eval.build import open_eval_store
+    from shu_eval.dataset import load_dataset
+
+    try:
+        main = open_kb(state.home, [*state.overrides, "answer.cache=false"])
+        built = open_eval_store(
+            load_dataset(corpus),
+            main.settings,
+            main.parts.embedder,
+            progress,
+            enrich=main.settings.enrich,
+            llm=main.parts.ingest_enricher,
+        )
+    except ShuError as exc:
+        _fail(str(exc))
+    main.close()  # the home's store: the corpus has its own
+    return KnowledgeBase(main.settings, embedder=main.parts.embedder, store=built.store)
 
 
 def eval_verify(

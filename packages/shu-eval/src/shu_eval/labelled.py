@@ -159,14 +159,33 @@ def shipped_folder() -> Path:
 
 
 def is_labelled_set(path: Path) -> bool:
-    """A folder of labelled answer questions (not a BEIR dataset), or the shipped set's name."""
+    """A folder of labelled answer questions (not a BEIR dataset), one of its files of questions
+    (`public-questions.jsonl`), or the shipped set's name."""
     if path.is_dir():
         return (path / "questions.jsonl").is_file() and not (path / "corpus.jsonl").is_file()
+    if path.is_file():
+        return path.name.endswith("questions.jsonl")
     return str(path) == SHIPPED
 
 
 def folder_of(path: Path) -> Path:
+    """The set's folder (its `knowledge_bases.json` is there)."""
+    if path.is_file():
+        return path.parent
     return path if path.is_dir() else shipped_folder()
+
+
+def questions_of(path: Path) -> Path:
+    """The file of questions a set names: the file itself, else its folder's `questions.jsonl`."""
+    return path if path.is_file() else folder_of(path) / "questions.jsonl"
+
+
+def set_name(path: Path) -> str:
+    """The set's name in results: its folder's, and the file's when it is not `questions.jsonl`."""
+    questions = questions_of(path)
+    stem = questions.name.removesuffix(".jsonl")
+    folder = folder_of(path).name
+    return folder if stem == "questions" else f"{folder}-{stem}"
 
 
 def load_questions(path: Path) -> list[LabelledQuestion]:
@@ -527,17 +546,19 @@ def write(graded: list[Graded], data: dict[str, Any], folder: Path) -> None:
 
 
 def evaluate(
-    folder: Path,
+    source: Path,
     open_example: Callable[[str, Path], KnowledgeBase],
     limit: int | None = None,
     progress: Progress | None = None,
     split: str | None = None,
     sample: int | None = None,
 ) -> tuple[list[Graded], dict[str, Any]]:
-    """Read the set in `folder`, open each knowledge base it names (`open_example(name, folder of
-    personas)`: a fresh copy, ingested), ask every question there (of `split`, a fixed `sample`
-    of them, the first `limit`) and sum up."""
-    questions = select(load_questions(folder / "questions.jsonl"), split, sample)[:limit]
+    """Read the set in `source` (a set's folder, or one of its files of questions), open each
+    knowledge base it names (`open_example(name, its folder)`: a folder of personas, a fresh
+    copy ingested; or a corpus in the BEIR layout), ask every question there (of `split`, a
+    fixed `sample` of them, the first `limit`) and sum up."""
+    folder = folder_of(source)
+    questions = select(load_questions(questions_of(source)), split, sample)[:limit]
     folders = load_knowledge_bases(folder)
     needed = sorted({q.kb for q in questions})
     unknown = [name for name in needed if name not in folders]
@@ -546,8 +567,9 @@ def evaluate(
     missing = [str(folders[name]) for name in needed if not folders[name].is_dir()]
     if missing:
         raise LabelledSetError(
-            f"{', '.join(missing)}: no such folder of personas (relative folders are taken from the "
-            "current directory: run from the repository's root, or name them in knowledge_bases.json)"
+            f"{', '.join(missing)}: no such folder of personas or corpus (relative folders are taken "
+            "from the current directory: run from the repository's root, or name them in "
+            "knowledge_bases.json)"
         )
     with ExitStack() as stack:
         kbs = {name: stack.enter_context(open_example(name, folders[name])) for name in needed}
@@ -557,4 +579,4 @@ def evaluate(
             progress,
             rank=lambda q: ranked_documents(kbs[q.kb], q),
         )
-    return graded, results(graded, folder.name)
+    return graded, results(graded, set_name(source))

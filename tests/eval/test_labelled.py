@@ -457,3 +457,12 @@ def test_a_file_of_questions_about_a_corpus_is_asked_of_the_corpus_built_once(tm
     again = CliRunner().invoke(app, [*home, str(tmp_path / "again")])
     assert again.exit_code == 0, again.output
     assert list((tmp_path / "h" / "eval-cache").glob("tiny-*/build.json")) == built  # built once
+
+
+def test_a_count_is_right_only_when_it_is_the_first_number_the_answer_states() -> None:
+    count = _question(id="n", kind="structural", answer_type="count", facts=[["6", "six"]], doc_ids=["a"])
+    assert grade(count, _answer("6 chats mention the store: session 2, session 9."), 0.1).right
+    assert grade(count, _answer("Six chats mention it."), 0.1).right
+    wrong = grade(count, _answer("12 chats mention the store: session 6, 3 June."), 0.1)
+    assert not wrong.right and wrong.missing == [["6", "six"]]
+    assert not grade(count, _answer("The store came up often."), 0.1).right

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from shu.answer.extractive.counting import asks_how_many_documents
 from shu.answer.extractive.covering import asks_which_documents
 from shu.answer.extractive.outline import asks_for_outline, asks_for_summary, headings
 from shu.answer.render import render_answer
@@ -74,12 +75,58 @@ def _cited_documents(answer: Answer) -> list[str]:
         ("Where can I find advice on slugs?", "slugs"),
         ("Where is the refund process documented?", "refund process"),
         ("Is there a guide about composting?", "composting"),
+        ("Which of the chats talk about a pride parade?", "pride parade"),
+        ("Which articles are about Britney Spears?", "Britney Spears"),
+        ("Where does Jon talk about looking for investors?", "investors"),
         ("What is the refund process?", None),
         ("Which plan includes SSO?", None),
     ],
 )
 def test_a_question_asking_which_documents_names_its_subject(question: str, subject: str | None) -> None:
     assert asks_which_documents(question) == subject
+
+
+@pytest.mark.parametrize(
+    ("question", "noun", "subject", "within"),
+    [
+        ("How many documents mention rats?", "documents", "rats", None),
+        ("In how many chats does Joanna's allergy come up?", "chats", "Joanna's allergy", None),
+        (
+            "How many conversations did Jon and Gina have in June 2023?",
+            "conversations",
+            "Jon and Gina",
+            ("2023-06", "2023-06"),
+        ),
+        ("How many betting guides did Sam Eggleston write?", "guides", "betting Sam Eggleston", None),
+        ("How many emails did we get in 2026?", "emails", "", ("2026", "2026")),
+    ],
+)
+def test_a_question_counting_documents_names_what_they_hold_and_when(
+    question: str, noun: str, subject: str, within: tuple[str, str] | None
+) -> None:
+    asked = asks_how_many_documents(question)
+    assert asked is not None and (asked.noun, asked.subject, asked.within) == (noun, subject, within)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many motions were put to a vote at the April general meeting?",  # motions are no documents
+        "How many emails came in May?",  # which May is not said
+        "How many requests per minute does the Pro plan allow?",
+    ],
+)
+def test_a_question_counting_something_else_counts_no_documents(question: str) -> None:
+    assert asks_how_many_documents(question) is None
+
+
+def test_how_many_documents_is_the_number_of_those_that_hold_it_each_listed(garden: KnowledgeBase) -> None:
+    answer = garden.ask("How many documents mention rats?", "garden", use_cache=False)
+    assert answer.text.startswith("2 documents mention rats:")
+    assert sorted(_cited_documents(answer)) == ["compost", "pests"]
+    dated = garden.ask("How many documents are dated April 2026?", "garden", use_cache=False)
+    assert dated.text.startswith("1 document dated 2026-04:")
+    assert _cited_documents(dated) == ["minutes"]
 
 
 def test_which_documents_lists_every_document_that_mentions_the_subject_and_only_those(

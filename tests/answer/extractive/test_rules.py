@@ -11,6 +11,7 @@ from shu.answer.extractive import ExtractiveAnswerer
 from shu.answer.extractive.reading import read_question
 from shu.answer.extractive.rules import (
     RULES,
+    CountOfDocuments,
     DocumentOutline,
     DocumentSummary,
     Found,
@@ -32,6 +33,7 @@ from tests.conftest import CountingEmbedder, PersonaMaker
 
 def test_the_rules_run_collection_first_then_cheapest_and_a_quote_answers_last() -> None:
     assert [type(rule) for rule in RULES] == [
+        CountOfDocuments,
         WhichDocuments,
         DocumentOutline,
         DocumentSummary,

@@ -127,7 +127,8 @@ class LabelledQuestion(BaseModel):
     """The documents that hold the answer: every one must be found (document-level gold)."""
     answer_type: Literal["facts", "complete_list", "count"] = "facts"
     """What the facts are: facts a right answer states, the items of a list it must give whole,
-    or (one fact) the number it counts, `doc_ids` then being the documents counted."""
+    or (one fact) the number it counts, `doc_ids` then being the documents counted: a count is
+    right when it is the first number the answer states (`stated_count`)."""
 
     @model_validator(mode="after")
     def _consistent(self) -> LabelledQuestion:
@@ -258,6 +259,22 @@ def has_fact(normalised_text: str, spellings: Iterable[str]) -> bool:
     return any(f" {normalise(s)} " in padded for s in spellings if normalise(s))
 
 
+_NUMBER_WORDS = frozenset(
+    "no none zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty thirty forty fifty".split()
+)
+
+
+def stated_count(normalised_text: str) -> str | None:
+    """The number an answer states first (digits or a number word): what a count question is
+    judged by, so that an answer listing dates and sessions does not count as right for naming
+    the number somewhere."""
+    for token in normalised_text.split():
+        if token.isdigit() or token in _NUMBER_WORDS:
+            return token
+    return None
+
+
 def declined(answer: Answer) -> bool:
     """Declined (nothing in the knowledge base answers it), deferred (not the persona's subject), or
     its premise corrected (what it asks about is not so)."""
@@ -316,7 +333,11 @@ def grade(
 ) -> Graded:
     gave_up = declined(answer)
     text = normalise(said(answer))
-    missing = [] if gave_up else [fact for fact in question.facts if not has_fact(text, fact)]
+    if question.answer_type == "count":
+        counted = stated_count(text) in {normalise(s) for s in question.facts[0]}
+        missing = [] if gave_up or counted else question.facts
+    else:
+        missing = [] if gave_up else [fact for fact in question.facts if not has_fact(text, fact)]
     if question.expect == "decline":
         right = gave_up
     else:

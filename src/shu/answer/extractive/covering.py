@@ -19,9 +19,12 @@ from shu.answer.extractive.sentences import candidate_sentences
 from shu.answer.quote import quoted
 from shu.types import Answer, AnswerSentence, Chunk, Document, Persona, RetrievalResult
 
-_WHAT = (
-    r"(?:docs?|documents?|files?|pages?|notes|sources|records|guides?|emails?|e-mails?|messages?|reports?)"
+DOCUMENT_NOUNS = (
+    r"(?:docs?|documents?|files?|pages?|notes|sources|records|guides?|emails?|e-mails?|messages?|reports?"
+    r"|articles?|stories|posts?|chats?|conversations?|sessions?|threads?|letters?|memos?|tickets?)"
 )
+"""What a question may call the documents it asks about ("which chats", "how many articles")."""
+_WHAT = DOCUMENT_NOUNS
 _WHICH = re.compile(
     rf"^(?:which|what)\s+(?:of (?:the|our|my) )?{_WHAT}\s+(?:do|does|did)?\s*"
     r"(?:mentions?|covers?|deals? with|talks? about|discuss(?:es)?|describes?|refers? to"
@@ -35,6 +38,10 @@ _WHERE = re.compile(
     r"material|more)\s+)?(?:about|on|regarding|for|of|into)\s+(?P<subject>.+?)[?.!]*$",
     re.I,
 )
+_TALKS = re.compile(
+    r"^where\s+(?:does|did|do)\s+.+?\s+(?:talk|write|speak|say anything)\s+about\s+(?P<subject>.+?)[?.!]*$",
+    re.I,
+)
 _DOCUMENTED = re.compile(
     r"^where\s+(?:is|are)\s+(?P<subject>.+?)\s+"
     r"(?:documented|described|written (?:down|up)|covered|explained)[?.!]*$",
@@ -45,7 +52,9 @@ _ANY = re.compile(
     r"(?:on|about|covering|that (?:mentions?|covers?))\s+(?P<subject>.+?)[?.!]*$",
     re.I,
 )
-_LEADING = re.compile(r"^(?:(?:the|our|my|a|an|any)\s+|[a-z]+ing\s+(?=\w))", re.I)
+_LEADING = re.compile(
+    r"^(?:(?:the|our|my|a|an|any)\s+|[a-z]+ing\s+(?:(?:for|at|into|up|about|on|to)\s+)?(?=\w))", re.I
+)
 """An article, or the verb of the asking ("mention getting alerts in Teams" asks about alerts)."""
 
 MIN_COVERAGE = 0.6
@@ -53,14 +62,15 @@ MIN_COVERAGE = 0.6
 MAX_DOCUMENTS = 10
 _SEARCHED = 100
 """Chunks keyword search brings for the subject (their documents are read, besides retrieval's)."""
-_READ = 40
-"""Documents read at most."""
+_READ = 200
+"""Documents read at most: every document of a persona that has no more, else retrieval's and
+keyword search's first."""
 
 
 def asks_which_documents(question: str) -> str | None:
     """The subject of a question that asks which documents cover it, else None."""
     text = " ".join(question.split())
-    for pattern in (_WHICH, _WHERE, _DOCUMENTED, _ANY):
+    for pattern in (_WHICH, _WHERE, _TALKS, _DOCUMENTED, _ANY):
         match = pattern.match(text)
         if match:
             subject = _LEADING.sub("", match.group("subject").strip())
@@ -76,40 +86,67 @@ class Covering:
     sentence: str
 
 
-def covering_documents(subject: str, persona: str, ranked: list[str], library: Library) -> list[Covering]:
-    """The documents that hold most of `subject`'s words, most covered first (then by `ranked`,
-    retrieval's order), each with its sentence that holds most of them."""
-    wanted = list(dict.fromkeys(stems(" ".join(content_words(subject)))))
-    if not wanted:
-        return []
-    found = library.search_keyword(subject, persona, _SEARCHED)
-    by_chunk = library.chunk_documents([s.chunk_id for s in found])
-    read = list(dict.fromkeys([*ranked, *(by_chunk[s.chunk_id] for s in found if s.chunk_id in by_chunk)]))
-    read = read[:_READ]
+def covering_documents(
+    subject: str,
+    persona: str,
+    ranked: list[str],
+    library: Library,
+    limit: int = MAX_DOCUMENTS,
+    within: tuple[str, str] | None = None,
+) -> list[Covering]:
+    """The documents that hold most of `subject`'s words (in their text, title or metadata: an
+    author, a publisher), most covered first (then by `ranked`, retrieval's order), each with its
+    sentence that holds most of them; `within` (ISO prefixes, first and last): only documents
+    dated then. An empty subject is covered by every document (of the dates asked)."""
+    every = library.list_documents(persona)
+    if len(every) <= _READ:
+        read = [d.id for d in every]
+    else:
+        found = library.search_keyword(subject, persona, _SEARCHED) if subject else []
+        by_chunk = library.chunk_documents([s.chunk_id for s in found])
+        searched = (by_chunk[s.chunk_id] for s in found if s.chunk_id in by_chunk)
+        read = list(dict.fromkeys([*ranked, *searched]))[:_READ]
     documents = library.get_documents(read)
+    if within is not None:
+        documents = {k: d for k, d in documents.items() if _dated_within(d.date, within)}
     chunks = {doc_id: library.list_chunks(doc_id) for doc_id in read if doc_id in documents}
-    held = {
-        doc_id: stems(" ".join([documents[doc_id].title, *(c.text for c in listed)]))
-        for doc_id, listed in chunks.items()
-    }
-    total_documents = max(len(library.list_documents(persona)), len(held), 1)
+    held = {doc_id: stems(_held_text(documents[doc_id], listed)) for doc_id, listed in chunks.items()}
+    wanted = list(dict.fromkeys(stems(" ".join(content_words(subject))))) if subject.strip() else []
     weight = {}
     for word in wanted:
         holding = sum(word in words for words in held.values())
-        if holding:
-            weight[word] = math.log(1 + total_documents / holding)
+        if holding:  # a word no document holds is the asker's, not the documents' ("the switch to")
+            weight[word] = math.log(1 + max(len(every), 1) / holding)
     whole = sum(weight.values())
-    if not whole:
-        return []
+    everywhere = math.log(1 + max(len(every), 1) / max(len(held), 1))
+    if len(weight) < len(wanted) and all(math.isclose(w, everywhere) for w in weight.values()):
+        return []  # no document holds the rest, and what is left every one holds: none is told apart
     order = {doc_id: rank for rank, doc_id in enumerate(ranked)}
     covering = []
     for doc_id, words in held.items():
-        coverage = sum(w for word, w in weight.items() if word in words) / whole
+        coverage = sum(w for word, w in weight.items() if word in words) / whole if whole else 1.0
         if coverage >= MIN_COVERAGE and chunks[doc_id]:
             chunk, sentence = _mentioning(chunks[doc_id], weight)
             covering.append(Covering(documents[doc_id], round(coverage, 4), chunk, sentence))
-    covering.sort(key=lambda c: (-c.coverage, order.get(c.document.id, len(order))))
-    return covering[:MAX_DOCUMENTS]
+    covering.sort(key=lambda c: (-c.coverage, order.get(c.document.id, len(order)), c.document.date or ""))
+    return covering[:limit]
+
+
+def _held_text(document: Document, chunks: list[Chunk]) -> str:
+    """What a document holds: its title, its metadata's names, its text."""
+    named = [str(document.meta.get(k) or "") for k in ("author", "publisher")]
+    people = document.meta.get("participants")
+    if isinstance(people, list):
+        named += [str(p) for p in people]
+    return " ".join([document.title, *named, *(c.text for c in chunks)])
+
+
+def _dated_within(day: str | None, within: tuple[str, str]) -> bool:
+    """A document dated inside the span (a prefix comparison: 2023-06 holds 2023-06-14)."""
+    if not day:
+        return False
+    start, end = within
+    return day[: len(start)] >= start and day[: len(end)] <= end
 
 
 def _mentioning(chunks: list[Chunk], weight: dict[str, float]) -> tuple[Chunk, str]:
@@ -127,9 +164,15 @@ def _mentioning(chunks: list[Chunk], weight: dict[str, float]) -> tuple[Chunk, s
 
 
 def covering_answer(
-    result: RetrievalResult, persona: Persona, subject: str, covering: list[Covering], library: Library
+    result: RetrievalResult,
+    persona: Persona,
+    subject: str,
+    covering: list[Covering],
+    library: Library,
+    head: str | None = None,
 ) -> Answer:
-    """One line a document: its title, what it is, and its sentence about the subject, cited."""
+    """One line a document: its title, what it is, and its sentence about the subject, cited;
+    under `head` (default: how many documents cover the subject)."""
     profiles = library.get_profiles([c.document.id for c in covering])
     sentences, citations = [], []
     for found in covering:
@@ -142,14 +185,14 @@ def covering_answer(
         )
         citations.append(document.citation(section))
     count = "One document covers" if len(covering) == 1 else f"{len(covering)} documents cover"
-    head = AnswerSentence(text=f"{count} {quoted(subject)}:")
-    text = "\n".join([head.text, *(f"- {s.text} {s.citation}" for s in sentences)])
+    lead = AnswerSentence(text=head or f"{count} {quoted(subject)}:")
+    text = "\n".join([lead.text, *(f"- {s.text} {s.citation}" for s in sentences)])
     return Answer(
         question=result.question,
         persona=persona.slug,
         text=text,
         method="extractive",
-        sentences=[head, *sentences],
+        sentences=[lead, *sentences],
         citations=citations,
         hits=result.hits,
     )

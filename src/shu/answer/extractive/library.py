@@ -4,9 +4,11 @@ documents, their chunks and profiles, and keyword search (the store, narrowed to
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Protocol
 
-from shu.analysis import stem, words
+from shu.analysis import stem_words, words
+from shu.relative_dates import day_text
 from shu.store.base import ScoredChunk
 from shu.types import (
     Chunk,
@@ -36,7 +38,8 @@ class Library(Protocol):
 
 
 def stems(text: str) -> set[str]:
-    return {stem(w) for w in words(text)}
+    """The text's words as Porter stems (allergy, allergies → allergi), as keyword search has them."""
+    return set(stem_words(words(text)))
 
 
 def section_of(chunk: Chunk) -> ContextSection:
@@ -56,12 +59,20 @@ def context_document(document: Document, score: float, sections: list[ContextSec
     )
 
 
+def readable_day(day: str) -> str:
+    """ "2026-05-04" → "4 May 2026" (a date that is not a day stays as written)."""
+    try:
+        return day_text(date.fromisoformat(day[:10]))
+    except ValueError:
+        return day
+
+
 def described(document: Document, profile: DocumentProfile | None) -> str:
     """What a document is, in a few words: its type and day, and for a message who wrote to whom
     ("email, 4 May 2026, from Samuel Osei to Dana Whitfield, Amina Diallo")."""
     parts = [document.type.replace("_", " ")] if document.type else []
     if document.date:
-        parts.append(document.date[:10])
+        parts.append(readable_day(document.date))
     if profile is not None:
         authors = [p.name for p in profile.participants if p.role == "author"]
         others = [p.name for p in profile.participants if p.role != "author"]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from shu.answer.extractive.asked import Asked, asked
 from shu.answer.extractive.compare import Side, compared
+from shu.answer.extractive.counting import CountAsked, asks_how_many_documents
 from shu.answer.extractive.covering import asks_which_documents
 from shu.answer.extractive.expected import asks_for_live_information, expected_answer
 from shu.answer.extractive.outline import asks_for_outline, asks_for_summary
@@ -34,6 +35,8 @@ class QuestionReading:
     """asks for what changes by the hour (a forecast, a live price)"""
     when: bool
     """asks when something happened (a message's day is the day it tells of)"""
+    count_of: CountAsked | None = None
+    """asks how many documents there are of something ("how many chats mention the allergy")"""
     documents_about: str | None = None
     """asks which documents cover this ("which documents mention rats" → `rats`)"""
     outline_of: str | None = None
@@ -58,6 +61,7 @@ def read_question(question: str) -> QuestionReading:
         expected=expected_answer(question),
         live=asks_for_live_information(question),
         when=asks_when_it_happened(question, kind),
+        count_of=asks_how_many_documents(question),
         documents_about=asks_which_documents(question),
         outline_of=asks_for_outline(question),
         summary_of=asks_for_summary(question),

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from shu.answer.extractive.candidate import Candidate, citations_of
 from shu.answer.extractive.choose import answering_list, choose, yes_or_no
+from shu.answer.extractive.counting import count_head, counted_documents
 from shu.answer.extractive.covering import covering_answer, covering_documents
 from shu.answer.extractive.document import document_answer
 from shu.answer.extractive.expected import dated_from_today, unstated_attribute
@@ -120,6 +121,21 @@ class LiveInformation:
         if reading.live and not dated_from_today(found.result.context):
             return found.declined(live=True)
         return None
+
+
+class CountOfDocuments:
+    """ "How many chats mention Joanna's allergy?": the number, and the documents counted."""
+
+    def applies(self, reading: QuestionReading, found: Found) -> Answer | None:
+        library, asked = found.reader.library, reading.count_of
+        if asked is None or library is None:
+            return None
+        counted = counted_documents(asked, found.persona.slug, found.ranked, library)
+        if not counted:
+            return None
+        return covering_answer(
+            found.result, found.persona, asked.subject, counted, library, head=count_head(asked, len(counted))
+        )
 
 
 class WhichDocuments:
@@ -244,6 +260,7 @@ class QuotedSentences:
 
 
 RULES: tuple[Rule, ...] = (
+    CountOfDocuments(),
     WhichDocuments(),
     DocumentOutline(),
     DocumentSummary(),

@@ -252,3 +252,53 @@ def test_last_week_is_read_against_the_day_the_question_is_asked(acme: Knowledge
     today = RetrievalPipeline(acme.store, acme.parts.embedder).run("What changed yesterday?", persona)
     scope = today.plan.temporal_scope
     assert scope.start is not None and scope.start == scope.end, "yesterday is one day"
+
+
+# -- routes: the surfaces each kind of question searches, on the default settings (issue 44) ------
+
+
+def test_by_default_a_temporal_question_also_searches_the_question_surface_and_escalates(
+    acme: KnowledgeBase,
+) -> None:
+    result = acme.retrieve("What happened after the March price change?", "acme", limit=1)
+    assert result.plan.query_type == "temporal"
+    assert "routed as temporal: question_weight 1" in result.notes
+    assert result.surfaces.get("questions")
+    assert result.context.escalated, "a document the question surface ranks high, the chunks missed"
+    assert any(note.startswith("escalated to whole documents") for note in result.notes)
+
+
+def test_by_default_a_factual_question_searches_the_chunks_alone(acme: KnowledgeBase) -> None:
+    result = acme.retrieve("How much does the Pro plan cost?", "acme", limit=1)
+    assert result.plan.query_type == "factual"
+    assert "questions" not in result.surfaces and not any("routed" in n for n in result.notes)
+
+
+def test_by_default_a_routed_question_a_synthesized_question_matches_stops_early(
+    acme: KnowledgeBase,
+) -> None:
+    stored = [q.text for q in acme.store.list_questions("biography")]
+    assert "What does Biography of Ada Byron say about Early life?" in stored
+    asked = "What does Biography of Ada Byron say about Early life before 1830?"  # temporal: routed
+    result = acme.retrieve(asked, "acme")
+    assert result.plan.query_type == "temporal"
+    assert any("decisive" in note for note in result.notes), result.notes
+    assert result.retrieval_plan.expanded == []
+
+
+def test_routes_can_be_turned_off(acme: KnowledgeBase) -> None:
+    settings = RetrievalSettings(routes={})
+    persona = acme.persona("acme")
+    result = RetrievalPipeline(acme.store, acme.parts.embedder, settings).run(
+        "What happened after the March price change?", persona, limit=1
+    )
+    assert "questions" not in result.surfaces and not result.context.escalated
+
+
+def test_a_route_never_turns_a_personas_own_weight_down(acme: KnowledgeBase) -> None:
+    persona = acme.persona("acme")
+    params = persona.config.retrieval.model_copy(update={"question_weight": 2.0})
+    result = RetrievalPipeline(acme.store, acme.parts.embedder, RetrievalSettings()).run(
+        "What happened after the March price change?", persona, params
+    )
+    assert not any("routed" in n for n in result.notes)

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from shu.types import RetrievalParams
+from shu.types import QueryType, RetrievalParams
 
 
 class RerankSettings(BaseModel):
@@ -74,6 +74,34 @@ class PersonalSettings(BaseModel):
     depth: int = Field(50, ge=1, le=1000, description="fused results considered for boosting")
 
 
+class Route(BaseModel):
+    """What one kind of question searches besides the chunks: the document-level surfaces' weights
+    for it. A route only turns a surface up: a persona that weighs one more keeps its weight."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    question_weight: float = Field(0.0, ge=0.0, le=5.0, description="the synthesized-question surface")
+    synopsis_weight: float = Field(0.0, ge=0.0, le=5.0, description="the document-synopsis surface")
+    manifest_weight: float = Field(0.0, ge=0.0, le=5.0, description="the capability-manifest surface")
+
+    def over(self, params: RetrievalParams) -> dict[str, float]:
+        """The weights this route raises in `params` (none: nothing to change)."""
+        return {
+            name: value for name, value in self.model_dump().items() if value > float(getattr(params, name))
+        }
+
+
+DEFAULT_ROUTES: dict[QueryType, Route] = {
+    "temporal": Route(question_weight=1.0),
+    "multi_step": Route(question_weight=1.0),
+}
+"""Chosen on the dev half of the beyond-chunks set (issue 44): the synthesized-question surface
+found the documents of temporal questions (document Recall@5 0.833 → 1.000, 6 questions) and of
+questions in several parts (0.903 → 0.970, 20) better than the chunks alone; on relational
+questions it lost (0.812 → 0.688, 4), on structural ones nothing moved, and factual questions
+keep the chunks alone (0.871 → 0.887 on 58, but every factual set measured before lost with it)."""
+
+
 class RetrievalSettings(BaseModel):
     """The query pipeline's stages; each can be switched off. Surface weights live in each
     persona's `retrieval` config."""
@@ -106,6 +134,11 @@ class RetrievalSettings(BaseModel):
     full_document: bool = Field(True, description="document lookups return the whole document")
     escalate: bool = Field(True, description="load a whole document its summary matches but chunks do not")
     personal: PersonalSettings = Field(default_factory=PersonalSettings)
+    routes: dict[QueryType, Route] = Field(
+        default_factory=lambda: dict(DEFAULT_ROUTES),
+        description="per kind of question (the plan's query type): the document-level surfaces it "
+        "searches besides the chunks (`{}`: the chunks alone for every kind)",
+    )
     tuned: dict[str, dict[str, Any]] = Field(
         default_factory=dict,
         description="persona → retrieval parameters fitted by `shu tune`, laid over persona.config.json's",

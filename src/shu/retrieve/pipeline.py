@@ -112,6 +112,7 @@ class RetrievalPipeline:
             notes.append("keyword feedback not applied: it needs the in-memory keyword index (store.keyword)")
         with _timed(timings, "plan"):
             plan = self._plan(question, index)
+            params = self._routed(plan, params, notes)
         with _timed(timings, "transform"):
             queries = self._transform(question, _selective(plan, index), persona)
         with _timed(timings, "search"):
@@ -219,6 +220,15 @@ class RetrievalPipeline:
         if self.planner is not None:
             return self.planner.plan(question, index.known_names())
         return classify(question, index.known_names(), self.today())
+
+    def _routed(self, plan: QueryPlan, params: RetrievalParams, notes: list[str]) -> RetrievalParams:
+        """The parameters with the surfaces the question's kind searches turned up (`routes`)."""
+        route = self.settings.routes.get(plan.query_type)
+        raised = route.over(params) if route is not None else {}
+        if not raised:
+            return params
+        notes.append(f"routed as {plan.query_type}: " + ", ".join(f"{k} {v:g}" for k, v in raised.items()))
+        return params.model_copy(update=raised)
 
     def today(self) -> date:
         """The day questions are asked on: `personal.now` when set, else today."""

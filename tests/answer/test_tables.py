@@ -4,7 +4,7 @@ table rows gathered back into a table with their citations."""
 from __future__ import annotations
 
 from shu.answer.render import render_answer, shown_text
-from shu.answer.tables import Table, blocks, cells, fields, quoted_markdown
+from shu.answer.tables import Table, blocks, cells, fields, needs_gathering, quoted_markdown
 from shu.types import Answer, AnswerSentence, Citation
 
 PRICES = "[^pricing:Pricing > Plans]"
@@ -78,3 +78,22 @@ def test_a_yes_no_verdict_before_a_row_is_said_before_the_table_not_made_a_colum
     shown = quoted_markdown(sentences, between="\n", bullet="- ")
     table = f"| Feature | Starter | Pro | Source |\n| --- | --- | --- | --- |\n| SSO | No | Yes | {PRICES} |"
     assert shown == f"No:\n\n{table}"
+
+
+def test_the_lines_after_a_lead_in_stay_lines_even_when_one_reads_as_a_row() -> None:
+    sentences = [
+        AnswerSentence(text="2 documents cover tiller:"),
+        AnswerSentence(
+            text="**Tool Shed Rules**: Tool: Rotary tiller; Who may use it: trained members",
+            citations=["[^a:x]"],
+        ),
+        AnswerSentence(text="**Minutes**: a tiller safety rule was approved.", citations=["[^b:y]"]),
+    ]
+    assert not needs_gathering(sentences)
+    shown = quoted_markdown(sentences, between="\n", bullet="- ")
+    assert shown.splitlines() == [
+        "2 documents cover tiller:",
+        "",
+        "- **Tool Shed Rules**: Tool: Rotary tiller; Who may use it: trained members [^a:x]",
+        "- **Minutes**: a tiller safety rule was approved. [^b:y]",
+    ]

@@ -106,7 +106,8 @@ def quoted_markdown(sentences: Sequence[AnswerSentence], between: str = " ", bul
     """Quoted sentences as Markdown, each with its citation: a run of table rows spelled out
     with the same headers as one table with a Source column; a sentence holding a table as a
     block, its citation on the line under it; a lead-in that cites nothing and ends in a colon
-    on a line of its own; the rest as `bullet` + sentence, `between` them."""
+    on a line of its own, every sentence after it a line of its list; the rest as `bullet` +
+    sentence, `between` them."""
     parts: list[str] = []
     prose: list[str] = []
 
@@ -116,8 +117,9 @@ def quoted_markdown(sentences: Sequence[AnswerSentence], between: str = " ", bul
             prose.clear()
 
     i = 0
+    listing = False  # after a lead-in every sentence is a line of its list, never a table row
     while i < len(sentences):
-        said, row = _verdict_and_row(sentences[i].text)
+        said, row = _verdict_and_row(sentences[i].text) if not listing else ("", None)
         if row is not None:
             if said:  # "No: Feature: SSO; Starter: No; …": the verdict, then the row as a table
                 end_prose()
@@ -139,7 +141,8 @@ def quoted_markdown(sentences: Sequence[AnswerSentence], between: str = " ", bul
         if not sentence.citations and sentence.text.endswith(":"):  # a lead-in ("3 documents cover …:")
             end_prose()
             parts.append(sentence.text)
-        elif holds_table(sentence.text):
+            listing = True
+        elif holds_table(sentence.text) and not listing:
             end_prose()
             parts.append(f"{sentence.text}\n\n{' '.join(sentence.citations)}".rstrip())
         else:
@@ -150,8 +153,14 @@ def quoted_markdown(sentences: Sequence[AnswerSentence], between: str = " ", bul
 
 
 def needs_gathering(sentences: Sequence[AnswerSentence]) -> bool:
-    """Some sentence is a table row spelled out or holds a table."""
-    return any(_verdict_and_row(s.text)[1] is not None or holds_table(s.text) for s in sentences)
+    """Some sentence is a table row spelled out or holds a table (before a lead-in: what follows
+    one is the lines of its list)."""
+    for s in sentences:
+        if not s.citations and s.text.endswith(":"):
+            return False
+        if _verdict_and_row(s.text)[1] is not None or holds_table(s.text):
+            return True
+    return False
 
 
 _VERDICT = re.compile(r"^(Yes|No):\s+")

@@ -30,6 +30,13 @@ GARDEN = {
         "# Soil and Compost Guide\n\n## Bins\n\nNever add meat or cooked food: it draws rats.\n\n"
         "## Testing\n\nThe soil pH was 6.1 this spring.",
     ),
+    "mail.md": doc(
+        "mail-rats",
+        "Rats by the shed",
+        "# Rats by the shed\n\nSamuel: I saw two rats by the shed this morning.",
+        type="email",
+        date="2026-05-04",
+    ),
     "water.md": doc(
         "water",
         "Watering Rules",
@@ -122,8 +129,10 @@ def test_a_question_counting_something_else_counts_no_documents(question: str) -
 
 def test_how_many_documents_is_the_number_of_those_that_hold_it_each_listed(garden: KnowledgeBase) -> None:
     answer = garden.ask("How many documents mention rats?", "garden", use_cache=False)
-    assert answer.text.startswith("2 documents mention rats:")
-    assert sorted(_cited_documents(answer)) == ["compost", "pests"]
+    assert answer.text.startswith("3 documents mention rats:")
+    assert sorted(_cited_documents(answer)) == ["compost", "mail-rats", "pests"]
+    emails = garden.ask("How many emails mention rats?", "garden", use_cache=False)
+    assert emails.text.startswith("1 email mentions rats:") and _cited_documents(emails) == ["mail-rats"]
     dated = garden.ask("How many documents are dated April 2026?", "garden", use_cache=False)
     assert dated.text.startswith("1 document dated 2026-04:")
     assert _cited_documents(dated) == ["minutes"]
@@ -134,16 +143,17 @@ def test_which_documents_lists_every_document_that_mentions_the_subject_and_only
 ) -> None:
     answer = garden.ask("Which documents mention rats?", "garden", use_cache=False)
     assert answer.method == "extractive" and not answer.insufficient
-    assert sorted(_cited_documents(answer)) == ["compost", "pests"]
+    assert sorted(_cited_documents(answer)) == ["compost", "mail-rats", "pests"]
     assert "**Organic Pest Management Guide**" in answer.text and "**Soil and Compost Guide**" in answer.text
     assert "Watering Rules" not in answer.text
     assert "it draws rats" in answer.text  # each line quotes the sentence that mentions it
-    assert {c.doc_id for c in answer.citations} == {"compost", "pests"}
+    assert {c.doc_id for c in answer.citations} == {"compost", "mail-rats", "pests"}
     shown = render_answer(answer).splitlines()
-    assert shown[0] == "2 documents cover rats:"  # the lead-in on its own line, then a line each
-    assert sorted(line[:5] for line in shown[2:4]) == ["- **O", "- **S"]
+    assert shown[0] == "3 documents cover rats:"  # the lead-in on its own line, then a line each
+    assert sorted(line[:5] for line in shown[2:5]) == ["- **O", "- **R", "- **S"]
+    assert "(email, 4 May 2026)" in answer.text  # what each document is
     chunks = {c.chunk_id for c in answer.citations}
-    assert all(chunk.split("#")[0] in ("compost", "pests") for chunk in chunks)
+    assert all(chunk.split("#")[0] in ("compost", "mail-rats", "pests") for chunk in chunks)
 
 
 def test_with_collection_answers_off_the_reader_quotes_sentences(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from shu.answer.extractive.covering import DOCUMENT_NOUNS, Covering, covering_documents
+from shu.answer.extractive.covering import DOCUMENT_NOUNS, Covering, covering_documents, types_named
 from shu.answer.extractive.library import Library
 from shu.months import MONTHS_RE
 from shu.retrieve.classify import temporal_scope
@@ -64,13 +64,22 @@ def asks_how_many_documents(question: str) -> CountAsked | None:
 
 
 def counted_documents(asked: CountAsked, persona: str, ranked: list[str], library: Library) -> list[Covering]:
-    """The documents counted: those that hold the subject, dated within the span named."""
-    return covering_documents(asked.subject, persona, ranked, library, limit=MAX_COUNTED, within=asked.within)
+    """The documents counted: those that hold the subject, dated within the span named, of the
+    type the question calls them by ("emails")."""
+    return covering_documents(
+        asked.subject,
+        persona,
+        ranked,
+        library,
+        limit=MAX_COUNTED,
+        within=asked.within,
+        types=types_named(asked.noun),
+    )
 
 
 def count_head(asked: CountAsked, count: int) -> str:
     """ "6 chats mention Joanna's allergy:", "4 conversations dated 2023-06:", "29 conversations:"."""
-    what = [f"mention {asked.subject}"] if asked.subject else []
+    what = [f"{'mentions' if count == 1 else 'mention'} {asked.subject}"] if asked.subject else []
     if asked.within is not None:
         start, end = asked.within
         what.append(f"dated {start}" if start == end else f"dated {start} to {end}")

@@ -25,6 +25,29 @@ DOCUMENT_NOUNS = (
 )
 """What a question may call the documents it asks about ("which chats", "how many articles")."""
 _WHAT = DOCUMENT_NOUNS
+_TYPES = {
+    "email": ("email",),
+    "e-mail": ("email",),
+    "message": ("email", "chat"),
+    "chat": ("chat",),
+    "conversation": ("chat",),
+    "meeting": ("meeting", "meeting_notes"),
+    "minutes": ("meeting_notes",),
+    "slide": ("slides",),
+    "guide": ("guide",),
+    "report": ("report",),
+    "ticket": ("ticket",),
+}
+"""The document types a noun names ("emails": documents of type email)."""
+
+
+def types_named(noun: str) -> frozenset[str] | None:
+    """The document types `noun` names, else None (documents of every type)."""
+    singular = noun.lower().removesuffix("s") if noun.lower() != "minutes" else "minutes"
+    found = _TYPES.get(singular)
+    return frozenset(found) if found else None
+
+
 _WHICH = re.compile(
     rf"^(?:which|what)\s+(?:of (?:the|our|my) )?{_WHAT}\s+(?:do|does|did)?\s*"
     r"(?:mentions?|covers?|deals? with|talks? about|discuss(?:es)?|describes?|refers? to"
@@ -93,12 +116,17 @@ def covering_documents(
     library: Library,
     limit: int = MAX_DOCUMENTS,
     within: tuple[str, str] | None = None,
+    types: frozenset[str] | None = None,
 ) -> list[Covering]:
     """The documents that hold most of `subject`'s words (in their text, title or metadata: an
     author, a publisher), most covered first (then by `ranked`, retrieval's order), each with its
     sentence that holds most of them; `within` (ISO prefixes, first and last): only documents
-    dated then. An empty subject is covered by every document (of the dates asked)."""
+    dated then; `types`: only documents of those types, when the persona has any ("emails" in a
+    knowledge base that types none is every document). An empty subject is covered by every
+    document (of the dates and types asked)."""
     every = library.list_documents(persona)
+    if types is not None and any(d.type in types for d in every):
+        every = [d for d in every if d.type in types]
     if len(every) <= _READ:
         read = [d.id for d in every]
     else:
@@ -107,6 +135,8 @@ def covering_documents(
         searched = (by_chunk[s.chunk_id] for s in found if s.chunk_id in by_chunk)
         read = list(dict.fromkeys([*ranked, *searched]))[:_READ]
     documents = library.get_documents(read)
+    kinds = {d.type for d in every}
+    documents = {k: d for k, d in documents.items() if types is None or d.type in kinds}
     if within is not None:
         documents = {k: d for k, d in documents.items() if _dated_within(d.date, within)}
     chunks = {doc_id: library.list_chunks(doc_id) for doc_id in read if doc_id in documents}

@@ -228,3 +228,13 @@ def test_headings_are_the_level_under_the_title_when_every_path_starts_with_it()
     assert [len(c) for _, c in headings(under_title)] == [2, 1]
     top_level = [_chunk("T", 0), _chunk("1. A", 1), _chunk("2. B", 2)]
     assert [h for h, _ in headings(top_level)] == ["T", "1. A", "2. B"]
+
+
+def test_a_count_past_what_is_listed_says_so_and_counts_them_all() -> None:
+    from shu.answer.extractive.counting import MAX_LISTED, CountAsked, count_head
+
+    asked = CountAsked(noun="articles", subject="Diablo 4", within=None)
+    assert count_head(asked, 4) == "4 articles mention Diablo 4:"
+    assert count_head(asked, 1) == "1 article mentions Diablo 4:"
+    many = count_head(asked, MAX_LISTED + 15)
+    assert many == f"{MAX_LISTED + 15} articles mention Diablo 4, the first {MAX_LISTED} listed:"

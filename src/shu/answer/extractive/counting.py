@@ -33,8 +33,8 @@ _DATES = re.compile(
     rf"(?:(?:\d{{1,2}}\s+)?(?:{MONTHS_RE})(?:\s+\d{{1,2}})?,?\s*)?(?:19|20)\d{{2}}\b|\b(?:in|during)\s+(?:{MONTHS_RE})\b",
     re.I,
 )
-MAX_COUNTED = 60
-"""Documents counted at most (and listed)."""
+MAX_LISTED = 60
+"""Documents counted listed at most (the count is of them all)."""
 
 
 @dataclass(frozen=True)
@@ -65,13 +65,14 @@ def asks_how_many_documents(question: str) -> CountAsked | None:
 
 def counted_documents(asked: CountAsked, persona: str, ranked: list[str], library: Library) -> list[Covering]:
     """The documents counted: those that hold the subject, dated within the span named, of the
-    type the question calls them by ("emails")."""
+    type the question calls them by ("emails"). A persona of more documents than the filter reads
+    (`covering`) is counted among those it reads: retrieval's and keyword search's."""
     return covering_documents(
         asked.subject,
         persona,
         ranked,
         library,
-        limit=MAX_COUNTED,
+        limit=None,
         within=asked.within,
         types=types_named(asked.noun),
     )
@@ -83,6 +84,8 @@ def count_head(asked: CountAsked, count: int) -> str:
     if asked.within is not None:
         start, end = asked.within
         what.append(f"dated {start}" if start == end else f"dated {start} to {end}")
+    if count > MAX_LISTED:
+        what.append(f"the first {MAX_LISTED} listed")
     noun = _singular(asked.noun) if count == 1 else asked.noun
     return f"{count} {noun}{' ' + ', '.join(what) if what else ''}:"
 

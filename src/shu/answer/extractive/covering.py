@@ -114,7 +114,7 @@ def covering_documents(
     persona: str,
     ranked: list[str],
     library: Library,
-    limit: int = MAX_DOCUMENTS,
+    limit: int | None = MAX_DOCUMENTS,
     within: tuple[str, str] | None = None,
     types: frozenset[str] | None = None,
 ) -> list[Covering]:
@@ -159,7 +159,7 @@ def covering_documents(
             chunk, sentence = _mentioning(chunks[doc_id], weight)
             covering.append(Covering(documents[doc_id], round(coverage, 4), chunk, sentence))
     covering.sort(key=lambda c: (-c.coverage, order.get(c.document.id, len(order)), c.document.date or ""))
-    return covering[:limit]
+    return covering if limit is None else covering[:limit]
 
 
 def _held_text(document: Document, chunks: list[Chunk]) -> str:

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from shu.answer.extractive.candidate import Candidate, citations_of
 from shu.answer.extractive.choose import answering_list, choose, yes_or_no
-from shu.answer.extractive.counting import count_head, counted_documents
+from shu.answer.extractive.counting import MAX_LISTED, count_head, counted_documents
 from shu.answer.extractive.covering import covering_answer, covering_documents
 from shu.answer.extractive.document import document_answer
 from shu.answer.extractive.expected import dated_from_today, unstated_attribute
@@ -133,9 +133,9 @@ class CountOfDocuments:
         counted = counted_documents(asked, found.persona.slug, found.ranked, library)
         if not counted:
             return None
-        return covering_answer(
-            found.result, found.persona, asked.subject, counted, library, head=count_head(asked, len(counted))
-        )
+        head = count_head(asked, len(counted))
+        listed = counted[:MAX_LISTED]
+        return covering_answer(found.result, found.persona, asked.subject, listed, library, head)
 
 
 class WhichDocuments:

@@ -12,7 +12,7 @@ from shu.answer.extractive import ExtractiveAnswerer
 from shu.answer.factory import create_answerer
 from shu.answer.generate import LLMAnswerer
 from shu.answer.render import render_answer
-from shu.answer.stream import StreamReset
+from shu.answer.stream import StreamReset, final_answer
 from shu.config.settings import AnswerSettings
 from shu.kb import KnowledgeBase
 from shu.models.llm.base import LLMError, Message
@@ -360,3 +360,69 @@ def test_a_question_on_a_false_premise_is_answered_by_correcting_it(support: Kno
     assert answer.premise and not answer.insufficient
     assert answer.text.startswith("There is no Business plan") and "PREMISE" not in answer.text
     assert [c.key for c in answer.citations] == [PRO]
+
+
+MINUTES = {
+    "minutes.md": doc(
+        "minutes",
+        "Minutes of the April Meeting",
+        "# Minutes of the April Meeting\n\n## 1. Seed library\n\nGrace presented the proposal. "
+        "Decision: the seed library opens on 2 May.\n\n"
+        "## 2. Tiller\n\nTobias reported a near-miss in March. Decision: two people must be present "
+        "when the tiller runs.\n\n## 3. Announcements\n\nThe next meeting is in July.",
+        date="2026-04-18",
+    ),
+    "pests.md": doc(
+        "pests",
+        "Pest Guide",
+        "# Pest Guide\n\n## Rodents\n\nRats nest under pallets; keep the compost lids closed.",
+    ),
+    "mail.md": doc(
+        "mail-rats", "Rats by the shed", "# Rats by the shed\n\nI saw two rats by the shed.", type="email"
+    ),
+}
+
+
+@pytest.fixture
+def garden(kb: KnowledgeBase, make_persona: PersonaMaker) -> KnowledgeBase:
+    assert not kb.ingest(make_persona("garden", rag=MINUTES)).failed
+    return kb
+
+
+def collection_answering(garden: KnowledgeBase, reply: str) -> tuple[LLMAnswerer, ScriptedLLM]:
+    model = ScriptedLLM([reply, reply])
+    reader = ExtractiveAnswerer(garden.parts.embedder, library=garden.store)
+    return LLMAnswerer(LLMClient(model, max_retries=0), reader), model
+
+
+@pytest.mark.parametrize("question", ["Which documents mention rats?", "How many documents mention rats?"])
+def test_which_and_how_many_documents_are_counted_over_the_collection_not_written(
+    garden: KnowledgeBase, question: str
+) -> None:
+    answerer, model = collection_answering(
+        garden, "Only the pest guide mentions rats. [^pests:Pest Guide > Rodents]"
+    )
+    result = garden.retrieve(question, persona="garden")
+    answer = final_answer(answerer.stream(result, garden.persona("garden")))
+    assert not model.calls, "a list or a count of documents is the documents', never the model's"
+    assert answer.method == "collection" and answer.quoted
+    assert {c.doc_id for c in answer.citations} == {"pests", "mail-rats"}
+
+
+def test_a_summary_is_written_from_the_whole_document_and_verified_against_it(garden: KnowledgeBase) -> None:
+    july = "[^minutes:Minutes of the April Meeting > 3. Announcements]"
+    reply = (
+        f"The seed library opens on 2 May. [^minutes:Minutes of the April Meeting > 1. Seed library]\n"
+        f"The next meeting is in July. {july}"
+    )
+    answerer, model = collection_answering(garden, reply)
+    result = garden.retrieve("Summarise the April meeting minutes", persona="garden")
+    answer = final_answer(answerer.stream(result, garden.persona("garden")))
+    prompt = model.calls[0][-1].content
+    for heading in ("1. Seed library", "2. Tiller", "3. Announcements"):
+        assert f"Minutes of the April Meeting > {heading}" in prompt, "every section of the document is read"
+    assert "section by section" in model.calls[0][0].content, "told to summarise"
+    assert answer.method == "llm:scripted:scripted"
+    assert july in [c.key for c in answer.citations]
+    assert result.context.escalated == ["minutes"] and result.context.documents[0].full
+    assert july in {s.citation_key for d in result.context.documents for s in d.sections}

@@ -22,6 +22,7 @@ from typing import TypedDict
 from shu.answer.citations import ContextKeys, check_citations
 from shu.answer.extractive import ExtractiveAnswerer
 from shu.answer.extractive.evidence import evidence_context, reader_decided
+from shu.answer.extractive.library import whole_document
 from shu.answer.extractive.polarity import is_yes_no
 from shu.answer.quote import quoted
 from shu.answer.stream import ABSTAIN, PREMISE, AskEvent, KeyFilter, StreamReset, filtered, final_answer
@@ -39,6 +40,11 @@ STYLES: dict[AnswerStyle, str] = {
     "list_sources": "Answer as a short bullet list, one fact per line, each line with its key.",
     "full_document": "Answer directly in a few sentences, with the most specific facts the context gives.",
 }
+SUMMARY_STYLE = (
+    "Summarise the document section by section, one short line a section: what it decided, found or "
+    "says will happen, each line with its key."
+)
+"""A summary of one document: the model reads the whole document (`whole_document`)."""
 _CHARS_PER_TOKEN = 4
 _SOURCE_TAG = re.compile(r"</?\s*source", re.I)
 TASK = (
@@ -89,24 +95,30 @@ class LLMAnswerer:
 
     def stream(self, result: RetrievalResult, persona: Persona) -> Iterator[AskEvent]:
         quoted_answer = self.fallback.answer(result, persona)
-        if quoted_answer.insufficient or quoted_answer.method == "full_document":
-            yield quoted_answer  # nothing answers it, or a lookup answered with the document itself
+        if quoted_answer.insufficient or quoted_answer.method in ("full_document", "collection"):
+            # nothing answers it; a lookup answered with the document itself; or the documents
+            # that cover something, counted or listed, or a document's headings: computed over
+            # the whole knowledge base, where a model could only drop or add one
+            yield quoted_answer
             return
         prompt = load_prompt("answer_numbered" if self.numbered else "answer")
         shown: list[str] = []
         read = result.context
-        if self.model_context == "evidence" and (found := evidence_context(quoted_answer, read)).documents:
+        style = STYLES[result.plan.answer_style]
+        whole = self._summarised(quoted_answer, result.context)
+        if whole is not None:
+            read, style = whole, SUMMARY_STYLE  # a summary is written from the whole document
+        elif self.model_context == "evidence" and (found := evidence_context(quoted_answer, read)).documents:
             read = found  # the reader's chosen sentences, in its order
         short = read is result.context and (self.numbered or self.max_sections is not None)
         context = prompt_context(
             read,
             self.context_tokens,
-            self.max_sections,
+            None if whole is not None else self.max_sections,
             numbered=self.numbered,
             shown=shown,
             ranking=[hit.chunk.id for hit in result.hits] if short else None,
         )
-        style = STYLES[result.plan.answer_style]
         messages = prompt.messages(
             persona_name=persona.display_name,
             persona_description=quoted(persona.description)[
@@ -156,6 +168,23 @@ class LLMAnswerer:
                 ),
             ]
         yield self._fallback(quoted_answer, f"the model's answer was not usable twice: {problem}", spent)
+
+    def _summarised(self, quoted_answer: Answer, context: AssembledContext) -> AssembledContext | None:
+        """The whole document the reader summarised (`summary`: it named one), else None; the
+        answer's context is escalated to it (what the model's claims are verified against)."""
+        if quoted_answer.method != "summary" or not quoted_answer.citations:
+            return None
+        library = self.fallback.library
+        if library is None:
+            return None
+        doc_id = quoted_answer.citations[0].doc_id
+        whole = whole_document(library, doc_id)
+        if whole is not None:
+            others = [d for d in context.documents if d.doc_id != doc_id]
+            context.documents = [*whole.documents, *others]
+            context.escalated = [*context.escalated, doc_id]
+            context.number_parts()
+        return whole
 
     def _finish(
         self, text: str, keys: ContextKeys, result: RetrievalResult, persona: Persona

@@ -9,6 +9,11 @@ from pydantic import BaseModel, Field
 
 from shu.types.retrieval import Citation, RetrievalResult, SearchHit
 
+QUOTED_METHODS = ("extractive", "full_document", "collection", "summary")
+"""The answers made of the documents' own sentences, one a line: the reader's quotes, a document
+given whole, a list or count of documents or a document's headings (`collection`), a document's
+sections each with its sentence (`summary`)."""
+
 
 class AnswerSentence(BaseModel):
     text: str
@@ -135,7 +140,8 @@ class Answer(BaseModel):
     persona: str
     text: str
     method: str
-    """`extractive`, `full_document`, `llm:<provider:model>`, `deferred` (out of scope),
+    """`extractive`, `full_document`, `collection` (which documents, how many, a document's
+    headings), `summary` (a document section by section), `llm:<provider:model>`, `deferred` (out of scope),
     `general:<provider:model>` (out of scope, answered from the model's own knowledge)."""
     sentences: list[AnswerSentence] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
@@ -184,4 +190,4 @@ class Answer(BaseModel):
     @property
     def quoted(self) -> bool:
         """The answer is quoted sentences of documents (one line each), not written prose."""
-        return self.method in ("extractive", "full_document")
+        return self.method in QUOTED_METHODS

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from shu.answer.extractive.counting import asks_how_many_documents
-from shu.answer.extractive.covering import asks_which_documents
 from shu.answer.extractive.outline import asks_for_outline, asks_for_summary, headings
 from shu.answer.render import render_answer
 from shu.kb import KnowledgeBase, open_kb
@@ -74,26 +73,6 @@ def _cited_documents(answer: Answer) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("question", "subject"),
-    [
-        ("Which documents mention rats?", "rats"),
-        ("Which docs mention getting alerts in Microsoft Teams?", "alerts in Microsoft Teams"),
-        ("Where can I read about the drip irrigation pilot?", "drip irrigation pilot"),
-        ("Where can I find advice on slugs?", "slugs"),
-        ("Where is the refund process documented?", "refund process"),
-        ("Is there a guide about composting?", "composting"),
-        ("Which of the chats talk about a pride parade?", "pride parade"),
-        ("Which articles are about Britney Spears?", "Britney Spears"),
-        ("Where does Jon talk about looking for investors?", "investors"),
-        ("What is the refund process?", None),
-        ("Which plan includes SSO?", None),
-    ],
-)
-def test_a_question_asking_which_documents_names_its_subject(question: str, subject: str | None) -> None:
-    assert asks_which_documents(question) == subject
-
-
-@pytest.mark.parametrize(
     ("question", "noun", "subject", "within"),
     [
         ("How many documents mention rats?", "documents", "rats", None),
@@ -142,7 +121,7 @@ def test_which_documents_lists_every_document_that_mentions_the_subject_and_only
     garden: KnowledgeBase,
 ) -> None:
     answer = garden.ask("Which documents mention rats?", "garden", use_cache=False)
-    assert answer.method == "extractive" and not answer.insufficient
+    assert answer.method == "collection" and not answer.insufficient
     assert sorted(_cited_documents(answer)) == ["compost", "mail-rats", "pests"]
     assert "**Organic Pest Management Guide**" in answer.text and "**Soil and Compost Guide**" in answer.text
     assert "Watering Rules" not in answer.text
@@ -238,3 +217,65 @@ def test_a_count_past_what_is_listed_says_so_and_counts_them_all() -> None:
     assert count_head(asked, 1) == "1 article mentions Diablo 4:"
     many = count_head(asked, MAX_LISTED + 15)
     assert many == f"{MAX_LISTED + 15} articles mention Diablo 4, the first {MAX_LISTED} listed:"
+
+
+def test_which_emails_lists_the_emails_only(garden: KnowledgeBase) -> None:
+    answer = garden.ask("Which emails mention rats?", "garden", use_cache=False)
+    assert answer.method == "collection" and _cited_documents(answer) == ["mail-rats"]
+
+
+BETTING = {
+    "spread.md": doc(
+        "spread",
+        "What is a point spread bet?",
+        "# What is a point spread bet?\n\nPoint spread betting sets the odds on the margin of victory.",
+        author="Sam Eggleston",
+    ),
+    "other.md": doc(
+        "other",
+        "Point spreads explained",
+        "# Point spreads explained\n\nA point spread evens the odds; betting on it is popular.",
+        author="Ann Lee",
+    ),
+    "garden.md": doc("garden", "Garden notes", "# Garden notes\n\nThe beans came up in May."),
+}
+
+
+def test_a_document_without_a_name_the_subject_gives_does_not_cover_it(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    assert not kb.ingest(make_persona("sport", rag=BETTING)).failed
+    answer = kb.ask(
+        "Which documents mention point spread betting odds by Sam Eggleston?", "sport", use_cache=False
+    )
+    assert answer.method == "collection" and _cited_documents(answer) == ["spread"]
+    count = kb.ask(
+        "How many articles mention point spread betting odds by Sam Eggleston?", "sport", use_cache=False
+    )
+    assert count.text.startswith("1 article mentions")
+
+
+SSO = {
+    "faq.md": doc(
+        "faq",
+        "FAQ",
+        "# FAQ\n\n## Break-glass\n\nThe break-glass login is for emergencies.",
+    ),
+    "setup.md": doc(
+        "setup",
+        "SSO setup",
+        "# SSO setup\n\n## Outages\n\nAn Owner can always log in with a password when the identity "
+        "provider is down, bypassing SSO.",
+    ),
+    "billing.md": doc("billing", "Billing", "# Billing\n\nInvoices are sent monthly to the Owner."),
+}
+
+
+def test_a_document_that_holds_the_subject_s_description_covers_it_too(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    assert not kb.ingest(make_persona("support", rag=SSO)).failed
+    question = "Which documents cover the break-glass login that lets an Owner bypass SSO when the identity"
+    question += " provider is down?"
+    answer = kb.ask(question, "support", use_cache=False)
+    assert answer.method == "collection" and sorted(_cited_documents(answer)) == ["faq", "setup"]

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from shu.answer.extractive.covering import DOCUMENT_NOUNS, Covering, covering_documents, types_named
+from shu.answer.extractive.covering import Covering, covering_documents
+from shu.answer.extractive.documents_asked import DOCUMENT_NOUNS, types_named
 from shu.answer.extractive.library import Library
 from shu.months import MONTHS_RE
 from shu.retrieve.classify import temporal_scope

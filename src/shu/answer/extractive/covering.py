@@ -17,70 +17,16 @@ from shu.analysis import content_words
 from shu.answer.extractive.library import Library, context_document, described, section_of, stems
 from shu.answer.extractive.sentences import candidate_sentences
 from shu.answer.quote import quoted
+from shu.months import MONTH_NAMES
 from shu.types import Answer, AnswerSentence, Chunk, Document, Persona, RetrievalResult
 
-DOCUMENT_NOUNS = (
-    r"(?:docs?|documents?|files?|pages?|notes|sources|records|guides?|emails?|e-mails?|messages?|reports?"
-    r"|articles?|stories|posts?|chats?|conversations?|sessions?|threads?|letters?|memos?|tickets?)"
-)
-"""What a question may call the documents it asks about ("which chats", "how many articles")."""
-_WHAT = DOCUMENT_NOUNS
-_TYPES = {
-    "email": ("email",),
-    "e-mail": ("email",),
-    "message": ("email", "chat"),
-    "chat": ("chat",),
-    "conversation": ("chat",),
-    "meeting": ("meeting", "meeting_notes"),
-    "minutes": ("meeting_notes",),
-    "slide": ("slides",),
-    "guide": ("guide",),
-    "report": ("report",),
-    "ticket": ("ticket",),
-}
-"""The document types a noun names ("emails": documents of type email)."""
-
-
-def types_named(noun: str) -> frozenset[str] | None:
-    """The document types `noun` names, else None (documents of every type)."""
-    singular = noun.lower().removesuffix("s") if noun.lower() != "minutes" else "minutes"
-    found = _TYPES.get(singular)
-    return frozenset(found) if found else None
-
-
-_WHICH = re.compile(
-    rf"^(?:which|what)\s+(?:of (?:the|our|my) )?{_WHAT}\s+(?:do|does|did)?\s*"
-    r"(?:mentions?|covers?|deals? with|talks? about|discuss(?:es)?|describes?|refers? to"
-    r"|says? (?:anything )?about|(?:have|has) (?:anything )?(?:on|about)|(?:is|are) about|touch(?:es)? on)"
-    r"\s+(?P<subject>.+?)[?.!]*$",
-    re.I,
-)
-_WHERE = re.compile(
-    r"^where\s+(?:can|could|do|should|would|might)\s+(?:i|we|you|one)\s+(?:read|find|look|learn|get|see)\s+"
-    r"(?:up\s+)?(?:more\s+)?(?:(?:information|info|advice|anything|something|details|guidance|documentation|"
-    r"material|more)\s+)?(?:about|on|regarding|for|of|into)\s+(?P<subject>.+?)[?.!]*$",
-    re.I,
-)
-_TALKS = re.compile(
-    r"^where\s+(?:does|did|do)\s+.+?\s+(?:talk|write|speak|say anything)\s+about\s+(?P<subject>.+?)[?.!]*$",
-    re.I,
-)
-_DOCUMENTED = re.compile(
-    r"^where\s+(?:is|are)\s+(?P<subject>.+?)\s+"
-    r"(?:documented|described|written (?:down|up)|covered|explained)[?.!]*$",
-    re.I,
-)
-_ANY = re.compile(
-    rf"^(?:is there|are there|do (?:we|you) have)\s+(?:a|an|any)\s+(?:{_WHAT}|anything|something)\s+"
-    r"(?:on|about|covering|that (?:mentions?|covers?))\s+(?P<subject>.+?)[?.!]*$",
-    re.I,
-)
-_LEADING = re.compile(
-    r"^(?:(?:the|our|my|a|an|any)\s+|[a-z]+ing\s+(?:(?:for|at|into|up|about|on|to)\s+)?(?=\w))", re.I
-)
-"""An article, or the verb of the asking ("mention getting alerts in Teams" asks about alerts)."""
-
-MIN_COVERAGE = 0.6
+_NOT_SUBJECT = frozenset({"mani", "much", "t", "s", "d", "ll", "ve", "re", "m"})
+"""Words of a subject clause that name nothing: "how many", what is left of "can't", "it's"."""
+_NAME = re.compile(r"\b[A-Z]\w+")
+_DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
+_NOT_NAMES = frozenset(stems(" ".join([*MONTH_NAMES, _DAYS])))
+"""A name in a subject is a word written with a capital, not a month or a day."""
+MIN_COVERAGE = 0.5
 """The share of the subject's (weighted) words a document must hold to be listed."""
 MAX_DOCUMENTS = 10
 _SEARCHED = 100
@@ -88,17 +34,6 @@ _SEARCHED = 100
 _READ = 200
 """Documents read at most: every document of a persona that has no more, else retrieval's and
 keyword search's first."""
-
-
-def asks_which_documents(question: str) -> str | None:
-    """The subject of a question that asks which documents cover it, else None."""
-    text = " ".join(question.split())
-    for pattern in (_WHICH, _WHERE, _TALKS, _DOCUMENTED, _ANY):
-        match = pattern.match(text)
-        if match:
-            subject = _LEADING.sub("", match.group("subject").strip())
-            return subject or None
-    return None
 
 
 @dataclass(frozen=True)
@@ -117,13 +52,15 @@ def covering_documents(
     limit: int | None = MAX_DOCUMENTS,
     within: tuple[str, str] | None = None,
     types: frozenset[str] | None = None,
+    described: str = "",
 ) -> list[Covering]:
     """The documents that hold most of `subject`'s words (in their text, title or metadata: an
-    author, a publisher), most covered first (then by `ranked`, retrieval's order), each with its
-    sentence that holds most of them; `within` (ISO prefixes, first and last): only documents
-    dated then; `types`: only documents of those types, when the persona has any ("emails" in a
-    knowledge base that types none is every document). An empty subject is covered by every
-    document (of the dates and types asked)."""
+    author, a publisher), or most of `described`'s (the subject with the words describing it:
+    "the break-glass login that lets an Owner bypass SSO"), most covered first (then by `ranked`,
+    retrieval's order), each with its sentence that holds most of them; `within` (ISO prefixes,
+    first and last): only documents dated then; `types`: only documents of those types, when the
+    persona has any ("emails" in a knowledge base that types none is every document). An empty
+    subject is covered by every document (of the dates and types asked)."""
     every = library.list_documents(persona)
     if types is not None and any(d.type in types for d in every):
         every = [d for d in every if d.type in types]
@@ -141,25 +78,54 @@ def covering_documents(
         documents = {k: d for k, d in documents.items() if _dated_within(d.date, within)}
     chunks = {doc_id: library.list_chunks(doc_id) for doc_id in read if doc_id in documents}
     held = {doc_id: stems(_held_text(documents[doc_id], listed)) for doc_id, listed in chunks.items()}
-    wanted = list(dict.fromkeys(stems(" ".join(content_words(subject))))) if subject.strip() else []
-    weight = {}
-    for word in wanted:
-        holding = sum(word in words for words in held.values())
-        if holding:  # a word no document holds is the asker's, not the documents' ("the switch to")
-            weight[word] = math.log(1 + max(len(every), 1) / holding)
-    whole = sum(weight.values())
-    everywhere = math.log(1 + max(len(every), 1) / max(len(held), 1))
-    if len(weight) < len(wanted) and all(math.isclose(w, everywhere) for w in weight.values()):
-        return []  # no document holds the rest, and what is left every one holds: none is told apart
+    asked = [text for text in dict.fromkeys([subject, described]) if text.strip()]
+    weighings = [w for w in (_weighing(text, held, len(every)) for text in asked) if w is not None]
+    if subject.strip() and not weighings:
+        return []
     order = {doc_id: rank for rank, doc_id in enumerate(ranked)}
     covering = []
     for doc_id, words in held.items():
-        coverage = sum(w for word, w in weight.items() if word in words) / whole if whole else 1.0
+        scored = [(weighing.coverage(words), weighing.weight) for weighing in weighings]
+        coverage, weight = max(scored, key=lambda pair: pair[0]) if scored else (1.0, {})
         if coverage >= MIN_COVERAGE and chunks[doc_id]:
             chunk, sentence = _mentioning(chunks[doc_id], weight)
             covering.append(Covering(documents[doc_id], round(coverage, 4), chunk, sentence))
     covering.sort(key=lambda c: (-c.coverage, order.get(c.document.id, len(order)), c.document.date or ""))
     return covering if limit is None else covering[:limit]
+
+
+@dataclass(frozen=True)
+class Weighing:
+    """What a subject asks of a document: its words, each weighted by how few documents hold it,
+    and its names (a word written with a capital: "Sam Eggleston", "SCIM"), which a document
+    must hold to cover it."""
+
+    weight: dict[str, float]
+    names: frozenset[str]
+
+    def coverage(self, words: set[str]) -> float:
+        """The share of the weight the document's words hold; 0 without one of the names."""
+        if not self.names <= words:
+            return 0.0
+        whole = sum(self.weight.values())
+        return sum(w for word, w in self.weight.items() if word in words) / whole if whole else 1.0
+
+
+def _weighing(subject: str, held: dict[str, set[str]], documents: int) -> Weighing | None:
+    """The subject's words that a document holds, weighted; None when the words no document holds
+    are the asker's and what is left every document holds — nothing tells the documents apart."""
+    wanted = [w for w in dict.fromkeys(stems(" ".join(content_words(subject)))) if w not in _NOT_SUBJECT]
+    weight = {}
+    for word in wanted:
+        holding = sum(word in words for words in held.values())
+        if holding:  # a word no document holds is the asker's, not the documents' ("the switch to")
+            weight[word] = math.log(1 + max(documents, 1) / holding)
+    everywhere = math.log(1 + max(documents, 1) / max(len(held), 1))
+    told_apart = any(not math.isclose(w, everywhere) for w in weight.values())
+    if not weight or (len(weight) < len(wanted) and not told_apart):
+        return None
+    names = frozenset(stems(" ".join(_NAME.findall(subject)))) & weight.keys() - _NOT_NAMES
+    return Weighing(weight, names)
 
 
 def _held_text(document: Document, chunks: list[Chunk]) -> str:
@@ -221,7 +187,7 @@ def covering_answer(
         question=result.question,
         persona=persona.slug,
         text=text,
-        method="extractive",
+        method="collection",
         sentences=[lead, *sentences],
         citations=citations,
         hits=result.hits,

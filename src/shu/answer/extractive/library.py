@@ -11,6 +11,7 @@ from shu.analysis import stem_words, words
 from shu.relative_dates import day_text
 from shu.store.base import ScoredChunk
 from shu.types import (
+    AssembledContext,
     Chunk,
     ContextDocument,
     ContextSection,
@@ -57,6 +58,18 @@ def context_document(document: Document, score: float, sections: list[ContextSec
         score=score,
         sections=sections,
     )
+
+
+def whole_document(library: Library, doc_id: str) -> AssembledContext | None:
+    """A document given whole, every section under its own key, as the context of an answer about
+    the document as a whole (a summary of it); None when the store has no such document."""
+    document = library.get_documents([doc_id]).get(doc_id)
+    if document is None:
+        return None
+    whole = context_document(document, 1.0, [section_of(c) for c in library.list_chunks(doc_id)])
+    context = AssembledContext(documents=[whole.model_copy(update={"full": True})], escalated=[doc_id])
+    context.number_parts()
+    return context
 
 
 def readable_day(day: str) -> str:

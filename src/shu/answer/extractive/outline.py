@@ -113,7 +113,7 @@ def outline_answer(
         sentences.append(AnswerSentence(text=quoted(heading), citations=[section.citation_key]))
         citations.append(_citation(document, section))
     head = f"**{quoted(document.title)}** covers:"
-    return _answer(result, persona, head, sentences, citations)
+    return _answer(result, persona, head, sentences, citations, "collection")
 
 
 def summary_answer(
@@ -143,7 +143,7 @@ def summary_answer(
         sentences.append(AnswerSentence(text=text, citations=[section.citation_key]))
         citations.append(_citation(document, section))
     head = f"**{quoted(document.title)}**, section by section:"
-    return _answer(result, persona, head, sentences, citations)
+    return _answer(result, persona, head, sentences, citations, "summary")
 
 
 def _citation(document: Document, section: ContextSection) -> Citation:
@@ -156,13 +156,14 @@ def _answer(
     head: str,
     sentences: list[AnswerSentence],
     citations: list[Citation],
+    method: str,
 ) -> Answer:
     text = "\n".join([head, *(f"- {s.text} {s.citation}" for s in sentences)])
     return Answer(
         question=result.question,
         persona=persona.slug,
         text=text,
-        method="extractive",
+        method=method,
         sentences=[AnswerSentence(text=head), *sentences],
         citations=citations,
         hits=result.hits,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from shu.answer.extractive.asked import Asked, asked
 from shu.answer.extractive.compare import Side, compared
 from shu.answer.extractive.counting import CountAsked, asks_how_many_documents
-from shu.answer.extractive.covering import asks_which_documents
+from shu.answer.extractive.documents_asked import DocumentsAsked, asks_which_documents
 from shu.answer.extractive.expected import asks_for_live_information, expected_answer
 from shu.answer.extractive.outline import asks_for_outline, asks_for_summary
 from shu.answer.extractive.polarity import is_yes_no
@@ -37,8 +37,8 @@ class QuestionReading:
     """asks when something happened (a message's day is the day it tells of)"""
     count_of: CountAsked | None = None
     """asks how many documents there are of something ("how many chats mention the allergy")"""
-    documents_about: str | None = None
-    """asks which documents cover this ("which documents mention rats" → `rats`)"""
+    documents_about: DocumentsAsked | None = None
+    """asks which documents cover something ("which emails mention rats" → `rats`, of type email)"""
     outline_of: str | None = None
     """asks what a document covers ("what topics does the handbook cover" → `handbook`)"""
     summary_of: str | None = None

@@ -145,11 +145,14 @@ class WhichDocuments:
         library = found.reader.library
         if reading.documents_about is None or library is None:
             return None
-        subject = reading.documents_about
-        covering = covering_documents(subject, found.persona.slug, found.ranked, library)
+        asked = reading.documents_about
+        persona, ranked = found.persona.slug, found.ranked
+        covering = covering_documents(
+            asked.subject, persona, ranked, library, types=asked.types, described=asked.described
+        )
         if not covering:
             return None
-        return covering_answer(found.result, found.persona, subject, covering, library)
+        return covering_answer(found.result, found.persona, asked.subject, covering, library)
 
 
 class DocumentOutline:

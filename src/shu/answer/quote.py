@@ -20,6 +20,12 @@ def quoted(text: str) -> str:
     return safe_links(_KEY_LIKE.sub(lambda m: f"(^{m.group(1)})", text))
 
 
+def quoted_line(text: str) -> str:
+    """`quoted(text)` on one line: a line break inside a title or heading cannot start a line
+    of its own in an answer made of lines (a forged list item)."""
+    return quoted(" ".join(text.split()))
+
+
 def safe_links(text: str) -> str:
     """`text` with no Markdown link, reference definition or autolink to anything but http(s):
     `[x](javascript:…)` → `[x] (javascript:…)`, `[r]: …` → `[r] : …`, `<data:…>` → `< data:…>`.

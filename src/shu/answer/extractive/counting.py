@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from shu.answer.extractive.covering import Covering, covering_documents
 from shu.answer.extractive.documents_asked import DOCUMENT_NOUNS, types_named
 from shu.answer.extractive.library import Library
+from shu.answer.quote import quoted_line
 from shu.months import MONTHS_RE
 from shu.retrieve.classify import temporal_scope
 
@@ -81,7 +82,8 @@ def counted_documents(asked: CountAsked, persona: str, ranked: list[str], librar
 
 def count_head(asked: CountAsked, count: int) -> str:
     """ "6 chats mention Joanna's allergy:", "4 conversations dated 2023-06:", "29 conversations:"."""
-    what = [f"{'mentions' if count == 1 else 'mention'} {asked.subject}"] if asked.subject else []
+    subject = quoted_line(asked.subject)  # the asker's words: a key-like string in them is no citation
+    what = [f"{'mentions' if count == 1 else 'mention'} {subject}"] if subject else []
     if asked.within is not None:
         start, end = asked.within
         what.append(f"dated {start}" if start == end else f"dated {start} to {end}")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from shu.analysis import content_words
 from shu.answer.extractive.library import Library, context_document, described, section_of, stems
 from shu.answer.extractive.sentences import candidate_sentences
-from shu.answer.quote import quoted
+from shu.answer.quote import quoted_line
 from shu.months import MONTH_NAMES
 from shu.types import Answer, AnswerSentence, Chunk, Document, Persona, RetrievalResult
 
@@ -175,13 +175,13 @@ def covering_answer(
         section = section_of(found.chunk)
         document = context_document(found.document, found.coverage, [section])
         about = described(found.document, profiles.get(found.document.id))
-        line = f"**{quoted(found.document.title)}**" + (f" ({quoted(about)})" if about else "")
+        line = f"**{quoted_line(found.document.title)}**" + (f" ({quoted_line(about)})" if about else "")
         sentences.append(
-            AnswerSentence(text=f"{line}: {quoted(found.sentence)}", citations=[section.citation_key])
+            AnswerSentence(text=f"{line}: {quoted_line(found.sentence)}", citations=[section.citation_key])
         )
         citations.append(document.citation(section))
     count = "One document covers" if len(covering) == 1 else f"{len(covering)} documents cover"
-    lead = AnswerSentence(text=head or f"{count} {quoted(subject)}:")
+    lead = AnswerSentence(text=head or f"{count} {quoted_line(subject)}:")
     text = "\n".join([lead.text, *(f"- {s.text} {s.citation}" for s in sentences)])
     return Answer(
         question=result.question,

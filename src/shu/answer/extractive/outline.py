@@ -13,7 +13,7 @@ import re
 from shu.analysis import content_words
 from shu.answer.extractive.library import Library, context_document, section_of, stems
 from shu.answer.extractive.sentences import candidate_sentences
-from shu.answer.quote import quoted
+from shu.answer.quote import quoted_line
 from shu.types import (
     Answer,
     AnswerSentence,
@@ -110,9 +110,9 @@ def outline_answer(
     sentences, citations = [], []
     for heading, chunks in found:
         section = section_of(chunks[0])
-        sentences.append(AnswerSentence(text=quoted(heading), citations=[section.citation_key]))
+        sentences.append(AnswerSentence(text=quoted_line(heading), citations=[section.citation_key]))
         citations.append(_citation(document, section))
-    head = f"**{quoted(document.title)}** covers:"
+    head = f"**{quoted_line(document.title)}** covers:"
     return _answer(result, persona, head, sentences, citations, "collection")
 
 
@@ -139,10 +139,10 @@ def summary_answer(
         if best is None:
             continue
         section = section_of(best[1])
-        text = f"**{quoted(heading)}**: {quoted(best[2])}"
+        text = f"**{quoted_line(heading)}**: {quoted_line(best[2])}"
         sentences.append(AnswerSentence(text=text, citations=[section.citation_key]))
         citations.append(_citation(document, section))
-    head = f"**{quoted(document.title)}**, section by section:"
+    head = f"**{quoted_line(document.title)}**, section by section:"
     return _answer(result, persona, head, sentences, citations, "summary")
 
 

@@ -68,7 +68,10 @@ def test_the_example_personas_gold_is_in_their_documents() -> None:
             text = path.read_text(encoding="utf-8")
             found = re.search(r"^id:\s*(\S+)", text, re.M)
             documents.setdefault(persona, {})[found.group(1) if found else path.stem] = normalise(text)
-    written = load_questions(FOLDER / "questions.jsonl") + load_questions(FOLDER / "which-documents-questions.jsonl")
+    written = [
+        *load_questions(FOLDER / "questions.jsonl"),
+        *load_questions(FOLDER / "which-documents-questions.jsonl"),
+    ]
     asked = [q for q in written if q.persona in RAG]
     assert len(asked) >= 100
     assert [p for q in asked for p in _check(q, documents[q.persona])] == []

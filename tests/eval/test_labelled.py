@@ -466,3 +466,29 @@ def test_a_count_is_right_only_when_it_is_the_first_number_the_answer_states() -
     wrong = grade(count, _answer("12 chats mention the store: session 6, 3 June."), 0.1)
     assert not wrong.right and wrong.missing == [["6", "six"]]
     assert not grade(count, _answer("The store came up often."), 0.1).right
+
+
+@pytest.mark.parametrize(
+    ("knowledge_bases", "said"),
+    [
+        ('{"tiny": "/nonexistent/corpus"}', "/nonexistent/corpus: no such folder of personas"),
+        ('{"tiny": ', "knowledge_bases.json: Expecting value"),
+        ('["tiny"]', "expected an object of name → folder"),
+        ('{"tiny": 3}', "expected an object of name → folder"),
+    ],
+)
+def test_a_public_file_whose_knowledge_base_is_missing_or_misnamed_is_a_clear_error(
+    tmp_path: Path, knowledge_bases: str, said: str
+) -> None:
+    folder = tmp_path / "set"
+    folder.mkdir()
+    (folder / "knowledge_bases.json").write_text(knowledge_bases, encoding="utf-8")
+    row = _row(
+        id="p-1", kb="tiny", persona="geo", question="When?", kind="when", facts=[["1783"]], doc_ids=["r1"]
+    )
+    questions = folder / "public-questions.jsonl"
+    _write(questions, [row])
+    result = CliRunner().invoke(app, ["--home", str(tmp_path / "h"), "eval", str(questions), "--answers"])
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.exception
+    assert said in " ".join(result.output.split()), result.output
+    assert "Traceback" not in result.output

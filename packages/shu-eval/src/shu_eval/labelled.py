@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 from statistics import fmean, median
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
@@ -49,57 +49,24 @@ from shu.types import Answer
 if TYPE_CHECKING:
     from shu.kb import KnowledgeBase
 
-ANSWER_KINDS = (
-    "value",
-    "who",
-    "when",
-    "where",
-    "why",
-    "resolution",
-    "decision",
-    "comparison",
-    "yesno",
-    "table",
-    "list",
-)
-BEYOND_CHUNKS_KINDS = (
-    "interpretive",
-    "synthesized",
-    "relational",
-    "structural",
-    "temporal",
-    "which_documents",
-)
+AnswerKind = Literal[
+    "value", "who", "when", "where", "why", "resolution", "decision", "comparison", "yesno", "table", "list"
+]
+BeyondChunksKind = Literal[
+    "interpretive", "synthesized", "relational", "structural", "temporal", "which_documents"
+]
 """The kinds chunk retrieval answers badly (issue 44; the `beyond-chunks` set asks them)."""
-DECLINE_KINDS = ("absent_entity", "not_in_documents", "out_of_scope")
+DeclineKind = Literal["absent_entity", "not_in_documents", "out_of_scope"]
+Kind = AnswerKind | BeyondChunksKind | DeclineKind
+ANSWER_KINDS: tuple[str, ...] = get_args(AnswerKind)
+BEYOND_CHUNKS_KINDS: tuple[str, ...] = get_args(BeyondChunksKind)
+DECLINE_KINDS: tuple[str, ...] = get_args(DeclineKind)
 KINDS = ANSWER_KINDS + BEYOND_CHUNKS_KINDS + DECLINE_KINDS
 SPLITS = ("test", "dev")
 EXAMPLE_KNOWLEDGE_BASES = {"personas": Path("examples/personas"), "office-kb": Path("examples/office-kb")}
 SHIPPED = "answers"
 """The name that means the shipped set (`shu eval answers --answers`)."""
 
-Kind = Literal[
-    "value",
-    "who",
-    "when",
-    "where",
-    "why",
-    "resolution",
-    "decision",
-    "comparison",
-    "yesno",
-    "table",
-    "list",
-    "interpretive",
-    "synthesized",
-    "relational",
-    "structural",
-    "temporal",
-    "which_documents",
-    "absent_entity",
-    "not_in_documents",
-    "out_of_scope",
-]
 Progress = Callable[[str, int, int], None]
 _KEYS = re.compile(r"\[\^[^\]\n]*\]")
 _THOUSANDS = re.compile(r"(?<=\d)[,\u00a0\u202f\u2009'](?=\d{3}(?!\d))")

@@ -473,3 +473,31 @@ def test_j_a_contradicted_claim_is_marked_on_its_own_line_and_in_the_trace(serve
     turn.locator(".trace summary").click()
     expect(turn.locator(".verdict.contradicted .badge")).to_have_text("contradicted")
     expect(turn.locator(".trace")).to_contain_text("its 16 calls (llm.budget.max_calls) were spent")
+
+
+def test_k_which_documents_is_a_list_of_the_documents_each_cited_at_any_width(
+    served: Served, page: Any, tmp_path: Path
+) -> None:
+    """A question about the collection is answered with the documents, one line each, by the
+    reader (the model is not asked), on a desktop and at phone width."""
+    open_page(page, served.url)
+    turn = ask(page, "Which documents mention SCIM provisioning?")
+    text = turn.locator(".answer-text")
+    expect(text).to_contain_text("4 documents cover SCIM provisioning:")
+    items = text.locator("li")
+    expect(items).to_have_count(4)
+    titles = sorted(t.split(" (")[0].split(":")[0] for t in items.all_inner_texts())
+    assert titles == [
+        "Lumen Analytics Frequently Asked Questions",
+        "New Workspace Onboarding Checklist",
+        "Pricing and Plans",
+        "SSO and SAML Setup Guide",
+    ]
+    for n in range(4):
+        expect(items.nth(n).locator("button.cite")).to_have_count(1)
+    assert "$65" not in text.inner_text(), "the scripted model was not asked"
+    assert "|" not in text.inner_text()
+    turn.screenshot(path=str(screenshot_path(tmp_path, "web-which-documents.png")))
+    page.set_viewport_size(PHONE)
+    assert no_horizontal_overflow(page)
+    turn.screenshot(path=str(screenshot_path(tmp_path, "web-which-documents-phone.png")))

@@ -13,7 +13,7 @@ from shu.answer.factory import create_answerer
 from shu.answer.generate import LLMAnswerer
 from shu.answer.render import render_answer
 from shu.answer.stream import StreamReset, final_answer
-from shu.config.settings import AnswerSettings
+from shu.config.settings import AnswerSettings, load_settings
 from shu.kb import KnowledgeBase
 from shu.models.llm.base import LLMError, Message
 from shu.models.llm.client import LLMClient
@@ -426,3 +426,20 @@ def test_a_summary_is_written_from_the_whole_document_and_verified_against_it(ga
     assert july in [c.key for c in answer.citations]
     assert result.context.escalated == ["minutes"] and result.context.documents[0].full
     assert july in {s.citation_key for d in result.context.documents for s in d.sections}
+
+
+def test_with_a_model_and_default_settings_a_summary_escalates_to_the_whole_document(
+    garden: KnowledgeBase,
+) -> None:
+    """The default path (every setting as shipped, a model configured; its JSON never parses, so
+    the planner and verifier use their rules and the budget lets it go on): asking for a summary
+    of a document escalates the answer's context to the whole of it."""
+    seed = "[^minutes:Minutes of the April Meeting > 1. Seed library]"
+    model = ScriptedLLM(lambda messages, schema: f"The seed library opens on 2 May. {seed}")
+    settings = load_settings(garden.settings.home, ["llm.budget.max_json_failures=0"])
+    with KnowledgeBase(settings, garden.parts.embedder, garden.store, llm=LLMClient(model)) as kb:
+        answer = kb.ask("Summarise the April meeting minutes", "garden", use_cache=False)
+        listed = kb.ask("Which documents mention rats?", "garden", use_cache=False)
+    assert answer.method == "llm:scripted:scripted" and [c.key for c in answer.citations] == [seed]
+    assert answer.retrieval is not None and answer.retrieval.context.escalated == ["minutes"]
+    assert listed.method == "collection" and {c.doc_id for c in listed.citations} == {"pests", "mail-rats"}

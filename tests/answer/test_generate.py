@@ -389,10 +389,12 @@ def garden(kb: KnowledgeBase, make_persona: PersonaMaker) -> KnowledgeBase:
     return kb
 
 
-def collection_answering(garden: KnowledgeBase, reply: str) -> tuple[LLMAnswerer, ScriptedLLM]:
-    model = ScriptedLLM([reply, reply])
+def collection_answering(
+    garden: KnowledgeBase, reply: str, **options: Any
+) -> tuple[LLMAnswerer, ScriptedLLM]:
+    model = ScriptedLLM(lambda messages, schema: reply)
     reader = ExtractiveAnswerer(garden.parts.embedder, library=garden.store)
-    return LLMAnswerer(LLMClient(model, max_retries=0), reader), model
+    return LLMAnswerer(LLMClient(model, max_retries=0), reader, **options), model
 
 
 @pytest.mark.parametrize("question", ["Which documents mention rats?", "How many documents mention rats?"])
@@ -409,7 +411,7 @@ def test_which_and_how_many_documents_are_counted_over_the_collection_not_writte
     assert {c.doc_id for c in answer.citations} == {"pests", "mail-rats"}
 
 
-def test_a_summary_is_written_from_the_whole_document_and_verified_against_it(garden: KnowledgeBase) -> None:
+def test_a_summary_is_written_from_the_whole_document_its_context_escalated(garden: KnowledgeBase) -> None:
     july = "[^minutes:Minutes of the April Meeting > 3. Announcements]"
     reply = (
         f"The seed library opens on 2 May. [^minutes:Minutes of the April Meeting > 1. Seed library]\n"
@@ -443,3 +445,46 @@ def test_with_a_model_and_default_settings_a_summary_escalates_to_the_whole_docu
     assert answer.method == "llm:scripted:scripted" and [c.key for c in answer.citations] == [seed]
     assert answer.retrieval is not None and answer.retrieval.context.escalated == ["minutes"]
     assert listed.method == "collection" and {c.doc_id for c in listed.citations} == {"pests", "mail-rats"}
+
+
+SEED = "[^minutes:Minutes of the April Meeting > 1. Seed library]"
+SUMMARISE = "Summarise the April meeting minutes"
+
+
+def test_a_small_model_that_keeps_the_readers_decisions_still_writes_the_summary(
+    garden: KnowledgeBase,
+) -> None:
+    """The local preset's settings (numbered sections, the reader's decisions kept): a summary is
+    the model's to write, not a 16-token judgement of the quoted one."""
+    answerer, model = collection_answering(
+        garden, "The seed library opens on 2 May [1].", numbered=True, keep_decisions=True, max_sections=4
+    )
+    result = garden.retrieve(SUMMARISE, persona="garden")
+    answer = final_answer(answerer.stream(result, garden.persona("garden")))
+    assert answer.method == "llm:scripted:scripted" and [c.key for c in answer.citations] == [SEED]
+    assert model.max_tokens[0] > 16, "written, not judged"
+
+
+def test_a_document_too_long_for_the_model_is_summarised_by_quoting_every_section(
+    garden: KnowledgeBase,
+) -> None:
+    answerer, model = collection_answering(
+        garden, f"The seed library opens on 2 May. {SEED}", context_tokens=20
+    )
+    result = garden.retrieve(SUMMARISE, persona="garden")
+    answer = final_answer(answerer.stream(result, garden.persona("garden")))
+    assert answer.method == "summary" and not model.calls
+    assert result.context.escalated == []
+
+
+def test_escalation_happens_once_and_only_for_a_written_summary(garden: KnowledgeBase) -> None:
+    answerer, _ = collection_answering(garden, f"The seed library opens on 2 May. {SEED}")
+    result = garden.retrieve(SUMMARISE, persona="garden")
+    for _ in range(2):
+        final_answer(answerer.stream(result, garden.persona("garden")))
+    assert result.context.escalated == ["minutes"]
+    assert [d.doc_id for d in result.context.documents].count("minutes") == 1
+    failing, _ = collection_answering(garden, "no citation at all")
+    fresh = garden.retrieve(SUMMARISE, persona="garden")
+    answer = final_answer(failing.stream(fresh, garden.persona("garden")))
+    assert answer.method == "summary" and answer.fallback_reason and fresh.context.escalated == []

@@ -483,7 +483,7 @@ def test_k_which_documents_is_a_list_of_the_documents_each_cited_at_any_width(
     open_page(page, served.url)
     turn = ask(page, "Which documents mention SCIM provisioning?")
     text = turn.locator(".answer-text")
-    expect(text).to_contain_text("4 documents cover SCIM provisioning:")
+    expect(text).to_contain_text("4 documents mention SCIM provisioning:")
     items = text.locator("li")
     expect(items).to_have_count(4)
     titles = sorted(t.split(" (")[0].split(":")[0] for t in items.all_inner_texts())

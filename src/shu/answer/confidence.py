@@ -21,6 +21,7 @@ import math
 import re
 
 from shu.types import Answer, RetrievalResult
+from shu.types.answers import COLLECTION_METHODS
 
 FEATURES = (
     "bias",
@@ -71,6 +72,7 @@ def confidence_features(answer: Answer, result: RetrievalResult | None) -> dict[
     head = hits[:_AGREEMENT_DEPTH]
     agreement = sum(len(h.surfaces) >= 2 for h in head) / len(head) if head else 0.0
     unsupported = 1.0 - answer.verification.support_ratio if answer.verification else 0.0
+    about_documents = answer.method in COLLECTION_METHODS  # "is X covered anywhere": a list, not a yes
     return {
         "bias": 1.0,
         "declined": declined,
@@ -79,7 +81,7 @@ def confidence_features(answer: Answer, result: RetrievalResult | None) -> dict[
         "top_score": top,
         "agreement": agreement,
         "unsupported": 0.0 if declined else unsupported,
-        "yes_no": 1.0 if answer.quoted and _YES_NO.match(answer.question) else 0.0,
+        "yes_no": 1.0 if answer.quoted and not about_documents and _YES_NO.match(answer.question) else 0.0,
     }
 
 

@@ -22,7 +22,7 @@ from typing import TypedDict
 from shu.answer.citations import ContextKeys, check_citations
 from shu.answer.extractive import ExtractiveAnswerer
 from shu.answer.extractive.evidence import evidence_context, reader_decided
-from shu.answer.extractive.library import whole_document
+from shu.answer.extractive.library import escalate, whole_document
 from shu.answer.extractive.polarity import is_yes_no
 from shu.answer.quote import quoted
 from shu.answer.stream import ABSTAIN, PREMISE, AskEvent, KeyFilter, StreamReset, filtered, final_answer
@@ -101,11 +101,14 @@ class LLMAnswerer:
             # the whole knowledge base, where a model could only drop or add one
             yield quoted_answer
             return
+        whole = self._summarised(quoted_answer)
+        if quoted_answer.method == "summary" and whole is None:
+            yield quoted_answer  # the whole document does not fit the model's context: every section quoted
+            return
         prompt = load_prompt("answer_numbered" if self.numbered else "answer")
         shown: list[str] = []
         read = result.context
         style = STYLES[result.plan.answer_style]
-        whole = self._summarised(quoted_answer, result.context)
         if whole is not None:
             read, style = whole, SUMMARY_STYLE  # a summary is written from the whole document
         elif self.model_context == "evidence" and (found := evidence_context(quoted_answer, read)).documents:
@@ -133,7 +136,7 @@ class LLMAnswerer:
         )
         keys = ContextKeys(read, numbered=shown if self.numbered else None)
         spent: list[ChatResult] = []
-        if self.keep_decisions and reader_decided(result.question, quoted_answer):
+        if self.keep_decisions and whole is None and reader_decided(result.question, quoted_answer):
             yield self._judged(quoted_answer, messages, result, persona, spent, prompt.version)
             return
         problem = ""
@@ -150,6 +153,8 @@ class LLMAnswerer:
             text = "".join(pieces)
             answer, problem = self._finish(text, keys, result, persona)
             if answer is not None:
+                if whole is not None:
+                    escalate(result.context, whole)  # what the written summary is verified against
                 yield answer.model_copy(
                     update={
                         "evidence": quoted_answer.evidence,
@@ -169,22 +174,17 @@ class LLMAnswerer:
             ]
         yield self._fallback(quoted_answer, f"the model's answer was not usable twice: {problem}", spent)
 
-    def _summarised(self, quoted_answer: Answer, context: AssembledContext) -> AssembledContext | None:
-        """The whole document the reader summarised (`summary`: it named one), else None; the
-        answer's context is escalated to it (what the model's claims are verified against)."""
+    def _summarised(self, quoted_answer: Answer) -> AssembledContext | None:
+        """The whole document the reader summarised (`summary`: it named one), when it fits the
+        model's context; else None."""
         if quoted_answer.method != "summary" or not quoted_answer.citations:
             return None
         library = self.fallback.library
         if library is None:
             return None
-        doc_id = quoted_answer.citations[0].doc_id
-        whole = whole_document(library, doc_id)
-        if whole is not None:
-            others = [d for d in context.documents if d.doc_id != doc_id]
-            context.documents = [*whole.documents, *others]
-            context.escalated = [*context.escalated, doc_id]
-            context.number_parts()
-        return whole
+        whole = whole_document(library, quoted_answer.citations[0].doc_id)
+        size = sum(len(s.text) for d in whole.documents for s in d.sections) if whole else 0
+        return whole if whole is not None and size <= self.context_tokens * _CHARS_PER_TOKEN else None
 
     def _finish(
         self, text: str, keys: ContextKeys, result: RetrievalResult, persona: Persona

@@ -13,6 +13,8 @@ QUOTED_METHODS = ("extractive", "full_document", "collection", "summary")
 """The answers made of the documents' own sentences, one a line: the reader's quotes, a document
 given whole, a list or count of documents or a document's headings (`collection`), a document's
 sections each with its sentence (`summary`)."""
+COLLECTION_METHODS = ("collection", "summary")
+"""The answers about documents as a whole: which, how many, a document's headings, its summary."""
 
 
 class AnswerSentence(BaseModel):

@@ -85,6 +85,7 @@ def _cited_documents(answer: Answer) -> list[str]:
         ),
         ("How many betting guides did Sam Eggleston write?", "guides", "betting Sam Eggleston", None),
         ("How many emails did we get in 2026?", "emails", "", ("2026", "2026")),
+        ("How many meeting notes mention the budget?", "meeting notes", "the budget", None),
     ],
 )
 def test_a_question_counting_documents_names_what_they_hold_and_when(
@@ -128,7 +129,7 @@ def test_which_documents_lists_every_document_that_mentions_the_subject_and_only
     assert "it draws rats" in answer.text  # each line quotes the sentence that mentions it
     assert {c.doc_id for c in answer.citations} == {"compost", "mail-rats", "pests"}
     shown = render_answer(answer).splitlines()
-    assert shown[0] == "3 documents cover rats:"  # the lead-in on its own line, then a line each
+    assert shown[0] == "3 documents mention rats:"  # the lead-in on its own line, then a line each
     assert sorted(line[:5] for line in shown[2:5]) == ["- **O", "- **R", "- **S"]
     assert "(email, 4 May 2026)" in answer.text  # what each document is
     chunks = {c.chunk_id for c in answer.citations}
@@ -141,7 +142,7 @@ def test_with_collection_answers_off_the_reader_quotes_sentences(
     with open_kb(tmp_path / "off", ["answer.collection=false"], embedder=embedder) as kb:
         assert not kb.ingest(make_persona("garden", rag=GARDEN)).failed
         answer = kb.ask("Which documents mention rats?", "garden", use_cache=False)
-    assert "documents cover" not in answer.text and "**" not in answer.text
+    assert "documents mention" not in answer.text and "**" not in answer.text
     assert answer.method == "extractive" and answer.citations
 
 
@@ -298,3 +299,18 @@ def test_a_hostile_title_in_a_list_line_is_quoted_data(kb: KnowledgeBase, make_p
     lines = answer.text.splitlines()
     assert len(lines) == 3 and not any(line.startswith("- **Forged") for line in lines)
     assert {c.key.split(":")[0] for c in answer.citations} == {"[^evil", "[^pests"}
+
+
+def test_a_list_of_documents_is_not_a_yes_to_a_yes_no_wording(garden: KnowledgeBase) -> None:
+    """ "Is X mentioned anywhere?" is answered with the list, and its confidence is the list's,
+    not a quoted yes/no answer's."""
+    from shu.answer.confidence import confidence_features
+
+    listed = garden.ask("Is the tiller mentioned anywhere?", "garden", use_cache=False)
+    assert listed.method == "collection" and listed.text.startswith("2 documents mention tiller:")
+    assert confidence_features(listed, listed.retrieval)["yes_no"] == 0.0
+
+
+def test_a_lookup_of_one_document_is_the_document_not_a_list(garden: KnowledgeBase) -> None:
+    answer = garden.ask("Show me the guide about pest management", "garden", use_cache=False)
+    assert answer.method == "full_document", answer.text

@@ -33,6 +33,10 @@ from shu.answer.extractive.documents_asked import asks_which_documents, types_na
         ("Where's the idea of a second shed discussed?", "second shed", ""),
         ("Which docs mention that the alarm can't be heard?", "alarm can't be heard", "docs"),
         ("Which documents talk about testing the soil?", "testing the soil", "documents"),
+        ("Which emails mention Sofia, Jon and Grace?", "Sofia, Jon and Grace", "emails"),
+        ("Where\u2019s the folder-gluer discussed?", "folder-gluer", ""),
+        ("Which calendar invites is Sofia cc\u2019d on?", "Sofia", "calendar invites"),
+        ("Show me the emails about the gate", "gate", "emails"),
     ],
 )
 def test_a_question_asking_which_documents_names_its_subject_and_the_documents(
@@ -50,6 +54,10 @@ def test_a_question_asking_which_documents_names_its_subject_and_the_documents(
         "Where is the tool shed?",
         "Is the shed open on Sundays?",
         "What do the bylaws say about quorum?",
+        "Is flood damage covered at all?",  # insurance cover, not documents
+        "Is flood damage covered in the policy?",
+        "Show me the guide on soil and compost",  # one document, looked up
+        "What do we have on Friday?",  # an agenda
     ],
 )
 def test_a_question_about_something_else_asks_for_no_documents(question: str) -> None:
@@ -60,6 +68,8 @@ def test_the_clause_describing_the_subject_is_kept_apart() -> None:
     asked = asks_which_documents("Which documents cover the break-glass login that lets an Owner bypass SSO?")
     assert asked is not None and asked.subject == "break-glass login"
     assert asked.described == "break-glass login that lets an Owner bypass SSO"
+    listed = asks_which_documents("Any docs on muting an alert for a while, i.e. snoozing it?")
+    assert listed is not None and listed.subject == "muting an alert for a while"
     plain = asks_which_documents("Which documents mention rats?")
     assert plain is not None and plain.described == ""
 
@@ -73,6 +83,8 @@ def test_the_clause_describing_the_subject_is_kept_apart() -> None:
         ("release notes", {"release_notes"}),
         ("calendar invites", {"meeting"}),
         ("policies", {"policy"}),
+        ("meeting notes", {"meeting_notes"}),
+        ("email messages", {"email"}),
         ("docs", None),
         ("notes", None),
         ("", None),
@@ -80,3 +92,12 @@ def test_the_clause_describing_the_subject_is_kept_apart() -> None:
 )
 def test_the_noun_names_the_types_of_document(noun: str, types: set[str] | None) -> None:
     assert types_named(noun) == (frozenset(types) if types is not None else None)
+
+
+def test_a_long_run_of_question_marks_is_read_at_once() -> None:
+    import time
+
+    started = time.perf_counter()
+    for _ in range(10):
+        asks_which_documents("Which docs mention " + "?" * 4000 + "a")
+    assert time.perf_counter() - started < 0.5, "no backtracking over the closing marks"

@@ -17,8 +17,8 @@ from shu.months import MONTHS_RE
 from shu.retrieve.classify import temporal_scope
 
 _HOW_MANY = re.compile(
-    rf"^(?:in\s+)?how\s+many\s+(?:of\s+(?:the|our|their|those|these|my|your)\s+)?(?P<kind>\w+\s+)?"
-    rf"(?P<noun>{DOCUMENT_NOUNS})\b\s*(?P<rest>.*?)[?.!]*$",
+    rf"^(?:in\s+)?how\s+many\s+(?:of\s+(?:the|our|their|those|these|my|your)\s+)?(?P<kind>\w+\s+)??"
+    rf"(?P<noun>{DOCUMENT_NOUNS})\b\s*(?P<rest>.*)$",
     re.I,
 )
 _ASKING = re.compile(
@@ -52,7 +52,7 @@ class CountAsked:
 def asks_how_many_documents(question: str) -> CountAsked | None:
     """What a question counting documents counts, else None ("how many motions were put to a
     vote" counts no documents)."""
-    text = " ".join(question.split())
+    text = " ".join(question.replace("\u2019", "'").split()).rstrip(" ?.!")
     match = _HOW_MANY.match(text)
     if match is None:
         return None

@@ -168,7 +168,8 @@ def covering_answer(
     head: str | None = None,
 ) -> Answer:
     """One line a document: its title, what it is, and its sentence about the subject, cited;
-    under `head` (default: how many documents cover the subject)."""
+    under `head` (default: how many documents mention the subject — hold its words: whether they
+    say yes or no to it is in the lines)."""
     profiles = library.get_profiles([c.document.id for c in covering])
     sentences, citations = [], []
     for found in covering:
@@ -180,7 +181,7 @@ def covering_answer(
             AnswerSentence(text=f"{line}: {quoted_line(found.sentence)}", citations=[section.citation_key])
         )
         citations.append(document.citation(section))
-    count = "One document covers" if len(covering) == 1 else f"{len(covering)} documents cover"
+    count = "One document mentions" if len(covering) == 1 else f"{len(covering)} documents mention"
     lead = AnswerSentence(text=head or f"{count} {quoted_line(subject)}:")
     text = "\n".join([lead.text, *(f"- {s.text} {s.citation}" for s in sentences)])
     return Answer(

@@ -25,6 +25,10 @@ _TYPES = {
     "conversation": ("chat",),
     "meeting": ("meeting", "meeting_notes"),
     "minutes": ("meeting_notes",),
+    "meeting notes": ("meeting_notes",),
+    "email message": ("email",),
+    "e-mail message": ("email",),
+    "chat message": ("chat",),
     "invite": ("meeting",),
     "invitation": ("meeting",),
     "event": ("meeting",),
@@ -67,14 +71,15 @@ _VERB = (
     r"|(?:have|has) (?:anything )?(?:on|about)|(?:is|are) about|touch(?:es)? on|contains?|includes?"
     r"|(?:have|has) (?:information|info|details) (?:on|about))"
 )
-_SUBJECT = r"\s+(?P<subject>.+?)[?.!]*$"
+_SUBJECT = r"\s+(?P<subject>.+)$"
+"""The rest of the question (read without its closing marks: `asks_which_documents`)."""
 _PATTERNS = (
     # which emails mention X; what docs say whether X
     rf"^(?:which|what)\s+(?:of (?:the|our|my) )?(?P<noun>{DOCUMENT_NOUNS})\s+(?:do|does|did)?\s*{_VERB}"
     + _SUBJECT,
     # which calendar invites is Sofia on
     rf"^(?:which|what)\s+(?P<noun>{DOCUMENT_NOUNS})\s+(?:is|are|was|were)\s+(?P<subject>.+?)\s+"
-    r"(?:on|in|invited to|at|part of|(?:cc'?d|copied|included) on)[?.!]*$",
+    r"(?:on|in|invited to|at|part of|(?:cc'?d|copied|included) on)$",
     # where can I read about X
     r"^where\s+(?:can|could|do|should|would|might)\s+(?:i|we|you|one)\s+(?:read|find|look|learn|get|see)\s+"
     r"(?:up\s+)?(?:more\s+)?(?:(?:information|info|advice|anything|something|details|guidance|documentation|"
@@ -86,11 +91,11 @@ _PATTERNS = (
     # where is X documented; where's X discussed
     r"^where(?:'s|\s+is|\s+are|\s+was|\s+were)\s+(?P<subject>.+?)\s+"
     r"(?:documented|described|written (?:down|up)|covered|explained|discussed|mentioned|talked about"
-    r"|dealt with|brought up|raised)[?.!]*$",
+    r"|dealt with|brought up|raised)$",
     # is X covered anywhere
     r"^(?:is|are|was|were)\s+(?P<subject>.+?)\s+"
     r"(?:covered|mentioned|discussed|documented|described|explained|written (?:up|down)|addressed)\s+"
-    rf"(?:anywhere|somewhere|at all|in (?:any|the|our) (?P<noun>{DOCUMENT_NOUNS}))[?.!]*$",
+    rf"(?:anywhere|somewhere|in any (?P<noun>{DOCUMENT_NOUNS}))$",
     # is there a guide about X; do we have any docs on X
     rf"^(?:is there|are there|do (?:we|you) have|have (?:we|you) got|got)\s+(?:a|an|any)\s+"
     rf"(?:(?P<noun>{DOCUMENT_NOUNS})|anything|something)\s+"
@@ -103,7 +108,7 @@ _PATTERNS = (
     # find me everything about X; show me the emails about X
     r"^(?:please\s+)?(?:find|show|give|get|list|pull up)\s+(?:me\s+|us\s+)?"
     rf"(?:everything|anything|all(?: the| of the)?(?: (?P<noun>{DOCUMENT_NOUNS}))?"
-    rf"|every (?P<noun2>{DOCUMENT_NOUNS})|the (?P<noun3>{DOCUMENT_NOUNS}))\s+"
+    rf"|every (?P<noun2>{DOCUMENT_NOUNS})|the (?P<noun3>{DOCUMENT_NOUNS})(?<=s))\s+"
     r"(?:about|on|regarding|covering|that (?:mention|cover|discuss))" + _SUBJECT,
 )
 _ASKED = tuple(re.compile(pattern, re.I) for pattern in _PATTERNS)
@@ -116,9 +121,16 @@ _ASKING_VERB = re.compile(
 )
 """A light verb of the asking ("mention getting alerts in Teams" asks about alerts; "testing the
 soil" about testing)."""
-_CLAUSE = re.compile(r"(?:,\s*|\s+(?:that|which|who|whose|when|where)\s+)", re.I)
+_RELATIVE = r"(?:that|which|who|whose|when|where)"
+_CLAUSE = re.compile(rf"(?:,\s*(?:i\.e\.|e\.g\.|{_RELATIVE})|\s+{_RELATIVE})\s+", re.I)
 """Where a description of the subject begins ("the break-glass login that lets an Owner bypass
 SSO", "an alert for a while, i.e. snoozing it"): the subject is what comes before."""
+
+
+_AGENDA = re.compile(
+    r"^(?:today|tonight|tomorrow|this|next|the weekend|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b", re.I
+)
+"""A time, not a subject: "what do we have on Friday" asks what is planned."""
 
 
 @dataclass(frozen=True)
@@ -140,10 +152,10 @@ class DocumentsAsked:
 def asks_which_documents(question: str) -> DocumentsAsked | None:
     """The subject of a question that asks which documents cover it (and what it calls them),
     else None."""
-    text = " ".join(question.split())
+    text = " ".join(question.replace("\u2019", "'").split()).rstrip(" ?.!")
     for pattern in _ASKED:
         match = pattern.match(text)
-        if match:
+        if match and not _AGENDA.match(match.group("subject")):
             noun = next((v for k, v in match.groupdict().items() if k.startswith("noun") and v), "")
             subject, described = head_of(match.group("subject"))
             return DocumentsAsked(subject, noun.lower(), described) if subject else None

@@ -67,9 +67,18 @@ def whole_document(library: Library, doc_id: str) -> AssembledContext | None:
     if document is None:
         return None
     whole = context_document(document, 1.0, [section_of(c) for c in library.list_chunks(doc_id)])
-    context = AssembledContext(documents=[whole.model_copy(update={"full": True})], escalated=[doc_id])
+    context = AssembledContext(documents=[whole.model_copy(update={"full": True})])
     context.number_parts()
     return context
+
+
+def escalate(context: AssembledContext, whole: AssembledContext) -> None:
+    """`context` holding the documents of `whole` whole, first, and saying it escalated to them
+    (once: a document escalated already is not added again)."""
+    ids = [d.doc_id for d in whole.documents]
+    context.documents = [*whole.documents, *(d for d in context.documents if d.doc_id not in ids)]
+    context.escalated = list(dict.fromkeys([*context.escalated, *ids]))
+    context.number_parts()
 
 
 def readable_day(day: str) -> str:

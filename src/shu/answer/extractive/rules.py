@@ -143,8 +143,8 @@ class WhichDocuments:
 
     def applies(self, reading: QuestionReading, found: Found) -> Answer | None:
         library = found.reader.library
-        if reading.documents_about is None or library is None:
-            return None
+        if reading.documents_about is None or library is None or found.result.context.lookup:
+            return None  # "show me the guides on X" that retrieval answered with one document whole
         asked = reading.documents_about
         persona, ranked = found.persona.slug, found.ranked
         covering = covering_documents(

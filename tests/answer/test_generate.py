@@ -19,6 +19,7 @@ from shu.models.llm.base import LLMError, Message
 from shu.models.llm.client import LLMClient
 from shu.models.llm.scripted import ScriptedLLM
 from shu.types import Answer, RetrievalResult
+from tests.answer.extractive.test_collection import GARDEN
 from tests.conftest import PersonaMaker, doc
 
 DOCS = {
@@ -362,25 +363,8 @@ def test_a_question_on_a_false_premise_is_answered_by_correcting_it(support: Kno
     assert [c.key for c in answer.citations] == [PRO]
 
 
-MINUTES = {
-    "minutes.md": doc(
-        "minutes",
-        "Minutes of the April Meeting",
-        "# Minutes of the April Meeting\n\n## 1. Seed library\n\nGrace presented the proposal. "
-        "Decision: the seed library opens on 2 May.\n\n"
-        "## 2. Tiller\n\nTobias reported a near-miss in March. Decision: two people must be present "
-        "when the tiller runs.\n\n## 3. Announcements\n\nThe next meeting is in July.",
-        date="2026-04-18",
-    ),
-    "pests.md": doc(
-        "pests",
-        "Pest Guide",
-        "# Pest Guide\n\n## Rodents\n\nRats nest under pallets; keep the compost lids closed.",
-    ),
-    "mail.md": doc(
-        "mail-rats", "Rats by the shed", "# Rats by the shed\n\nI saw two rats by the shed.", type="email"
-    ),
-}
+MINUTES = {name: GARDEN[name] for name in ("minutes.md", "pests.md", "mail.md")}
+"""The April meeting's minutes (three sections) and two documents that mention rats."""
 
 
 @pytest.fixture

@@ -55,6 +55,7 @@ from shu.types import (
     Persona,
     RetrievalResult,
     SearchHit,
+    Turn,
     citation_key,
 )
 
@@ -361,12 +362,44 @@ class KnowledgeBase:
                 self.accounts.used_in_answer(event, user)
             yield event
 
+    def ask_following(
+        self,
+        question: str,
+        persona: str,
+        earlier: list[Turn],
+        agent: bool | None = None,
+        user: str | None = None,
+    ) -> Iterator[AskEvent]:
+        """`ask_stream` of a question that follows the turns given (a chat client's own history,
+        oldest first): made to stand alone after the last of them, answered like a conversation's
+        turn, and kept nowhere (never from the answer cache)."""
+        found = self.persona(persona)
+        question = _checked_query(question)
+        if not earlier:
+            yield from self.ask_stream(question, found.slug, agent=agent, user=user)
+            return
+        thread = Conversation(id="", user=user or LOCAL_USER, persona=found.slug, turns=earlier)
+        yield from self._turn(question, found, agent, user, thread, keep=False)
+
     def _ask_in_conversation(
         self, question: str, persona: Persona, agent: bool | None, user: str | None, conversation_id: str
     ) -> Iterator[AskEvent]:
         """A turn of a conversation: never from the answer cache (the same words mean another
         question after another turn)."""
         thread = self.conversations.get(conversation_id, user or LOCAL_USER, persona.slug)
+        yield from self._turn(question, persona, agent, user, thread, keep=True)
+
+    def _turn(
+        self,
+        question: str,
+        persona: Persona,
+        agent: bool | None,
+        user: str | None,
+        thread: Conversation,
+        keep: bool,
+    ) -> Iterator[AskEvent]:
+        """A question after the thread's turns, made to stand alone; `keep`: the answered turn is
+        appended to the stored conversation."""
         rewritten = self.conversations.standalone(thread, question)
         profiled = self.with_profile(user)  # ranked for the user only when they have a profile
         asked = rewritten or question
@@ -374,7 +407,8 @@ class KnowledgeBase:
         for event in self.parts.responder.stream(asked, persona, agent, self.asker(profiled), said):
             if isinstance(event, Answer):
                 event = event.model_copy(update={"question": question, "standalone_question": rewritten})
-                self.conversations.record(thread, question, rewritten, event)
+                if keep:
+                    self.conversations.record(thread, question, rewritten, event)
                 if profiled is not None:
                     self.accounts.used_in_answer(event, profiled)
             yield event

@@ -1,6 +1,7 @@
 """The HTTP API (FastAPI) over the public Python API only: personas, documents, search with its
 trace, ask (JSON, or server-sent events that stream the answer and end with the checked answer),
-feedback, background jobs, stats, health, MCP at `/mcp` and the web page at `/`.
+the OpenAI chat-completions API (`openai_http.py`), feedback, background jobs, stats, health, MCP
+at `/mcp` and the web page at `/`.
 
 Once a key exists, every `/v1` route and `/mcp` need `Authorization: Bearer <key>` (401 without
 a known, unrevoked key) and reach only the key's personas (403); stats and jobs need an admin
@@ -60,8 +61,9 @@ from shu.serve.documents_http import (
 from shu.serve.hosts import HostGuard, HostRule
 from shu.serve.limits import BodyLimit, WorkLimiter
 from shu.serve.mcp import create_mcp
+from shu.serve.openai_http import add_openai_routes
 from shu.serve.sessions_http import add_session_routes, logins_of
-from shu.serve.validation import Body, validation_error
+from shu.serve.validation import Body, openai_error, validation_error
 from shu.types import (
     Answer,
     ApiKey,
@@ -328,6 +330,7 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
         return StreamingResponse(_server_events(events, kb, request.trace), media_type="text/event-stream")
 
     add_conversation_routes(app, kb)
+    add_openai_routes(app, kb, lambda answer, trace: _answer_json(answer, kb, trace))
     add_document_routes(app, kb)
     add_session_routes(app, kb)
 
@@ -467,7 +470,9 @@ def _public(document: Document) -> dict[str, Any]:
 
 def _error(exc: ShuError, status: int) -> JSONResponse:
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    return JSONResponse({"detail": str(exc)}, status_code=status, headers=headers)
+    kind = "authentication_error" if status == 401 else "invalid_request_error"
+    body = {"detail": str(exc)} | openai_error(str(exc), kind, status)
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 def _answer_json(answer: Answer, kb: KnowledgeBase, trace: bool) -> dict[str, Any]:

@@ -44,7 +44,15 @@ async def validation_error(request: Request, exc: RequestValidationError) -> JSO
         | ({"ctx": encodable(e["ctx"])} if e.get("ctx") else {})
         for e in exc.errors()
     ]
-    return JSONResponse({"detail": errors}, status_code=422)
+    said = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors)
+    body = {"detail": errors} | openai_error(said, "invalid_request_error", 422)
+    return JSONResponse(body, status_code=422)
+
+
+def openai_error(message: str, kind: str, status: int) -> dict[str, Any]:
+    """The error as OpenAI's clients read it (`{"error": {"message": …}}`), beside Shu's `detail`:
+    a chat client shows the message instead of "Error code: 404"."""
+    return {"error": {"message": message, "type": kind, "code": status}}
 
 
 def encodable(value: Any) -> Any:

@@ -123,7 +123,7 @@ def _session_walls(kb: KnowledgeBase, url: str, check: Check) -> None:
         others = [token for p, (_, token) in sessions.items() if p != persona]
         for other in PERSONAS:
             for target in PERSONAS:
-                for method, path, body in _routes(other, f"{target}-vault"):
+                for method, path, body, refused in _routes(other, f"{target}-vault"):
                     tokens = [csrf] if method == "GET" else [csrf, None, others[0]]
                     for sent in tokens:
                         check.inputs += 1
@@ -133,9 +133,11 @@ def _session_walls(kb: KnowledgeBase, url: str, check: Check) -> None:
                         if response.status_code >= 500:
                             check.crashes += 1
                             check.notes.append(f"{where}: {response.status_code}")
-                        elif (other != persona or sent != csrf) and response.status_code != 403:
+                        elif (expected := 403 if sent != csrf else refused if other != persona else 0) and (
+                            response.status_code != expected
+                        ):
                             check.breaches += 1
-                            check.notes.append(f"{where}: {response.status_code}, not 403")
+                            check.notes.append(f"{where}: {response.status_code}, not {expected}")
                         elif (
                             response.status_code < 300 and _names_document(method, path) and target != persona
                         ):
@@ -156,7 +158,7 @@ def _session_walls(kb: KnowledgeBase, url: str, check: Check) -> None:
     forged = [cookie[:-1] + ("A" if cookie[-1] != "A" else "B"), "x" * 43, ""]
     client.delete("/v1/session", headers={"X-CSRF-Token": csrf})
     for bad in [cookie, *forged]:
-        for method, path, body in _routes("alpha", "alpha-vault"):
+        for method, path, body, _ in _routes("alpha", "alpha-vault"):
             check.inputs += 1
             headers = {"Cookie": f"shu_session={bad}", "X-CSRF-Token": csrf}
             response = httpx.request(method, url + path, json=body, headers=headers, timeout=60)
@@ -169,9 +171,12 @@ def _session_walls(kb: KnowledgeBase, url: str, check: Check) -> None:
         client.close()
 
 
-def _routes(persona: str, doc_id: str) -> list[tuple[str, str, dict[str, Any] | None]]:
+def _routes(persona: str, doc_id: str) -> list[tuple[str, str, dict[str, Any] | None, int]]:
+    """Each route that reaches a persona, with how it refuses a key that does not reach it (403;
+    the chat API as OpenAI does: no such model, 404)."""
     ask = {"question": QUESTION, "persona": persona}
-    return [
+    chat = {"model": persona, "messages": [{"role": "user", "content": QUESTION}]}
+    routes: list[tuple[str, str, dict[str, Any] | None]] = [
         ("GET", f"/v1/personas/{persona}/documents", None),
         ("GET", f"/v1/documents/{doc_id}?persona={persona}", None),
         ("POST", "/v1/search", ask | {"trace": True}),
@@ -185,6 +190,11 @@ def _routes(persona: str, doc_id: str) -> list[tuple[str, str, dict[str, Any] | 
         ("POST", f"/v1/documents/{doc_id}/reingest?persona={persona}", None),
         ("DELETE", f"/v1/documents/{doc_id}?persona={persona}", None),
     ]
+    models = [
+        ("POST", "/v1/chat/completions", chat | {"trace": True}),
+        ("POST", "/v1/chat/completions", chat | {"stream": True, "trace": True}),
+    ]
+    return [(*route, 403) for route in routes] + [(*route, 404) for route in models]
 
 
 def _http_walls(kb: KnowledgeBase, url: str, persona: str, token: str, check: Check) -> None:
@@ -193,7 +203,7 @@ def _http_walls(kb: KnowledgeBase, url: str, persona: str, token: str, check: Ch
     headers = {"Authorization": f"Bearer {token}"}
     for other in PERSONAS:
         for target in PERSONAS:  # every vault, read through `other`
-            for method, path, body in _routes(other, f"{target}-vault"):
+            for method, path, body, refused in _routes(other, f"{target}-vault"):
                 check.inputs += 1
                 response = httpx.request(method, url + path, json=body, headers=headers, timeout=120)
                 where = f"HTTP {method} {path} as {persona}"
@@ -201,9 +211,9 @@ def _http_walls(kb: KnowledgeBase, url: str, persona: str, token: str, check: Ch
                 if response.status_code >= 500:
                     check.crashes += 1
                     check.notes.append(f"{where}: {response.status_code}")
-                elif other != persona and response.status_code != 403:
+                elif other != persona and response.status_code != refused:
                     check.breaches += 1
-                    check.notes.append(f"{where}: {response.status_code}, not 403")
+                    check.notes.append(f"{where}: {response.status_code}, not {refused}")
                 elif response.status_code < 300 and _names_document(method, path) and target_hidden:
                     check.breaches += 1
                     check.notes.append(f"{where}: another persona's document reached")
@@ -446,7 +456,7 @@ async def mcp_calls(url: str, token: str | None, calls: list[tuple[str, dict[str
 def _refusals(url: str, token: str, check: Check) -> None:
     """No key and a wrong key: 401 everywhere; a persona key on stats and jobs: 403."""
     ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-    routes = [*_routes("alpha", "alpha-vault"), ("POST", "/mcp", ping)]
+    routes = [*((m, p, b) for m, p, b, _ in _routes("alpha", "alpha-vault")), ("POST", "/mcp", ping)]
     for headers in ({}, {"Authorization": "Bearer shu_000000000000_" + "x" * 43}):
         for method, path, body in routes:
             check.inputs += 1

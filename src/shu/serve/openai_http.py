@@ -1,0 +1,221 @@
+"""Shu as a model: the OpenAI chat-completions API (`POST /v1/chat/completions`, `GET
+/v1/models`), so any OpenAI client — the `openai` SDK, Open WebUI, LibreChat, an editor's
+assistant — talks to a persona as if it were a model.
+
+- `model` names the persona; the models are the personas the caller's key reaches (another is
+  a 404, as everywhere: its name is not confirmed).
+- `messages`: the last is the user's question; earlier user and assistant turns are the
+  conversation it follows (a follow-up is made to stand alone, nothing is stored); system
+  messages are the client's, not Shu's (the persona is the system), and are left out.
+- The reply's content is the answer as Markdown with its citations as footnotes; the structured
+  answer (citations, confidence, verification, the retrieval trace with `"trace": true`) travels
+  in the extra field `shu`, which the SDK passes through (`completion.shu` /
+  `completion.model_extra["shu"]`).
+- `stream: true` sends `chat.completion.chunk` events as the answer is written, each citation key
+  as its footnote number; when what was shown is withdrawn, a line says so and the answer goes
+  on; the last chunk carries the footnotes and `shu`; then `[DONE]`.
+- Unknown request fields are ignored, as OpenAI clients send many (temperature, n, top_p …):
+  Shu's answer does not depend on them."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Annotated, Any, Literal
+
+from fastapi import FastAPI
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from shu.answer.render import render_answer
+from shu.answer.stream import StreamReset
+from shu.errors import InvalidRequestError, NotFoundError, ShuError
+from shu.kb import MAX_QUERY_CHARS, KnowledgeBase
+from shu.serve.callers import Caller
+from shu.serve.validation import Body
+from shu.types import Answer, Turn
+
+MAX_MESSAGES = 200
+MAX_MESSAGE_CHARS = 40_000
+"""A message's text at most (an earlier answer may be long; the question is held to the ask limit)."""
+OWNER = "shu"
+
+
+class TextPart(BaseModel):
+    """A part of a message's content: only text is read."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    type: str = Field(min_length=1, max_length=50)
+    text: str = Field("", max_length=MAX_MESSAGE_CHARS)
+
+
+MessageText = Annotated[str, Field(max_length=MAX_MESSAGE_CHARS)]
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
+
+    role: Literal["system", "developer", "user", "assistant", "tool", "function"]
+    content: MessageText | Annotated[list[TextPart], Field(max_length=100)] | None = None
+
+    def text(self) -> str:
+        """The message's text (its text parts joined); an image or audio part is refused."""
+        if self.content is None or isinstance(self.content, str):
+            return self.content or ""
+        others = sorted({p.type for p in self.content if p.type != "text"})
+        if others:
+            raise InvalidRequestError(f"only text is read: a message holds {', '.join(others)}")
+        return "\n".join(p.text for p in self.content)
+
+
+class ChatRequest(Body):
+    """An OpenAI chat-completions request; fields Shu does not use are ignored."""
+
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
+
+    model: str = Field(min_length=1, max_length=200, description="the persona's slug (GET /v1/models)")
+    messages: list[ChatMessage] = Field(min_length=1, max_length=MAX_MESSAGES)
+    stream: bool = False
+    trace: bool = Field(False, description="Shu's own: the retrieval trace in `shu`")
+    agent: bool | None = Field(None, description="Shu's own: true the agent, false never, null the policy")
+
+
+AnswerJson = Callable[[Answer, bool], dict[str, Any]]
+"""How the API shows an answer (what `/v1/ask` returns), given whether to include the trace."""
+
+
+def add_openai_routes(app: FastAPI, kb: KnowledgeBase, answer_json: AnswerJson) -> None:
+    """`/v1/models` and `/v1/chat/completions` on `app`; `answer_json` is how the API shows an
+    answer (what `/v1/ask` returns), sent as `shu`."""
+
+    @app.get("/v1/models")
+    def models(key: Caller) -> dict[str, Any]:
+        """The personas the key reaches, as models."""
+        reached = [p for p in kb.personas() if key is None or key.reaches(p.slug)]
+        return {
+            "object": "list",
+            "data": [{"id": p.slug, "object": "model", "created": 0, "owned_by": OWNER} for p in reached],
+        }
+
+    @app.post("/v1/chat/completions", response_model=None)
+    def chat_completions(request: ChatRequest, key: Caller) -> dict[str, Any] | StreamingResponse:
+        """The persona's cited answer to the last user message, as an OpenAI chat completion
+        (streamed as chunks with `stream`)."""
+        if key is not None and not key.reaches(request.model):
+            raise NotFoundError(f"no model {request.model!r} (GET /v1/models lists the ones the key reaches)")
+        persona = kb.persona(request.model)  # an unknown persona is a 404 before any stream starts
+        question, earlier = _asked(request.messages)
+        user = kb.with_profile(key.user if key else None)
+        events = kb.ask_following(question, persona.slug, earlier, request.agent, user)
+        completion = Completion(f"chatcmpl-{uuid.uuid4().hex}", int(time.time()), persona.slug)
+        style = kb.settings.answer.citation_style
+        if not request.stream:
+            final = [e for e in events if isinstance(e, Answer)][-1]
+            return completion.whole(final, answer_json(final, request.trace), style)
+        shown = Footnoted(style)
+        chunks = completion.chunks(events, shown, lambda answer: answer_json(answer, request.trace))
+        return StreamingResponse(chunks, media_type="text/event-stream")
+
+
+def _asked(messages: list[ChatMessage]) -> tuple[str, list[Turn]]:
+    """The question (the last message, the user's) and the turns before it: each user message
+    with the assistant's reply after it."""
+    last = messages[-1]
+    if last.role != "user":
+        raise InvalidRequestError(f"the last message must be the user's question (it is the {last.role}'s)")
+    question = last.text()
+    if not question.split():
+        raise InvalidRequestError("the question is empty")
+    turns: list[Turn] = []
+    asked: str | None = None
+    for message in messages[:-1]:
+        if message.role == "user":
+            asked = message.text()
+        elif message.role == "assistant" and asked is not None and asked.split():
+            turns.append(Turn(question=" ".join(asked.split())[:MAX_QUERY_CHARS], answer=message.text()))
+            asked = None
+    return question, turns
+
+
+class Footnoted:
+    """Streamed text with each citation key as its footnote number, in the order keys first
+    appear; what has been shown, so the end can tell whether the checked answer says the same."""
+
+    def __init__(self, style: str) -> None:
+        self.style = style
+        self.numbers: dict[str, int] = {}
+        self.text = ""
+
+    def piece(self, piece: str) -> str:
+        if self.style == "footnotes" and piece.startswith("[^") and piece.endswith("]"):
+            piece = f"[^{self.numbers.setdefault(piece, len(self.numbers) + 1)}]"
+        self.text += piece
+        return piece
+
+    def rest(self, answer: Answer) -> str:
+        """What is left to send of the checked answer: its sources after the streamed text when
+        that is what it says (numbered alike), else the whole answer after a line saying so."""
+        rendered = render_answer(answer, self.style)
+        body, sources = _parted(rendered)
+        same = [c.key for c in answer.citations] == list(self.numbers) and body.strip() == self.text.strip()
+        if same and self.text:
+            return f"\n\n{sources}" if sources else ""
+        if not self.text:
+            return rendered
+        return f"\n\n---\n\n*The checked answer:*\n\n{rendered}"
+
+
+def _parted(rendered: str) -> tuple[str, str]:
+    """A rendered answer's body and its sources (footnotes, or the `Sources:` list)."""
+    for mark in ("\n\n[^1]: ", "\n\nSources:\n"):
+        body, found, sources = rendered.partition(mark)
+        if found:
+            return body, found.lstrip("\n") + sources
+    return rendered, ""
+
+
+class Completion:
+    """One chat completion's identity, and its shapes: whole, or as chunks."""
+
+    def __init__(self, completion_id: str, created: int, model: str) -> None:
+        self.id, self.created, self.model = completion_id, created, model
+
+    def whole(self, answer: Answer, shu: dict[str, Any], style: str) -> dict[str, Any]:
+        message = {"role": "assistant", "content": render_answer(answer, style)}
+        choice = {"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}
+        return self._head("chat.completion") | {"choices": [choice], "shu": shu}
+
+    def chunks(
+        self, events: Iterator[object], shown: Footnoted, shu: Callable[[Answer], dict[str, Any]]
+    ) -> Iterator[str]:
+        """Server-sent chunks: the role, the text as it is written, the rest of the checked answer
+        with `finish_reason` and `shu`, then `[DONE]`. An error after the stream began is its
+        last chunk's content (the status line is sent)."""
+        yield self._chunk({"role": "assistant", "content": ""})
+        try:
+            for event in events:
+                if isinstance(event, Answer):
+                    yield self._chunk({"content": shown.rest(event)}, "stop", {"shu": shu(event)})
+                elif isinstance(event, StreamReset):
+                    note = f"\n\n*(withdrawn: {event.reason})*\n\n"
+                    shown.text = ""
+                    shown.numbers.clear()
+                    yield self._chunk({"content": note})
+                elif isinstance(event, str) and event:
+                    yield self._chunk({"content": shown.piece(event)})
+        except ShuError as exc:
+            yield self._chunk({"content": f"\n\n(error: {exc})"}, "stop", {"shu": {"error": str(exc)}})
+        yield "data: [DONE]\n\n"
+
+    def _head(self, kind: str) -> dict[str, Any]:
+        return {"id": self.id, "object": kind, "created": self.created, "model": self.model}
+
+    def _chunk(
+        self, delta: dict[str, Any], finish: str | None = None, extra: dict[str, Any] | None = None
+    ) -> str:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+        body = self._head("chat.completion.chunk") | {"choices": [choice]} | (extra or {})
+        return f"data: {json.dumps(body, ensure_ascii=False, default=str)}\n\n"

@@ -1,0 +1,191 @@
+"""Shu as a model, through the official `openai` SDK against a real uvicorn server: the models
+are the personas a key reaches; a completion is the cited answer with its footnotes and Shu's
+own record in `shu`, whole or streamed; a follow-up stands alone; a wrong key, another persona
+and bad messages are clear errors (issue 45, part 1)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from shu.config.settings import load_settings
+from shu.kb import KnowledgeBase
+from shu.models.embed.minilm import MiniLMEmbedder
+from shu.models.llm.base import Message
+from shu.models.llm.client import LLMClient
+from shu.models.llm.scripted import ScriptedLLM
+from shu.serve.background import running
+from shu.serve.http import create_app
+from tests.conftest import doc
+
+openai = pytest.importorskip("openai")
+
+PRO = "[^pricing:Pricing > Pro]"
+TEAM = "[^pricing:Pricing > Team]"
+PRICING = doc(
+    "pricing",
+    "Pricing",
+    "# Pricing\n\n## Pro\n\nThe Pro plan costs $65 per seat per month.\n\n"
+    "## Team\n\nThe Team plan costs $35 per seat per month.",
+)
+NOTES = doc("notes", "Garden notes", "# Garden notes\n\nThe beans came up in May.")
+
+
+def _reply(messages: list[Message], schema: dict[str, Any] | None) -> str:
+    prompt = messages[-1].content
+    if "Team" in prompt.rsplit("Question:", 1)[-1]:
+        return f"The Team plan costs $35 per seat per month. {TEAM}"
+    return f"The Pro plan costs $65 per seat per month. {PRO}"
+
+
+@pytest.fixture(scope="module")
+def served(
+    tmp_path_factory: pytest.TempPathFactory, minilm: MiniLMEmbedder
+) -> Iterator[tuple[str, str, str]]:
+    """A server with two personas and a key that reaches only `lumen`; its URL and the key."""
+    tmp = tmp_path_factory.mktemp("openai")
+    for slug, name, text in (("lumen", "pricing.md", PRICING), ("garden", "notes.md", NOTES)):
+        folder = tmp / "personas" / slug
+        (folder / "RAG").mkdir(parents=True)
+        (folder / "persona.config.json").write_text(json.dumps({"slug": slug, "display_name": slug.title()}))
+        (folder / "RAG" / name).write_text(text)
+    overrides = ["enrich.enabled=false", "answer.scope=false", "verify.method=rules", "agent.mode=never"]
+    settings = load_settings(tmp / "home", [*overrides, "llm.budget.max_json_failures=0"])
+    kb = KnowledgeBase(settings, embedder=minilm, llm=LLMClient(ScriptedLLM(_reply)))
+    assert not kb.ingest(tmp / "personas").failed
+    _, key = kb.accounts.create_key("ana", ["lumen"])
+    with running(create_app(kb)) as url:
+        yield url, key, str(tmp)
+    kb.close()
+
+
+def _client(served: tuple[str, str, str], key: str | None = None) -> Any:
+    url, good, _ = served
+    return openai.OpenAI(base_url=f"{url}/v1", api_key=key or good, max_retries=0)
+
+
+def test_the_models_are_the_personas_the_key_reaches(served: tuple[str, str, str]) -> None:
+    models = _client(served).models.list()
+    assert [m.id for m in models.data] == ["lumen"] and models.data[0].owned_by == "shu"
+
+
+def test_a_completion_is_the_cited_answer_with_footnotes_and_shus_record(
+    served: tuple[str, str, str],
+) -> None:
+    completion = _client(served).chat.completions.create(
+        model="lumen",
+        messages=[
+            {"role": "system", "content": "You are a helpful assistant."},
+            {"role": "user", "content": "How much does the Pro plan cost?"},
+        ],
+        temperature=0.2,  # an OpenAI field Shu does not use: ignored
+    )
+    content = completion.choices[0].message.content
+    assert completion.object == "chat.completion" and completion.model == "lumen"
+    assert completion.choices[0].finish_reason == "stop" and completion.choices[0].message.role == "assistant"
+    assert "$65 per seat per month. [^1]" in content
+    assert re.search(r"^\[\^1\]: Pricing, §Pricing > Pro", content, re.M)
+    shu = completion.model_extra["shu"]
+    assert [c["key"] for c in shu["citations"]] == [PRO] and 0 <= shu["confidence"] <= 1
+    assert shu["method"].startswith("llm:") and "retrieval" not in shu
+    traced = _client(served).chat.completions.create(
+        model="lumen",
+        messages=[{"role": "user", "content": "How much does Pro cost?"}],
+        extra_body={"trace": True},
+    )
+    assert traced.model_extra["shu"]["retrieval"]["context"]["documents"][0]["doc_id"] == "pricing"
+
+
+def test_a_streamed_completion_adds_up_to_the_answer_and_ends_with_the_sources(
+    served: tuple[str, str, str],
+) -> None:
+    stream = _client(served).chat.completions.create(
+        model="lumen", messages=[{"role": "user", "content": "What does the Pro plan cost?"}], stream=True
+    )
+    chunks = list(stream)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks)
+    assert len(chunks) >= 5 and all(c.object == "chat.completion.chunk" for c in chunks)
+    assert chunks[0].choices[0].delta.role == "assistant"
+    assert [c.choices[0].finish_reason for c in chunks][-1] == "stop"
+    assert all(c.choices[0].finish_reason is None for c in chunks[:-1])
+    assert text.startswith("The Pro plan costs $65 per seat per month. [^1]")
+    assert "[^pricing:" not in text, "a key is shown as its footnote number"
+    assert re.search(r"^\[\^1\]: Pricing, §Pricing > Pro", text, re.M)
+    assert text.count("$65") == 1, "the checked answer said the same: only its sources were added"
+    assert chunks[-1].model_extra["shu"]["citations"][0]["key"] == PRO
+
+
+def test_a_follow_up_is_asked_standing_alone_after_the_earlier_turns(served: tuple[str, str, str]) -> None:
+    completion = _client(served).chat.completions.create(
+        model="lumen",
+        messages=[
+            {"role": "user", "content": "What does the Pro plan cost?"},
+            {"role": "assistant", "content": "The Pro plan costs $65 per seat per month. [^1]"},
+            {"role": "user", "content": [{"type": "text", "text": "And the Team plan?"}]},
+        ],
+    )
+    shu = completion.model_extra["shu"]
+    assert shu["question"] == "And the Team plan?"
+    assert shu["standalone_question"] == "What does the Team plan cost?"
+    assert "$35" in completion.choices[0].message.content
+
+
+def test_a_wrong_key_and_a_persona_the_key_does_not_reach_are_refused(served: tuple[str, str, str]) -> None:
+    with pytest.raises(openai.AuthenticationError):
+        _client(served, key="shu_not-a-key").chat.completions.create(
+            model="lumen", messages=[{"role": "user", "content": "Pro price?"}]
+        )
+    for model in ("garden", "nobody"):  # another's persona is not confirmed to exist
+        with pytest.raises(openai.NotFoundError, match=f"no model '{model}'|{model}"):
+            _client(served).chat.completions.create(
+                model=model, messages=[{"role": "user", "content": "Hi?"}]
+            )
+
+
+@pytest.mark.parametrize(
+    ("messages", "status", "said"),
+    [
+        ([{"role": "assistant", "content": "Hello"}], 400, "the last message must be the user's question"),
+        ([{"role": "user", "content": "   "}], 400, "the question is empty"),
+        (
+            [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "http://x"}}]}],
+            400,
+            "only text is read",
+        ),
+        ([], 422, "messages"),
+        ([{"role": "wizard", "content": "Hi"}], 422, "role"),
+        ([{"role": "user", "content": "x" * 5000}], 400, "characters long"),
+    ],
+)
+def test_bad_messages_are_a_4xx_with_a_message(
+    served: tuple[str, str, str], messages: list[dict[str, Any]], status: int, said: str
+) -> None:
+    url, key, _ = served
+    response = httpx.post(
+        f"{url}/v1/chat/completions",
+        json={"model": "lumen", "messages": messages},
+        headers={"Authorization": f"Bearer {key}"},
+        timeout=30,
+    )
+    assert response.status_code == status and said in response.text, response.text
+
+
+def test_nothing_is_kept_of_a_chat_clients_conversation(served: tuple[str, str, str]) -> None:
+    url, key, home = served
+    _client(served).chat.completions.create(
+        model="lumen",
+        messages=[
+            {"role": "user", "content": "What does the Pro plan cost?"},
+            {"role": "assistant", "content": "$65."},
+            {"role": "user", "content": "And the Team plan?"},
+        ],
+    )
+    listed = httpx.get(f"{url}/v1/conversations", headers={"Authorization": f"Bearer {key}"}, timeout=30)
+    assert listed.status_code == 200 and listed.json() == [], listed.text
+    assert Path(home).is_dir()

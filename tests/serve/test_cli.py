@@ -77,6 +77,17 @@ def test_unknown_persona_is_a_one_line_error(home: Path, make_persona: PersonaMa
     result = runner.invoke(app, ["--home", str(home), "ask", "hi", "--persona", "nope"])
     assert result.exit_code == 2
     assert result.output.strip() == "error: unknown persona 'nope' (known: lumen)"
+    as_json = runner.invoke(app, ["--home", str(home), "--json", "ask", "hi", "--persona", "nope"])
+    assert as_json.exit_code == 2
+    assert json.loads(as_json.stdout) == {"error": "unknown persona 'nope' (known: lumen)", "exit_code": 2}
+
+
+def test_version_is_printed_without_a_knowledge_base(tmp_path: Path) -> None:
+    from shu import __version__
+
+    result = runner.invoke(app, ["--home", str(tmp_path / "none"), "--version"])
+    assert result.exit_code == 0 and result.stdout == f"shu {__version__}\n"
+    assert not (tmp_path / "none").exists(), "nothing is created to say the version"
 
 
 @pytest.mark.parametrize(

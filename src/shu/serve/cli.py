@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -11,6 +12,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from shu import __version__
 from shu.answer.render import render_answer, source_line
 from shu.config.presets import preset_names, read_preset
 from shu.errors import ConflictError, NotFoundError, ShuError
@@ -43,6 +45,12 @@ app = typer.Typer(
 )
 
 
+def _show_version(shown: bool) -> None:
+    if shown:
+        sys.stdout.write(f"shu {__version__}\n")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _global(
     home: Annotated[
@@ -59,12 +67,26 @@ def _global(
     verbose: Annotated[
         bool, typer.Option("--verbose", help="Debug logs on stderr: the traces behind one-line reasons.")
     ] = False,
+    version: Annotated[
+        bool,
+        typer.Option("--version", is_eager=True, callback=_show_version, help="Print the version and exit."),
+    ] = False,
 ) -> None:
     state.home = home
     state.overrides = [*([f"preset={preset}"] if preset else []), *(set_ or [])]
     state.as_json = as_json
     if verbose:
         _log_debug()
+
+
+def _log_requests() -> None:
+    """`shu serve`'s access log on stderr: a line a request (`shu.serve.access_log`)."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%Y-%m-%d %H:%M:%S"))
+    access = logging.getLogger("shu.access")
+    access.addHandler(handler)
+    access.setLevel(logging.INFO)
+    access.propagate = False
 
 
 def _log_debug() -> None:
@@ -279,6 +301,7 @@ def serve(
         if host not in _LOOPBACK:
             err.print(f"Answers Host names: loopback, the address reached, and {names}", highlight=False)
         config = uvicorn_config(create_app(kb, host), host, port, kb.settings.server.read_timeout_s)
+        _log_requests()
         watcher = None
         if watch_ or watch_folders:
             folders = watched_folders(kb, watch_folders)

@@ -77,7 +77,12 @@ def row(table: Table, *cells: str) -> None:
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    err.print(f"[bold red]error:[/] {escape(message)}")
+    """The error and the exit code; with `--json`, as JSON on stdout (`{"error", "exit_code"}`),
+    where a program reading the output looks."""
+    if state.as_json:
+        emit_json({"error": message, "exit_code": code})
+    else:
+        err.print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(code)
 
 

@@ -48,6 +48,7 @@ from shu.errors import (
 )
 from shu.jobs import progress_view
 from shu.kb import MAX_QUERY_CHARS, KnowledgeBase
+from shu.serve.access_log import AccessLog
 from shu.serve.callers import SESSION_COOKIE, Caller
 from shu.serve.conversations_http import add_conversation_routes
 from shu.serve.documents_http import (
@@ -429,6 +430,7 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
         BodyLimit, limit=MAX_BODY_BYTES, wider=upload_limit(kb, limits.max_upload_bytes, keys_required)
     )
     app.add_middleware(HostGuard, rule=HostRule(bound=host, configured=limits.allowed_hosts))
+    app.add_middleware(AccessLog)  # outermost: a request a wall refused is logged too
     return app
 
 

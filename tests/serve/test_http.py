@@ -140,6 +140,9 @@ def test_jobs_start_report_progress_and_refuse_what_cannot_be_done(
             time.sleep(0.1)
         assert job["status"] == "done" and job["percent"] == 100.0 and job["processed"] == job["total"] == 2
         assert job["elapsed_s"] is not None and job["report"]["personas"] == ["lumen"]
+        shown = httpx.get(f"{url}/v1/jobs/{job_id}").text
+        assert str(tmp_path) not in shown, "paths inside the knowledge base, never the server's"
+        assert job["path"] == folder.parent.name and job["files"][0]["file"].startswith("lumen/")
         assert [j["id"] for j in httpx.get(f"{url}/v1/jobs").json()["jobs"]] == [job_id]
         assert httpx.get(f"{url}/v1/jobs", params={"active": True}).json()["jobs"] == []
         again = httpx.post(f"{url}/v1/jobs/{job_id}/cancel")

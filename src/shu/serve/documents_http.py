@@ -93,6 +93,27 @@ def upload_job_view(job: Job, key: ApiKey | None) -> dict[str, Any]:
     return view | {"path": Path(job.path).name, "files": job_files(job, reads)}
 
 
+def admin_job_view(job: Job, files: bool = False) -> dict[str, Any]:
+    """A job as an admin sees it: its progress and its report, every server path in them named
+    inside the knowledge base (the job's folder onward); with `files`, each file's outcome."""
+    view = progress_view(job)
+    root = Path(job.path).parent
+    view["path"] = Path(job.path).name
+    view["report"] = _inside(job.report, root)
+    return view | ({"files": job_files(job, lambda _: True)} if files else {})
+
+
+def _inside(value: Any, root: Path) -> Any:
+    """`value` (a report: text, lists, mappings) with each absolute path named inside `root`."""
+    if isinstance(value, str):
+        return _told(value, root, lambda _: True)
+    if isinstance(value, list):
+        return [_inside(v, root) for v in value]
+    if isinstance(value, dict):
+        return {k: _inside(v, root) for k, v in value.items()}
+    return value
+
+
 def job_files(job: Job, reads: Callable[[str], bool] | None = None) -> list[dict[str, Any]]:
     """The files a job indexed, skipped or failed on, each named inside its persona folder,
     with its one-line reason; with `reads` (which personas the caller may read), only files of

@@ -46,15 +46,14 @@ from shu.errors import (
     TooManyRequestsError,
     UnauthorizedError,
 )
-from shu.jobs import progress_view
 from shu.kb import MAX_QUERY_CHARS, KnowledgeBase
 from shu.serve.access_log import AccessLog
 from shu.serve.callers import SESSION_COOKIE, Caller
 from shu.serve.conversations_http import add_conversation_routes
 from shu.serve.documents_http import (
     add_document_routes,
+    admin_job_view,
     is_upload,
-    job_files,
     own_upload_job,
     upload_job_view,
     upload_limit,
@@ -384,7 +383,7 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
         background (admin); the job with its progress (poll `GET /v1/jobs/{id}`)."""
         require_admin(key)
         job = kb.jobs.submit(request.kind, request.path, request.force, key.user if key else "")
-        return progress_view(job)
+        return admin_job_view(job)
 
     @app.get("/v1/jobs")
     def jobs(
@@ -393,7 +392,7 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
         """Jobs newest first (only queued and running ones with `active`), with status, processed,
         failed, total, percent, elapsed and ETA in seconds."""
         require_admin(key)
-        return {"jobs": [progress_view(j) for j in kb.jobs.list(active, limit)]}
+        return {"jobs": [admin_job_view(j) for j in kb.jobs.list(active, limit)]}
 
     @app.get("/v1/jobs/{job_id}")
     def job(job_id: str, key: Caller) -> dict[str, Any]:
@@ -406,14 +405,14 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
                     return upload_job_view(found, key)
         require_admin(key)
         found = kb.jobs.get(job_id)
-        return progress_view(found) | {"files": job_files(found)}
+        return admin_job_view(found, files=True)
 
     @app.post("/v1/jobs/{job_id}/cancel")
     def cancel_job(job_id: str, key: Caller) -> dict[str, Any]:
         """Stop a queued or running job (a running one after the document it is on); 409 when it
         has already finished."""
         require_admin(key)
-        return progress_view(kb.jobs.cancel(job_id))
+        return admin_job_view(kb.jobs.cancel(job_id))
 
     @app.get("/v1/stats")
     def stats(key: Caller) -> dict[str, Any]:

@@ -63,3 +63,22 @@ def test_an_unknown_conversation_or_persona_is_one_line(tmp_path: Path, make_per
     assert code == 2 and "no conversation 'nope'" in output and "Traceback" not in output
     code, output = shu(home, "chat", "-p", "nobody", typed="hello\n")
     assert code == 2 and "unknown persona 'nobody'" in output
+
+
+def test_a_table_in_a_shown_conversation_is_drawn_not_piped(
+    tmp_path: Path, make_persona: PersonaMaker
+) -> None:
+    from shu.kb import open_kb
+    from shu.types import Answer
+
+    home = tmp_path / "home"
+    shu(home, "ingest", str(make_persona("shop", rag={"plans.md": PLANS}).parent))
+    table = "Plans side by side:\n\n| Plan | Price |\n| --- | --- |\n| Pro | $65 |\n| Team | $99 |"
+    with open_kb(home) as kb:
+        thread = kb.conversations.start("local", "shop")
+        answer = Answer(question="Compare the plans", persona="shop", text=table, method="llm:test")
+        kb.conversations.record(thread, "Compare the plans", None, answer)
+    code, output = shu(home, "conversations", "show", thread.id)
+    assert code == 0 and "Pro" in output and "$99" in output
+    assert "| --- |" not in output and "| Pro |" not in output, output
+    assert "┌" in output or "+" in output, "drawn as a table"

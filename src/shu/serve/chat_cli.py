@@ -14,6 +14,7 @@ from rich.table import Table
 
 from shu.conversations import LOCAL_USER, export_markdown
 from shu.kb import KnowledgeBase
+from shu.serve.answer_tables import print_markdown
 from shu.serve.answer_view import show_streamed
 from shu.serve.console import emit_json, fail, out, row, state
 from shu.serve.console import open_from_state as open_kb
@@ -96,13 +97,14 @@ def list_conversations(
 def show_conversation(
     conversation: Annotated[str, typer.Argument(help="Its id.")], as_user: AsUser = None
 ) -> None:
-    """A conversation as Markdown, each answer's sources as footnotes."""
+    """A conversation, each answer's sources as footnotes and its tables drawn (`export` writes
+    the Markdown)."""
     with open_kb() as kb:
         found = kb.conversations.get(conversation, as_user or LOCAL_USER)
         if state.as_json:
             emit_json(found.model_dump())
             return
-        out.print(escape(export_markdown(found)), end="")
+        print_markdown(out, export_markdown(found))
 
 
 @conversations_app.command("export")

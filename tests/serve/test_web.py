@@ -209,6 +209,15 @@ def test_e_a_phone_width_never_scrolls_sideways(served: Served, browser: Any) ->
     try:
         open_page(page, served.url)
         assert no_horizontal_overflow(page)
+        for button, name in (
+            ("#browse", "Documents"),
+            ("#conversations", "Conversations"),
+            ("#new-conversation", "New"),
+            ("#upload", "Upload"),
+        ):  # the labels are hidden at this width: each shows an icon, and keeps its name
+            expect(page.locator(button)).to_have_accessible_name(name)
+            drawn = page.locator(f"{button} svg.icon").bounding_box()
+            assert drawn is not None and drawn["width"] >= 12, f"{button} shows an icon"
         turn = ask(page, QUESTION)
         turn.locator(".trace summary").click()
         expect(turn.locator(".trace .hits").first).to_be_visible()

@@ -335,6 +335,9 @@ function setupComposer() {
     closePanel();
   });
   $("browse").prepend(icon("docs"));
+  $("conversations").prepend(icon("chats")); // at phone width the icon is all that shows: the label stays for screen readers
+  $("new-conversation").prepend(icon("plus"));
+  $("upload").prepend(icon("upload"));
   $("browse").addEventListener("click", browse);
   $("conversations").addEventListener("click", listConversations);
   $("new-conversation").addEventListener("click", newConversation);

@@ -28,8 +28,15 @@ PLANS = doc("plans", "Plans", "# Plans\n\n## Pro\n\nThe Pro plan costs $65 per s
 HOURS = b"# Garden hours\n\nThe community garden opens at nine on Saturdays.\n"
 
 
+def _count(page: Any) -> int:
+    """The document count the persona picker shows for the chosen persona ("Lumen Support (6)")."""
+    shown = page.locator("#persona option:checked").inner_text()
+    return int(shown.rsplit("(", 1)[1].rstrip(")"))
+
+
 def test_upload_follow_download_and_delete_a_document(served: Served, page: Any) -> None:
     open_page(page, served.url)
+    before = _count(page)
     page.set_input_files(
         "#upload-input",
         files=[
@@ -41,6 +48,8 @@ def test_upload_follow_download_and_delete_a_document(served: Served, page: Any)
     expect(card.locator(".upload-bad")).to_contain_text("tool.exe: .exe: not a format Shu reads")
     expect(card.locator(".upload-status")).to_contain_text("Done: 1 document indexed.", timeout=60_000)
     expect(card.locator(".upload-ok")).to_contain_text("garden-hours")
+    expect(page.locator("#persona option:checked")).to_contain_text(f"({before + 1})")  # without a reload
+    expect(page.locator("#jobs")).to_be_hidden()  # the job chip does not stay on after "Done"
 
     page.click("#browse")
     item = page.locator('.doc-item[data-doc-id="garden-hours"]')
@@ -60,6 +69,7 @@ def test_upload_follow_download_and_delete_a_document(served: Served, page: Any)
     expect(page.locator(".doc-list")).to_be_visible()
     expect(page.locator('.doc-item[data-doc-id="garden-hours"]')).to_have_count(0)
     assert asked and "Garden hours" in asked[0]
+    expect(page.locator("#persona option:checked")).to_contain_text(f"({before})")
 
 
 def test_files_dropped_on_the_chat_are_indexed_and_a_corrupt_one_says_why(served: Served, page: Any) -> None:

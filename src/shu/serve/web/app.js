@@ -7,7 +7,7 @@ import { createTurn } from "./answer.js";
 import { append, clear, el, formatSeconds, icon } from "./dom.js";
 import { loadConversation, openConversations, rememberConversation, rememberedConversation, startConversation } from "./conversations.js";
 import { closePanel, openBrowser, openDocument, setupPanel } from "./panel.js";
-import { enableUploads, setupUploads } from "./uploads.js";
+import { DOCUMENTS_CHANGED, enableUploads, setupUploads } from "./uploads.js";
 import { currentSession, offerSignIn, promptSignIn, setupSignIn, signInOffered } from "./signin.js";
 import { offerUsers, setupUsers } from "./users.js";
 
@@ -409,8 +409,30 @@ async function restartJobs() {
   else pollJobs();
 }
 
+/** After an upload or a delete: the jobs now (not at the next poll), and the personas' counts. */
+async function documentsChanged() {
+  if (!jobs.stopped) {
+    clearTimeout(jobs.timer);
+    pollJobs();
+  }
+  try {
+    const fresh = await getJSON("/v1/personas", { quiet: true });
+    if (!Array.isArray(fresh)) return;
+    state.personas = fresh;
+    for (const option of $("persona").options) {
+      const p = fresh.find((one) => one.slug === option.value);
+      if (p) option.textContent = `${p.display_name || p.slug} (${p.documents})`;
+    }
+    const chosen = state.persona && fresh.find((p) => p.slug === state.persona.slug);
+    if (chosen) state.persona = chosen;
+  } catch {
+    // the counts stay as they were; the next load has them
+  }
+}
+
 function startJobs() {
   restartJobs();
+  document.addEventListener(DOCUMENTS_CHANGED, documentsChanged);
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible" && !jobs.timer && !jobs.stopped) pollJobs();
   });

@@ -125,12 +125,21 @@ async function follow(job, status, list, persona) {
   status.textContent = `Done${failed}: ${added.length} document${added.length === 1 ? "" : "s"} indexed.`;
   status.classList.add(failed ? "upload-bad" : "upload-done");
   refreshBrowser(persona);
+  changed(persona);
 }
+
+/** Tell the page a persona's documents changed (the job chip and the document count follow). */
+function changed(persona) {
+  document.dispatchEvent(new CustomEvent(DOCUMENTS_CHANGED, { detail: { persona } }));
+}
+
+export const DOCUMENTS_CHANGED = "shu:documents-changed";
 
 /** Delete a document of the persona after a confirmation; true once deleted. */
 export async function deleteDocument(doc, persona) {
   if (!window.confirm(`Delete “${doc.title || doc.id}”? Its file and its original are removed from the server.`)) return false;
   await request(`/v1/documents/${encodeURIComponent(doc.id)}?persona=${encodeURIComponent(persona)}`, { method: "DELETE" });
+  changed(persona);
   return true;
 }
 

@@ -41,7 +41,22 @@ def test_a_conversation_is_kept_across_a_reload_and_can_be_started_anew(served: 
     page.click("#conversations")
     listed = page.locator(".conversation-list .doc-item")
     expect(listed.first).to_contain_text(FIRST)
-    expect(listed.first).to_contain_text("2 questions")
+    expect(listed.first).to_contain_text("2 questions · today, ")  # not an ISO stamp
+    said = page.evaluate(
+        """async () => {
+            const { readableWhen } = await import(new URL("dom.js", location.href).href);
+            const now = new Date(2026, 10, 28, 15, 0);
+            return [
+                new Date(2026, 10, 27, 14, 2).toISOString(),
+                new Date(2026, 10, 24, 9, 0).toISOString(),
+                new Date(2026, 4, 3, 9, 0).toISOString(),
+                new Date(2025, 4, 3, 9, 0).toISOString(),
+                "not a date",
+            ].map((iso) => readableWhen(iso, now));
+        }"""
+    )
+    assert said[0].startswith("yesterday, ") and said[1].startswith("Tuesday, "), said
+    assert "May" in said[2] and "2026" not in said[2] and "2025" in said[3] and said[4] == "not a date", said
     page.click("#new-conversation")
     expect(page.locator(".turn")).to_have_count(0)
     expect(page.locator("#intro h1")).to_be_visible()

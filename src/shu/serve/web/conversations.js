@@ -3,7 +3,7 @@
 // persona in this browser, so a reload continues it. The panel lists one's conversations.
 
 import { getJSON, postJSON, request } from "./api.js";
-import { clear, el } from "./dom.js";
+import { clear, el, readableWhen } from "./dom.js";
 import { showInPanel } from "./panel.js";
 
 const STORAGE = "shu.conversation.";
@@ -76,7 +76,7 @@ export async function openConversations(persona, personaName, currentId, { onOpe
           "button",
           { type: "button", class: "doc-item", "data-conversation-id": conversation.id, onclick: () => onOpen(conversation.id) },
           el("span", { class: "doc-item-title" }, conversation.title || "Untitled"),
-          el("span", { class: "doc-item-meta" }, `${conversation.turns} question${conversation.turns === 1 ? "" : "s"} · ${conversation.updated}`),
+          el("span", { class: "doc-item-meta" }, `${conversation.turns} question${conversation.turns === 1 ? "" : "s"} · ${readableWhen(conversation.updated)}`),
         ),
         el("button", { type: "button", class: "ghost delete-conversation", "aria-label": "Delete this conversation", onclick: remove }, "Delete"),
       ),

@@ -60,6 +60,21 @@ export function formatSeconds(seconds) {
 }
 
 /** "Pricing and Plans > Plan details > Pro" under the title "Pricing and Plans" → "Plan details › Pro". */
+/** When something happened, as people say it: "today, 14:02", "yesterday, 09:10", "Monday,
+ * 16:45" within the week, "3 May" this year, "3 May 2025" before; the ISO stamp if unreadable. */
+export function readableWhen(iso, now = new Date()) {
+  const when = new Date(iso);
+  if (!iso || Number.isNaN(when.getTime())) return iso || "";
+  const time = when.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+  const day = (d) => new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+  const days = Math.round((day(now) - day(when)) / 86_400_000);
+  if (days === 0) return `today, ${time}`;
+  if (days === 1) return `yesterday, ${time}`;
+  if (days > 1 && days < 7) return `${when.toLocaleDateString(undefined, { weekday: "long" })}, ${time}`;
+  const sameYear = when.getFullYear() === now.getFullYear();
+  return when.toLocaleDateString(undefined, sameYear ? { day: "numeric", month: "long" } : { day: "numeric", month: "long", year: "numeric" });
+}
+
 export function sectionLabel(sectionPath, title) {
   const parts = String(sectionPath || "").split(" > ");
   if (parts.length > 1 && parts[0] === title) parts.shift();

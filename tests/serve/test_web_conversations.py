@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.serve import web_page
@@ -57,12 +58,28 @@ def test_a_conversation_is_kept_across_a_reload_and_can_be_started_anew(served: 
     )
     assert said[0].startswith("yesterday, ") and said[1].startswith("Tuesday, "), said
     assert "May" in said[2] and "2026" not in said[2] and "2025" in said[3] and said[4] == "not a date", said
+    row = page.locator(".conversation-row").first
+    card, delete = row.locator(".doc-item").bounding_box(), row.locator(".delete-conversation").bounding_box()
+    assert card is not None and delete is not None
+    assert delete["x"] >= card["x"] + card["width"] - 1, "the actions stand beside the card, not under it"
+    assert delete["y"] + delete["height"] <= card["y"] + card["height"] + 1
+    row.locator(".rename-conversation").click()
+    field = row.locator(".rename-field")
+    expect(field).to_be_focused()
+    field.fill("Plan prices")
+    field.press("Enter")
+    expect(page.locator(".conversation-list .doc-item").first).to_contain_text("Plan prices")
+    assert httpx.get(f"{served.url}/v1/conversations").json()[0]["title"] == "Plan prices"
+    row.locator(".rename-conversation").click()
+    row.locator(".rename-field").fill("Not kept")
+    row.locator(".rename-field").press("Escape")
+    expect(page.locator(".conversation-list .doc-item").first).to_contain_text("Plan prices")
     page.click("#new-conversation")
     expect(page.locator(".turn")).to_have_count(0)
     expect(page.locator("#intro h1")).to_be_visible()
     ask(page, "How long are workspace backups kept?")
     page.click("#conversations")
     expect(page.locator(".conversation-list .doc-item")).to_have_count(2, timeout=10_000)
-    page.locator(".conversation-list .doc-item", has_text=FIRST).click()
+    page.locator(".conversation-list .doc-item", has_text="Plan prices").click()
     expect(page.locator(".turn")).to_have_count(2)
     expect(page.locator(".turn").nth(1).locator(".question")).to_contain_text(re.compile("Team plan"))

@@ -68,18 +68,54 @@ export async function openConversations(persona, personaName, currentId, { onOpe
       if (conversation.id === currentId) onNew();
       else openConversations(persona, personaName, currentId, { onOpen, onNew });
     };
-    list.append(
+    const title = el("span", { class: "doc-item-title" }, conversation.title || "Untitled");
+    const card = el(
+      "button",
+      { type: "button", class: "doc-item", "data-conversation-id": conversation.id, onclick: () => onOpen(conversation.id) },
+      title,
+      el("span", { class: "doc-item-meta" }, `${conversation.turns} question${conversation.turns === 1 ? "" : "s"} · ${readableWhen(conversation.updated)}`),
+    );
+    const row = el("li", { class: `conversation-row${conversation.id === currentId ? " current" : ""}` }, card);
+    const rename = () => renameInline(row, card, conversation, title);
+    row.append(
       el(
-        "li",
-        { class: conversation.id === currentId ? "current" : "" },
-        el(
-          "button",
-          { type: "button", class: "doc-item", "data-conversation-id": conversation.id, onclick: () => onOpen(conversation.id) },
-          el("span", { class: "doc-item-title" }, conversation.title || "Untitled"),
-          el("span", { class: "doc-item-meta" }, `${conversation.turns} question${conversation.turns === 1 ? "" : "s"} · ${readableWhen(conversation.updated)}`),
-        ),
-        el("button", { type: "button", class: "ghost delete-conversation", "aria-label": "Delete this conversation", onclick: remove }, "Delete"),
+        "span",
+        { class: "conversation-actions" },
+        el("button", { type: "button", class: "ghost rename-conversation", "aria-label": "Rename this conversation", title: "Rename", onclick: rename }, "Rename"),
+        el("button", { type: "button", class: "ghost delete-conversation", "aria-label": "Delete this conversation", title: "Delete", onclick: remove }, "Delete"),
       ),
     );
+    list.append(row);
   }
+}
+
+/** The conversation's title as a field in place of its card: Enter keeps it (PATCH), Escape or
+ * leaving the field puts the card back; an empty title is not sent. */
+function renameInline(row, card, conversation, title) {
+  const field = el("input", { type: "text", class: "rename-field", maxlength: 200, "aria-label": "New title", value: conversation.title || "" });
+  let done = false;
+  const finish = async (keep) => {
+    if (done) return;
+    done = true;
+    const wanted = field.value.trim();
+    if (keep && wanted && wanted !== conversation.title) {
+      try {
+        const saved = await request(`/v1/conversations/${encodeURIComponent(conversation.id)}`, { method: "PATCH", body: { title: wanted } });
+        conversation.title = (await saved.json()).title;
+        title.textContent = conversation.title;
+      } catch (error) {
+        title.textContent = `${conversation.title || "Untitled"} (not renamed: ${error.message || error})`;
+      }
+    }
+    field.replaceWith(card);
+  };
+  field.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") finish(true);
+    else if (event.key === "Escape") finish(false);
+  });
+  field.addEventListener("blur", () => finish(false));
+  card.replaceWith(field);
+  field.focus();
+  field.select();
+  return row;
 }

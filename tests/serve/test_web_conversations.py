@@ -5,13 +5,14 @@ a new conversation started, and an old one opened again."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from tests.serve import web_page
-from tests.serve.web_page import Served, ask, expect, open_page
+from tests.serve.web_page import Served, ask, expect, open_page, screenshot_path
 
 pytestmark = pytest.mark.slow
 served = web_page.served
@@ -23,7 +24,9 @@ FOLLOW = "and the Team plan?"
 STANDALONE = "How many API requests per minute does the Team plan allow?"
 
 
-def test_a_conversation_is_kept_across_a_reload_and_can_be_started_anew(served: Served, page: Any) -> None:
+def test_a_conversation_is_kept_across_a_reload_and_can_be_started_anew(
+    served: Served, page: Any, tmp_path: Path
+) -> None:
     open_page(page, served.url)
     first = ask(page, FIRST)
     expect(first.locator(".sources li")).not_to_have_count(0)
@@ -69,6 +72,7 @@ def test_a_conversation_is_kept_across_a_reload_and_can_be_started_anew(served: 
     field.fill("Plan prices")
     field.press("Enter")
     expect(page.locator(".conversation-list .doc-item").first).to_contain_text("Plan prices")
+    page.locator("#panel").screenshot(path=str(screenshot_path(tmp_path, "web-conversations.png")))
     assert httpx.get(f"{served.url}/v1/conversations").json()[0]["title"] == "Plan prices"
     row.locator(".rename-conversation").click()
     row.locator(".rename-field").fill("Not kept")

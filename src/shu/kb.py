@@ -371,8 +371,9 @@ class KnowledgeBase:
         user: str | None = None,
     ) -> Iterator[AskEvent]:
         """`ask_stream` of a question that follows the turns given (a chat client's own history,
-        oldest first): made to stand alone after the last of them, answered like a conversation's
-        turn, and kept nowhere (never from the answer cache)."""
+        oldest first): made to stand alone after the last of them and answered like a
+        conversation's turn (not from the answer cache), the turns kept nowhere. Without earlier
+        turns it is `ask_stream`'s question, cache and all."""
         found = self.persona(persona)
         question = _checked_query(question)
         if not earlier:

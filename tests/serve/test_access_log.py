@@ -41,3 +41,28 @@ def test_every_request_is_one_line_with_whose_key_and_never_the_key(
     assert re.fullmatch(r"GET /v1/personas 401 \d+ ms -", lines[1]), lines
     assert re.fullmatch(r"GET /healthz 421 \d+ ms -", lines[2]), lines
     assert not any(secret in line or "limit=" in line or "shu_wrong" in line for line in lines)
+
+
+def test_a_request_the_app_fails_on_is_logged_as_a_500(caplog: pytest.LogCaptureFixture) -> None:
+    import anyio
+
+    from shu.serve.access_log import AccessLog
+
+    async def broken(scope: object, receive: object, send: object) -> None:
+        raise RuntimeError("boom")
+
+    async def call() -> None:
+        scope = {"type": "http", "method": "GET", "path": "/v1/x", "state": {}}
+
+        async def receive() -> dict[str, object]:
+            return {"type": "http.request"}
+
+        async def send(message: object) -> None:
+            return None
+
+        with pytest.raises(RuntimeError):
+            await AccessLog(broken)(scope, receive, send)  # type: ignore[arg-type]
+
+    caplog.set_level(logging.INFO, logger="shu.access")
+    anyio.run(call)
+    assert re.fullmatch(r"GET /v1/x 500 \d+ ms -", caplog.records[-1].getMessage())

@@ -77,6 +77,7 @@ def test_a_conversation_is_kept_across_a_reload_and_can_be_started_anew(
     row.locator(".rename-conversation").click()
     row.locator(".rename-field").fill("Not kept")
     row.locator(".rename-field").press("Escape")
+    expect(page.locator(".conversation-list")).to_be_visible()  # Escape ends the renaming, not the panel
     expect(page.locator(".conversation-list .doc-item").first).to_contain_text("Plan prices")
     page.click("#new-conversation")
     expect(page.locator(".turn")).to_have_count(0)

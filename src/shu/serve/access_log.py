@@ -34,9 +34,13 @@ class AccessLog:
 
         try:
             await self.app(scope, receive, sent)
-        finally:
-            if not status:  # the connection ended before an answer began
-                log.info(_line(scope, 0, time.perf_counter() - started))
+        except BaseException:  # the server's error page is sent outside this middleware: a 500
+            if not status:
+                status.append(500)
+                log.info(_line(scope, 500, time.perf_counter() - started))
+            raise
+        if not status:  # the connection ended before an answer began
+            log.info(_line(scope, 0, time.perf_counter() - started))
 
 
 def _line(scope: Scope, status: int, seconds: float) -> str:

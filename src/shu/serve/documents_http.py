@@ -100,6 +100,7 @@ def admin_job_view(job: Job, files: bool = False) -> dict[str, Any]:
     root = Path(job.path).parent
     view["path"] = Path(job.path).name
     view["report"] = _inside(job.report, root)
+    view["error"] = _inside(job.error, root)
     return view | ({"files": job_files(job, lambda _: True)} if files else {})
 
 

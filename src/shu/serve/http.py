@@ -31,6 +31,8 @@ from pydantic import AfterValidator, Field
 from pydantic_core import PydanticCustomError
 from starlette.datastructures import Headers
 from starlette.requests import cookie_parser
+from starlette.responses import Response
+from starlette.types import Scope
 
 from shu import __version__
 from shu.accounts.keys import authorize, check_own_profile_fields, reached_personas, require_admin
@@ -61,7 +63,7 @@ from shu.serve.documents_http import (
 from shu.serve.hosts import HostGuard, HostRule
 from shu.serve.limits import BodyLimit, WorkLimiter
 from shu.serve.mcp import create_mcp
-from shu.serve.openai_http import add_openai_routes
+from shu.serve.openai_http import CHAT_BODY_BYTES, add_openai_routes
 from shu.serve.sessions_http import add_session_routes, logins_of
 from shu.serve.validation import Body, openai_error, validation_error
 from shu.types import (
@@ -425,9 +427,15 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     app.mount("/", StaticFiles(directory=WEB_PAGE, html=True), name="web")
     app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]  # starlette: a handler takes any Exception
     app.add_middleware(WorkLimiter, settings=limits, identify=_who(kb, keys_required), streamed=is_upload)
-    app.add_middleware(
-        BodyLimit, limit=MAX_BODY_BYTES, wider=upload_limit(kb, limits.max_upload_bytes, keys_required)
-    )
+    uploads = upload_limit(kb, limits.max_upload_bytes, keys_required)
+
+    async def wider(scope: Scope) -> int | Response | None:
+        """A chat client sends the whole conversation each time: a chat request may send more."""
+        if scope.get("method") == "POST" and scope.get("path") == "/v1/chat/completions":
+            return CHAT_BODY_BYTES
+        return await uploads(scope)
+
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES, wider=wider)
     app.add_middleware(HostGuard, rule=HostRule(bound=host, configured=limits.allowed_hosts))
     app.add_middleware(AccessLog)  # outermost: a request a wall refused is logged too
     return app

@@ -20,6 +20,7 @@ assistant — talks to a persona as if it were a model.
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -39,8 +40,16 @@ from shu.types import Answer, Turn
 
 MAX_MESSAGES = 200
 MAX_MESSAGE_CHARS = 40_000
+KEPT_TURNS = 4
+"""Earlier turns read (the rewrite reads the last, an LLM answer the last two): a long chat's
+older turns are passed over."""
+CHAT_BODY_BYTES = 1024 * 1024
+"""A chat request's body at most: a client sends the whole conversation each time."""
 """A message's text at most (an earlier answer may be long; the question is held to the ask limit)."""
 OWNER = "shu"
+_KEY = re.compile(r"\[\^[^\]\n]+\]")
+_LINE_BREAKS = re.compile("[\u0085\u2028\u2029]")
+"""Characters some event-stream readers take for a line's end: escaped inside a chunk's JSON."""
 
 
 class TextPart(BaseModel):
@@ -61,14 +70,15 @@ class ChatMessage(BaseModel):
     role: Literal["system", "developer", "user", "assistant", "tool", "function"]
     content: MessageText | Annotated[list[TextPart], Field(max_length=100)] | None = None
 
-    def text(self) -> str:
-        """The message's text (its text parts joined); an image or audio part is refused."""
+    def text(self, strict: bool = False) -> str:
+        """The message's text (its text parts joined); `strict` (the question): an image or
+        audio part is refused, not passed over."""
         if self.content is None or isinstance(self.content, str):
             return self.content or ""
         others = sorted({p.type for p in self.content if p.type != "text"})
-        if others:
-            raise InvalidRequestError(f"only text is read: a message holds {', '.join(others)}")
-        return "\n".join(p.text for p in self.content)
+        if others and strict:
+            raise InvalidRequestError(f"only text is read: the question holds {', '.join(others)}")
+        return "\n".join(p.text for p in self.content if p.type == "text")
 
 
 class ChatRequest(Body):
@@ -105,8 +115,11 @@ def add_openai_routes(app: FastAPI, kb: KnowledgeBase, answer_json: AnswerJson) 
         """The persona's cited answer to the last user message, as an OpenAI chat completion
         (streamed as chunks with `stream`)."""
         if key is not None and not key.reaches(request.model):
-            raise NotFoundError(f"no model {request.model!r} (GET /v1/models lists the ones the key reaches)")
-        persona = kb.persona(request.model)  # an unknown persona is a 404 before any stream starts
+            raise NotFoundError(_no_model(request.model))
+        try:
+            persona = kb.persona(request.model)  # before any stream starts
+        except NotFoundError:
+            raise NotFoundError(_no_model(request.model)) from None
         question, earlier = _asked(request.messages)
         user = kb.with_profile(key.user if key else None)
         events = kb.ask_following(question, persona.slug, earlier, request.agent, user)
@@ -120,15 +133,24 @@ def add_openai_routes(app: FastAPI, kb: KnowledgeBase, answer_json: AnswerJson) 
         return StreamingResponse(chunks, media_type="text/event-stream")
 
 
+def _no_model(name: str) -> str:
+    """The same words for a persona that does not exist and one the key does not reach."""
+    return f"no model {name!r} (GET /v1/models lists the ones the key reaches)"
+
+
 def _asked(messages: list[ChatMessage]) -> tuple[str, list[Turn]]:
     """The question (the last message, the user's) and the turns before it: each user message
     with the assistant's reply after it."""
     last = messages[-1]
     if last.role != "user":
         raise InvalidRequestError(f"the last message must be the user's question (it is the {last.role}'s)")
-    question = last.text()
-    if not question.split():
+    question = " ".join(last.text(strict=True).replace("\x00", " ").split())
+    if not question:
         raise InvalidRequestError("the question is empty")
+    if len(question) > MAX_QUERY_CHARS:  # here, not in the stream: a 400 before any chunk is sent
+        raise InvalidRequestError(
+            f"the question is {len(question)} characters long; the limit is {MAX_QUERY_CHARS}"
+        )
     turns: list[Turn] = []
     asked: str | None = None
     for message in messages[:-1]:
@@ -137,7 +159,7 @@ def _asked(messages: list[ChatMessage]) -> tuple[str, list[Turn]]:
         elif message.role == "assistant" and asked is not None and asked.split():
             turns.append(Turn(question=" ".join(asked.split())[:MAX_QUERY_CHARS], answer=message.text()))
             asked = None
-    return question, turns
+    return question, turns[-KEPT_TURNS:]
 
 
 class Footnoted:
@@ -150,18 +172,21 @@ class Footnoted:
         self.text = ""
 
     def piece(self, piece: str) -> str:
-        if self.style == "footnotes" and piece.startswith("[^") and piece.endswith("]"):
-            piece = f"[^{self.numbers.setdefault(piece, len(self.numbers) + 1)}]"
+        for key in _KEY.findall(piece):
+            number = self.numbers.setdefault(key, len(self.numbers) + 1)
+            if self.style == "footnotes":
+                piece = piece.replace(key, f"[^{number}]")
         self.text += piece
         return piece
 
     def rest(self, answer: Answer) -> str:
         """What is left to send of the checked answer: its sources after the streamed text when
-        that is what it says (numbered alike), else the whole answer after a line saying so."""
+        that is what it says (numbered alike; white space aside), else the whole answer after a
+        line saying so."""
         rendered = render_answer(answer, self.style)
         body, sources = _parted(rendered)
-        same = [c.key for c in answer.citations] == list(self.numbers) and body.strip() == self.text.strip()
-        if same and self.text:
+        same_keys = [c.key for c in answer.citations] == list(self.numbers)
+        if self.text and same_keys and body.split() == self.text.split():
             return f"\n\n{sources}" if sources else ""
         if not self.text:
             return rendered
@@ -175,6 +200,11 @@ def _parted(rendered: str) -> tuple[str, str]:
         if found:
             return body, found.lstrip("\n") + sources
     return rendered, ""
+
+
+WITHDRAWN = "\n\n*(The draft above was withdrawn; the answer follows.)*\n\n"
+"""What a client is shown when a draft is withdrawn (it cannot take text back): the reason is
+the model's or a check's words, kept out of the Markdown."""
 
 
 class Completion:
@@ -200,14 +230,13 @@ class Completion:
                 if isinstance(event, Answer):
                     yield self._chunk({"content": shown.rest(event)}, "stop", {"shu": shu(event)})
                 elif isinstance(event, StreamReset):
-                    note = f"\n\n*(withdrawn: {event.reason})*\n\n"
-                    shown.text = ""
-                    shown.numbers.clear()
-                    yield self._chunk({"content": note})
+                    shown.text = ""  # what follows is compared with the checked answer afresh
+                    yield self._chunk({"content": WITHDRAWN})
                 elif isinstance(event, str) and event:
                     yield self._chunk({"content": shown.piece(event)})
-        except ShuError as exc:
-            yield self._chunk({"content": f"\n\n(error: {exc})"}, "stop", {"shu": {"error": str(exc)}})
+        except ShuError as exc:  # the status line is sent: the error is the last chunk's
+            ended = {"content": "\n\n*(The answer could not be finished.)*"}
+            yield self._chunk(ended, "stop", {"shu": {"error": str(exc)}})
         yield "data: [DONE]\n\n"
 
     def _head(self, kind: str) -> dict[str, Any]:
@@ -218,4 +247,10 @@ class Completion:
     ) -> str:
         choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
         body = self._head("chat.completion.chunk") | {"choices": [choice]} | (extra or {})
-        return f"data: {json.dumps(body, ensure_ascii=False, default=str)}\n\n"
+        text = _LINE_BREAKS.sub(_escaped, json.dumps(body, ensure_ascii=False, default=str))
+        return f"data: {text}\n\n"
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\u{code:04x}"

@@ -345,7 +345,7 @@ function setupComposer() {
 
 // -- jobs ----------------------------------------------------------------------------------------
 
-const jobs = { timer: 0, stopped: false };
+const jobs = { timer: 0, stopped: false, polling: false };
 
 function jobLine(job) {
   const done = Number.isFinite(job.processed) && Number.isFinite(job.total) && job.total ? ` ${job.processed}/${job.total}` : "";
@@ -386,7 +386,8 @@ async function mayListJobs() {
 
 async function pollJobs() {
   jobs.timer = 0;
-  if (jobs.stopped) return;
+  if (jobs.stopped || jobs.polling) return; // one loop: a poll asked for while one runs is that one
+  jobs.polling = true;
   if (document.visibilityState === "visible") {
     try {
       const body = await getJSON("/v1/jobs?active=true&limit=20", { quiet: true });
@@ -397,6 +398,7 @@ async function pollJobs() {
       jobs.stopped = error instanceof ApiError && [403, 404, 405].includes(error.status);
     }
   }
+  jobs.polling = false;
   if (!jobs.stopped) jobs.timer = setTimeout(pollJobs, JOBS_EVERY_MS);
 }
 
@@ -411,7 +413,7 @@ async function restartJobs() {
 
 /** After an upload or a delete: the jobs now (not at the next poll), and the personas' counts. */
 async function documentsChanged() {
-  if (!jobs.stopped) {
+  if (!jobs.stopped && !jobs.polling) {
     clearTimeout(jobs.timer);
     pollJobs();
   }

@@ -110,8 +110,10 @@ function renameInline(row, card, conversation, title) {
     field.replaceWith(card);
   };
   field.addEventListener("keydown", (event) => {
-    if (event.key === "Enter") finish(true);
-    else if (event.key === "Escape") finish(false);
+    if (event.isComposing || (event.key !== "Enter" && event.key !== "Escape")) return;
+    event.preventDefault();
+    event.stopPropagation(); // Escape here ends the renaming, not the panel
+    finish(event.key === "Enter");
   });
   field.addEventListener("blur", () => finish(false));
   card.replaceWith(field);

@@ -59,7 +59,6 @@ export function formatSeconds(seconds) {
   return `${Math.floor(seconds / 3600)}h ${Math.round((seconds % 3600) / 60)}m`;
 }
 
-/** "Pricing and Plans > Plan details > Pro" under the title "Pricing and Plans" → "Plan details › Pro". */
 /** When something happened, as people say it: "today, 14:02", "yesterday, 09:10", "Monday,
  * 16:45" within the week, "3 May" this year, "3 May 2025" before; the ISO stamp if unreadable. */
 export function readableWhen(iso, now = new Date()) {
@@ -75,6 +74,7 @@ export function readableWhen(iso, now = new Date()) {
   return when.toLocaleDateString(undefined, sameYear ? { day: "numeric", month: "long" } : { day: "numeric", month: "long", year: "numeric" });
 }
 
+/** "Pricing and Plans > Plan details > Pro" under the title "Pricing and Plans" → "Plan details › Pro". */
 export function sectionLabel(sectionPath, title) {
   const parts = String(sectionPath || "").split(" > ");
   if (parts.length > 1 && parts[0] === title) parts.shift();

@@ -52,7 +52,7 @@ async def validation_error(request: Request, exc: RequestValidationError) -> JSO
 def openai_error(message: str, kind: str, status: int) -> dict[str, Any]:
     """The error as OpenAI's clients read it (`{"error": {"message": …}}`), beside Shu's `detail`:
     a chat client shows the message instead of "Error code: 404"."""
-    return {"error": {"message": message, "type": kind, "code": status}}
+    return {"error": {"message": message, "type": kind, "param": None, "code": str(status)}}
 
 
 def encodable(value: Any) -> Any:

@@ -37,6 +37,7 @@ from shu.models.rerank.base import Reranker
 from shu.parts import Parts
 from shu.retrieve.asker import Asker, asker_of
 from shu.store import Store, open_store
+from shu.store.facets import filter_choices
 from shu.store.factory import open_store_url
 from shu.store.known import known_document, known_persona
 from shu.store.migrate import MigrationReport
@@ -47,8 +48,10 @@ from shu.types import (
     Chunk,
     Conversation,
     Document,
+    DocumentFilter,
     DocumentSection,
     DocumentView,
+    FilterChoices,
     Finding,
     Job,
     KnowledgeBaseStats,
@@ -145,10 +148,20 @@ class KnowledgeBase:
     def personas(self) -> list[Persona]:
         return self.store.list_personas()
 
-    def documents(self, persona: str | None = None) -> list[Document]:
+    def documents(self, persona: str | None = None, where: DocumentFilter | None = None) -> list[Document]:
+        """Every document, or a persona's; with `where` (a persona's only), those it keeps."""
         if persona is not None:
             self.persona(persona)
-        return self.store.list_documents(persona)
+        found = self.store.list_documents(persona)
+        if persona is None or where is None:
+            return found
+        kept = self.store.document_index(persona).kept(where)
+        return found if kept is None else [d for d in found if d.id in kept]
+
+    def filter_choices(self, persona: str) -> FilterChoices:
+        """What the persona's documents offer a filter: types, tags, folders, the span of dates."""
+        documents = self.documents(persona)
+        return filter_choices(documents, self.store.document_index(persona).facets)
 
     def persona_folder(self, slug: str) -> Path:
         """The folder of a persona on this machine, known from where its documents are."""
@@ -271,23 +284,36 @@ class KnowledgeBase:
         )
 
     def retrieve(
-        self, question: str, persona: str, limit: int | None = None, user: str | None = None
+        self,
+        question: str,
+        persona: str,
+        limit: int | None = None,
+        user: str | None = None,
+        where: DocumentFilter | None = None,
     ) -> RetrievalResult:
         """The query pipeline with its whole trace: plan, surfaces, fusion, expansion, context;
-        with `user`, ranked for that person (the boosts and their reasons in `personal`)."""
+        with `user`, ranked for that person (the boosts and their reasons in `personal`);
+        `where`: among the documents the filter keeps."""
         found = self.persona(persona)
         with active(self.parts.budget()):
             pipeline = self.parts.pipeline
-            return pipeline.run(_checked_query(question), found, limit=limit, asker=self.asker(user))
+            return pipeline.run(
+                _checked_query(question), found, limit=limit, asker=self.asker(user), where=where
+            )
 
     def search(
-        self, query: str, persona: str, limit: int | None = None, user: str | None = None
+        self,
+        query: str,
+        persona: str,
+        limit: int | None = None,
+        user: str | None = None,
+        where: DocumentFilter | None = None,
     ) -> list[SearchHit]:
         found = self.persona(persona)
         asker = self.asker(user)
         with active(self.parts.budget()):
             return self.parts.pipeline.run(
-                _checked_query(query), found, limit=limit, assemble_context=False, asker=asker
+                _checked_query(query), found, limit=limit, assemble_context=False, asker=asker, where=where
             ).hits
 
     def with_profile(self, user: str | None) -> str | None:
@@ -320,8 +346,9 @@ class KnowledgeBase:
         agent: bool | None = None,
         user: str | None = None,
         conversation: str | None = None,
+        where: DocumentFilter | None = None,
     ) -> Answer:
-        return final_answer(self.ask_stream(question, persona, use_cache, agent, user, conversation))
+        return final_answer(self.ask_stream(question, persona, use_cache, agent, user, conversation, where))
 
     def ask_stream(
         self,
@@ -331,6 +358,7 @@ class KnowledgeBase:
         agent: bool | None = None,
         user: str | None = None,
         conversation: str | None = None,
+        where: DocumentFilter | None = None,
     ) -> Iterator[AskEvent]:
         """The answer as it is written: text pieces (each citation key whole, as its own piece),
         a `StreamReset` when what was shown is withdrawn, and last the checked `Answer`.
@@ -338,11 +366,13 @@ class KnowledgeBase:
         the agent, False never, None lets `agent.mode` decide. `conversation`: the id of
         `user`'s conversation with this persona (no user: the local user's); a follow-up is
         searched standing alone (`Answer.standalone_question`) and the answered turn is appended
-        to it; the answer is ranked for `user` when they have a profile."""
+        to it; the answer is ranked for `user` when they have a profile. `where`: the answer keeps
+        to the documents the filter keeps (this question only, in a conversation too)."""
         found = self.persona(persona)
         question = _checked_query(question)
+        where = None if where is None or where.empty else where
         if conversation is not None:
-            yield from self._ask_in_conversation(question, found, agent, user, conversation)
+            yield from self._ask_in_conversation(question, found, agent, user, conversation, where)
             return
         asker = self.asker(user)
         # a personal answer is not shared
@@ -351,11 +381,12 @@ class KnowledgeBase:
         if cache is not None:
             generation = self.store.generation()
             fingerprint = f"{self.parts.answer_fingerprint()}|agent={agent}"
+            fingerprint += f"|filter={where.model_dump_json()}" if where is not None else ""
             key = answer_key(found.slug, question, generation, fingerprint)
             if (hit := cache.get(key)) is not None:
                 yield hit
                 return
-        for event in self.parts.responder.stream(question, found, agent, asker):
+        for event in self.parts.responder.stream(question, found, agent, asker, where=where):
             if isinstance(event, Answer) and cache is not None and event.fallback_reason is None:
                 cache.put(key, generation, event)
             if isinstance(event, Answer) and user is not None:
@@ -369,6 +400,7 @@ class KnowledgeBase:
         earlier: list[Turn],
         agent: bool | None = None,
         user: str | None = None,
+        where: DocumentFilter | None = None,
     ) -> Iterator[AskEvent]:
         """`ask_stream` of a question that follows the turns given (a chat client's own history,
         oldest first): made to stand alone after the last of them and answered like a
@@ -377,18 +409,24 @@ class KnowledgeBase:
         found = self.persona(persona)
         question = _checked_query(question)
         if not earlier:
-            yield from self.ask_stream(question, found.slug, agent=agent, user=user)
+            yield from self.ask_stream(question, found.slug, agent=agent, user=user, where=where)
             return
         thread = Conversation(id="", user=user or LOCAL_USER, persona=found.slug, turns=earlier)
-        yield from self._turn(question, found, agent, user, thread, keep=False)
+        yield from self._turn(question, found, agent, user, thread, keep=False, where=where)
 
     def _ask_in_conversation(
-        self, question: str, persona: Persona, agent: bool | None, user: str | None, conversation_id: str
+        self,
+        question: str,
+        persona: Persona,
+        agent: bool | None,
+        user: str | None,
+        conversation_id: str,
+        where: DocumentFilter | None,
     ) -> Iterator[AskEvent]:
         """A turn of a conversation: never from the answer cache (the same words mean another
         question after another turn)."""
         thread = self.conversations.get(conversation_id, user or LOCAL_USER, persona.slug)
-        yield from self._turn(question, persona, agent, user, thread, keep=True)
+        yield from self._turn(question, persona, agent, user, thread, keep=True, where=where)
 
     def _turn(
         self,
@@ -398,6 +436,7 @@ class KnowledgeBase:
         user: str | None,
         thread: Conversation,
         keep: bool,
+        where: DocumentFilter | None = None,
     ) -> Iterator[AskEvent]:
         """A question after the thread's turns, made to stand alone; `keep`: the answered turn is
         appended to the stored conversation."""
@@ -405,7 +444,8 @@ class KnowledgeBase:
         profiled = self.with_profile(user)  # ranked for the user only when they have a profile
         asked = rewritten or question
         said = _said_before(thread, question) if rewritten else None
-        for event in self.parts.responder.stream(asked, persona, agent, self.asker(profiled), said):
+        asker = self.asker(profiled)
+        for event in self.parts.responder.stream(asked, persona, agent, asker, said, where):
             if isinstance(event, Answer):
                 event = event.model_copy(update={"question": question, "standalone_question": rewritten})
                 if keep:

@@ -62,6 +62,42 @@ def test_ask_json_output(home: Path, make_persona: PersonaMaker) -> None:
     assert data["sources"] == ["[^pricing:Pricing > Pro] Pricing, §Pricing > Pro."]
 
 
+def test_search_and_ask_keep_to_the_filters_given(home: Path, make_persona: PersonaMaker) -> None:
+    mail = doc(
+        "mail",
+        "Invoice question",
+        "# Invoice question\n\nIs the Pro plan price per seat?",
+        type="email",
+        date="2026-02-10",
+        tags=["billing"],
+        **{"from": "Sofia Marquez <sofia@acme.example>"},
+    )
+    shu(home, "ingest", str(make_persona("lumen", rag={"pricing.md": PRICING, "mail.md": mail})))
+    code, output = shu(home, "--json", "search", "Pro plan price", "-p", "lumen", "--type", "email,event")
+    assert code == 0 and {h["chunk"]["doc_id"] for h in json.loads(output)} == {"mail"}
+    code, output = shu(home, "--json", "search", "Pro plan price", "-p", "lumen", "--person", "Sofia Marquez")
+    assert {h["chunk"]["doc_id"] for h in json.loads(output)} == {"mail"}
+    code, output = shu(
+        home,
+        "ask",
+        "What does the Pro plan cost?",
+        "-p",
+        "lumen",
+        "--tag",
+        "billing",
+        "--since",
+        "2026-02-01",
+    )
+    assert code == 0 and "filtered: since 2026-02-01; tag billing (1 document(s) kept)" in output
+    assert "pricing.md" not in output
+    code, output = shu(home, "ask", "What does the Pro plan cost?", "-p", "lumen", "--doc", "nothing-here")
+    assert code == 0 and "matches the filter (document nothing-here)" in output
+    code, output = shu(home, "search", "pro", "-p", "lumen", "--since", "2026-05-01", "--until", "2026-04-01")
+    assert code == 2 and "is after until" in output
+    code, output = shu(home, "search", "pro", "-p", "lumen", "--since", "May")
+    assert code == 2 and "--since" in output
+
+
 def test_failures_exit_non_zero_with_a_summary(home: Path, make_persona: PersonaMaker) -> None:
     folder = make_persona("lumen", rag={"pricing.md": PRICING, "bad.md": "---\ntitle: [x\n---\nbody"})
     code, output = shu(home, "ingest", str(folder))

@@ -92,6 +92,31 @@ def test_ask_answers_as_json_and_as_server_sent_events(served: tuple[str, Script
     assert data[-1]["citations"][0]["key"] == PRO
 
 
+def test_search_and_ask_keep_to_a_filter(served: tuple[str, ScriptedLLM]) -> None:
+    url, _ = served
+    only_team = {"doc_ids": ["team"]}
+    body = {"question": "Pro plan price", "persona": "lumen", "filter": only_team, "trace": True}
+    found = httpx.post(f"{url}/v1/search", json=body, timeout=30).json()
+    assert found["hits"] and {h["chunk"]["doc_id"] for h in found["hits"]} == {"team"}
+    assert found["trace"]["filter"]["doc_ids"] == ["team"] and found["trace"]["filtered"] == 1
+    asked = httpx.post(
+        f"{url}/v1/ask",
+        json={"question": "What does the plan cost?", "persona": "lumen", "filter": {"until": "2000-01-01"}},
+        timeout=30,
+    )
+    assert asked.status_code == 200 and asked.json()["insufficient"] is True
+    assert "matches the filter (until 2000-01-01)" in asked.json()["text"]
+    # another persona's document is never kept, whatever the filter names
+    secret = {"question": "acquisition price", "persona": "lumen", "filter": {"doc_ids": ["secret"]}}
+    assert httpx.post(f"{url}/v1/search", json=secret, timeout=30).json()["hits"] == []
+    listed = httpx.get(f"{url}/v1/personas/lumen/documents?doc=team&doc=secret&offset=0", timeout=30).json()
+    assert listed["total"] == 1 and [d["id"] for d in listed["documents"]] == ["team"]
+    choices = httpx.get(f"{url}/v1/personas/lumen/filters", timeout=30).json()
+    assert choices["documents"] == 2 and choices["folders"] == [{"value": "lumen/RAG", "documents": 2}]
+    refused = httpx.get(f"{url}/v1/personas/lumen/documents?since=2026-05-01&until=2026-01-01", timeout=30)
+    assert refused.status_code == 422 and "is after until" in refused.text
+
+
 @pytest.mark.parametrize(
     ("route", "body", "status", "message"),
     [
@@ -104,6 +129,16 @@ def test_ask_answers_as_json_and_as_server_sent_events(served: tuple[str, Script
         ("/v1/search", {"question": " \t\n", "persona": "lumen"}, 422, "the question is empty"),
         ("/v1/search", {"question": "pro", "persona": "lumen", "limit": 0}, 422, "limit"),
         ("/v1/search", [1, 2], 422, ""),
+        (
+            "/v1/search",
+            {"question": "pro", "persona": "lumen", "filter": {"since": "2026-05-01", "until": "2026-04-01"}},
+            422,
+            "is after until",
+        ),
+        ("/v1/ask", {"question": "pro", "persona": "lumen", "filter": {"kind": "email"}}, 422, "kind"),
+        ("/v1/ask", {"question": "pro", "persona": "lumen", "filter": {"since": "May"}}, 422, "since"),
+        ("/v1/ask", {"question": "pro", "persona": "lumen", "filter": {"types": ["x"] * 101}}, 422, "types"),
+        ("/v1/ask", {"question": "pro", "persona": "lumen", "filter": {"tags": ["a\nb"]}}, 422, "one line"),
     ],
 )
 def test_bad_requests_are_4xx_with_a_message(

@@ -51,6 +51,12 @@ def test_the_sdk_client_lists_the_tools_and_gets_cited_results(
         ("read_document", {"doc_id": "pricing", "persona": "lumen"}),
         ("read_document", {"doc_id": "secret", "persona": "lumen"}),
         ("ask", {"question": "What does the Pro plan cost?", "persona": "nobody"}),
+        ("search", {"question": "price", "persona": "lumen", "filter": {"doc_ids": ["pricing", "secret"]}}),
+        (
+            "ask",
+            {"question": "What does the Pro plan cost?", "persona": "lumen", "filter": {"types": ["email"]}},
+        ),
+        ("search", {"question": "price", "persona": "lumen", "filter": {"since": "last May"}}),
     ]
     tools, results = asyncio.run(session_calls(home, calls))
     described = {t.name: t.description or "" for t in tools}
@@ -66,7 +72,7 @@ def test_the_sdk_client_lists_the_tools_and_gets_cited_results(
         "start_conversation",
     }
     assert "citation key" in described["search"] and "[0, 1]" in described["ask"]
-    personas, hits, answer, document, walled, unknown = results
+    personas, hits, answer, document, walled, unknown, filtered, nothing, bad_filter = results
     assert {p["slug"]: p["documents"] for p in payload(personas)} == {"board": 1, "lumen": 1}
     assert payload(hits)[0]["citation"] == "[^pricing:Pricing > Pro]"
     said = payload(answer)
@@ -75,6 +81,9 @@ def test_the_sdk_client_lists_the_tools_and_gets_cited_results(
     assert payload(document)["sections"][0]["citation"] == "[^pricing:Pricing > Pro]"
     assert walled.is_error and "no document 'secret' in persona 'lumen'" in walled.content[0].text
     assert unknown.is_error and "unknown persona 'nobody'" in unknown.content[0].text
+    assert {h["doc_id"] for h in payload(filtered)} == {"pricing"}  # the other persona's is never kept
+    assert payload(nothing)["declined"] and "matches the filter (type email)" in payload(nothing)["text"]
+    assert bad_filter.is_error and "since" in bad_filter.content[0].text
 
 
 async def reindex_until_done(home: Path, folder: Path) -> tuple[list[Any], list[dict[str, Any]]]:

@@ -101,6 +101,23 @@ def test_a_completion_is_the_cited_answer_with_footnotes_and_shus_record(
     assert traced.model_extra["shu"]["retrieval"]["context"]["documents"][0]["doc_id"] == "pricing"
 
 
+def test_a_completion_keeps_to_a_filter_sent_as_shus_own_field(served: tuple[str, str, str]) -> None:
+    nothing = _client(served).chat.completions.create(
+        model="lumen",
+        messages=[{"role": "user", "content": "How much does the Pro plan cost?"}],
+        extra_body={"filter": {"types": ["email"]}},
+    )
+    assert "matches the filter (type email)" in (nothing.choices[0].message.content or "")
+    assert nothing.model_extra["shu"]["insufficient"] is True
+    with pytest.raises(openai.UnprocessableEntityError) as refused:
+        _client(served).chat.completions.create(
+            model="lumen",
+            messages=[{"role": "user", "content": "Pro?"}],
+            extra_body={"filter": {"since": "2026-05-01", "until": "2026-01-01"}},
+        )
+    assert "is after until" in refused.value.message
+
+
 def test_a_streamed_completion_adds_up_to_the_answer_and_ends_with_the_sources(
     served: tuple[str, str, str],
 ) -> None:

@@ -19,6 +19,7 @@ from shu.store.testing import (
     AccountsConformance,
     ConcurrencyConformance,
     ConversationsConformance,
+    FilterConformance,
     FindingsConformance,
     JobsConformance,
     KnowledgeConformance,
@@ -110,6 +111,7 @@ def fresh_store(location: str) -> Iterator[Callable[[], Store]]:
 
 class TestStoreConformance(
     KnowledgeConformance,
+    FilterConformance,
     ConcurrencyConformance,
     FindingsConformance,
     AccountsConformance,

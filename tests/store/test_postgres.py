@@ -87,6 +87,12 @@ def test_the_hnsw_path_and_the_exact_path_agree_on_a_small_table() -> None:
                 (query.astype(np.float32),),
             ).fetchall()
         assert "chunks_embedding_hnsw" in " ".join(r[0] for r in plan)
+        # a filter's documents are a condition of the HNSW query: iterative scans fill the limit
+        # from them, and the result is the exact order among them
+        among = [f"d2#{i}" for i in np.argsort(-(rows[100:150] @ query))[:10]]
+        filtered = graph.search_vector(query, "alpha", 10, within=frozenset({"d2"}))
+        assert len(filtered) == 10 and {h.chunk_id for h in filtered} <= {f"d2#{i}" for i in range(50)}
+        assert len(set(among) & {h.chunk_id for h in filtered}) >= 9
         exact.close()
         graph.close()
 

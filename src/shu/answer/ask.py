@@ -20,7 +20,7 @@ from shu.config.settings import AgentSettings, LLMBudgetSettings, VerifySettings
 from shu.models.llm.budget import QuestionBudget, spending
 from shu.retrieve.asker import Asker
 from shu.retrieve.pipeline import RetrievalPipeline
-from shu.types import AgentTrace, Answer, Correction, Persona, RetrievalResult
+from shu.types import AgentTrace, Answer, Correction, DocumentFilter, Persona, RetrievalResult
 
 
 class Responder:
@@ -46,9 +46,14 @@ class Responder:
         return self.answerer.name
 
     def answer(
-        self, question: str, persona: Persona, agent: bool | None = None, asker: Asker | None = None
+        self,
+        question: str,
+        persona: Persona,
+        agent: bool | None = None,
+        asker: Asker | None = None,
+        where: DocumentFilter | None = None,
     ) -> Answer:
-        return final_answer(self.stream(question, persona, agent, asker))
+        return final_answer(self.stream(question, persona, agent, asker, where=where))
 
     def stream(
         self,
@@ -57,13 +62,15 @@ class Responder:
         agent: bool | None = None,
         asker: Asker | None = None,
         conversation: str | None = None,
+        where: DocumentFilter | None = None,
     ) -> Iterator[AskEvent]:
         """`agent`: True sends the question to the agent, False never, None lets the policy
         decide; `asker`: retrieval ranks for this person; `conversation`: the user's words and
-        the turns before, which an LLM answer reads beside `question`."""
+        the turns before, which an LLM answer reads beside `question`; `where`: the answer keeps
+        to the documents the filter keeps (retrieval, corrections, the agent's tools, lists)."""
         limits = self.budget
         budget = QuestionBudget(limits.max_calls, limits.max_tokens, limits.max_json_failures)
-        return spending(budget, self._stream(question, persona, agent, asker, budget, conversation))
+        return spending(budget, self._stream(question, persona, agent, asker, budget, conversation, where))
 
     def _stream(
         self,
@@ -73,9 +80,13 @@ class Responder:
         asker: Asker | None,
         budget: QuestionBudget,
         conversation: str | None = None,
+        where: DocumentFilter | None = None,
     ) -> Iterator[AskEvent]:
         self._asker = asker
-        result = self.pipeline.run(question, persona, asker=asker)
+        result = self.pipeline.run(question, persona, asker=asker, where=where)
+        if result.filter is not None and result.filtered == 0:
+            yield nothing_kept(question, persona, result)
+            return
         if conversation:
             result = result.model_copy(update={"conversation": conversation})
         trace: AgentTrace | None = None
@@ -141,6 +152,23 @@ class Responder:
         if better(answer, second):
             return second.model_copy(update={"agent": trace, "corrections": answer.corrections})
         return answer.model_copy(update={"agent": trace})
+
+
+def nothing_kept(question: str, persona: Persona, result: RetrievalResult) -> Answer:
+    """The answer when the filter keeps none of the persona's documents: nothing was searched."""
+    assert result.filter is not None
+    return Answer(
+        question=question,
+        persona=persona.slug,
+        text=(
+            f"No document of {persona.display_name}'s knowledge base matches the filter "
+            f"({result.filter.described()}), so nothing was searched. Widen or remove the filter."
+        ),
+        method="extractive",
+        insufficient=True,
+        confidence=1.0,
+        retrieval=result,
+    )
 
 
 def _stripped(result: RetrievalResult, budget: QuestionBudget) -> RetrievalResult:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from shu.retrieve.asker import Asker
-from shu.store.base import ScoredChunk
+from shu.store.base import ScoredChunk, Within
 from shu.types import Persona, PersonalBoost, ProfileMatch, RetrievalParams, RetrievalPlan, SearchHit
 
 Ranked = list[tuple[str, float]]
@@ -36,6 +36,8 @@ class StageContext:
     asker: Asker | None = None
     depth: int = 0
     """how many hits to load (the limit, or the reranker's depth when deeper)"""
+    within: Within = None
+    """the documents a filter keeps (None: the persona's every document)"""
 
 
 @dataclass(frozen=True)

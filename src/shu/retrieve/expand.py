@@ -88,8 +88,13 @@ class Expand:
             store.list_relationships,
             settings.relation_types,
             settings.max_expansions,
-            # only targets this persona may see: a link into another persona's document is not followed
-            known=lambda ids: {d.id for d in store.get_documents(ids).values() if persona in d.personas},
+            # only targets this persona may see (and the filter keeps): a link into another
+            # persona's document is not followed
+            known=lambda ids: {
+                d.id
+                for d in store.get_documents(ids).values()
+                if persona in d.personas and (context.within is None or d.id in context.within)
+            },
         )
         if not plan.expanded:
             return candidates.but(retrieval_plan=plan)

@@ -12,7 +12,7 @@ import numpy as np
 from shu.models.embed.base import Embedder
 from shu.retrieve.candidates import Candidates, StageContext, Surfaces
 from shu.retrieve.fusion import convex_fusion, reciprocal_rank_fusion
-from shu.store.base import PROFILE_SURFACES, KnowledgeReader, ScoredChunk, ScoredDocument
+from shu.store.base import PROFILE_SURFACES, KnowledgeReader, ScoredChunk, ScoredDocument, Within
 from shu.store.document_index import DocumentIndex
 from shu.types import Document, Persona, QueryPlan, RetrievalParams, SearchHit
 
@@ -35,55 +35,69 @@ class HybridSearcher:
         return self.hits(fuse(found, params), found, persona, params, limit or params.max_chunks)
 
     def surfaces(
-        self, query: str, persona: str, params: RetrievalParams, vector: np.ndarray | None = None
+        self,
+        query: str,
+        persona: str,
+        params: RetrievalParams,
+        vector: np.ndarray | None = None,
+        within: Within = None,
     ) -> Surfaces:
+        """Every embedded surface and keyword search, each searched among `within` (a filter's
+        documents) inside the store's own query."""
         # BM25 runs on a worker thread while the query is embedded or the vectors are scored, when
         # it spends its time outside the GIL (SQL) or there is an embedding to overlap with; an
         # in-memory index given a ready vector answers faster than a thread hand-over: it runs here.
         beside = getattr(self.store, "keyword_in_sql", True) or vector is None
         feedback = params.keyword_feedback()
         pending = (
-            _POOL.submit(self.store.search_keyword, query, persona, params.candidates, feedback)
+            _POOL.submit(self.store.search_keyword, query, persona, params.candidates, feedback, within)
             if beside
             else None
         )
         vector = self.embedder.embed_query(query) if vector is None else vector
         dense = [
             s
-            for s in self.store.search_vector(vector, persona, params.candidates)
+            for s in self.store.search_vector(vector, persona, params.candidates, within)
             if s.score >= params.vector_threshold
         ]
         listed = (
             pending.result()
             if pending
-            else self.store.search_keyword(query, persona, params.candidates, feedback)
+            else self.store.search_keyword(query, persona, params.candidates, feedback, within)
         )
         keyword = [s for s in listed if s.score >= params.bm25_min_score]
         found: Surfaces = {"keyword": keyword, "dense": dense}
-        documents = self.document_surfaces(vector, persona, params)
+        documents = self.document_surfaces(vector, persona, params, within)
         return found | self.represent(documents, [keyword, dense])
 
     def document_surfaces(
-        self, vector: np.ndarray, persona: str, params: RetrievalParams
+        self, vector: np.ndarray, persona: str, params: RetrievalParams, within: Within = None
     ) -> dict[str, list[ScoredDocument]]:
         """The embedded document-level surfaces with a weight, each a ranked list of documents."""
         found: dict[str, list[ScoredDocument]] = {}
         if params.question_weight:
             best: dict[str, float] = {}
-            for question in self.store.search_questions(vector, persona, params.candidates * 3):
+            for question in self.store.search_questions(vector, persona, params.candidates * 3, within):
                 best.setdefault(question.doc_id, question.score)
             found["questions"] = [ScoredDocument(d, score) for d, score in best.items()][: params.candidates]
         for surface in PROFILE_SURFACES:
             if surface_weight(params, surface):
-                found[surface] = self.store.search_profiles(vector, persona, surface, params.candidates)
+                found[surface] = self.store.search_profiles(
+                    vector, persona, surface, params.candidates, within
+                )
         return found
 
     def planned_surfaces(
-        self, plan: QueryPlan, index: DocumentIndex, found: Surfaces, params: RetrievalParams
+        self,
+        plan: QueryPlan,
+        index: DocumentIndex,
+        found: Surfaces,
+        params: RetrievalParams,
+        within: Within = None,
     ) -> tuple[Surfaces, dict[str, float]]:
         """Title matches, the relational index (names the question mentions) and dates, with
         the selectivity of the names and of the time span (what share of the documents they
-        leave out)."""
+        leave out); of `within`'s documents only."""
         depth = params.candidates
         documents: dict[str, list[ScoredDocument]] = {}
         selectivity: dict[str, float] = {}
@@ -101,6 +115,11 @@ class HybridSearcher:
             dated, selectivity["temporal"] = index.search_dates(scope.start, scope.end, depth)
             if dated:
                 documents["temporal"] = [ScoredDocument(h.doc_id, h.score) for h in dated]
+        if within is not None:
+            documents = {
+                name: [d for d in listed if d.doc_id in within] for name, listed in documents.items()
+            }
+            documents = {name: listed for name, listed in documents.items() if listed}
         if not documents:
             return {}, selectivity
         return self.represent(documents, [found["keyword"], found["dense"]]), selectivity
@@ -133,10 +152,16 @@ class HybridSearcher:
         return chunk_of | self.store.first_chunks(sorted(wanted - chunk_of.keys()))
 
     def ranked(
-        self, fused: list[tuple[str, float]], persona: Persona, params: RetrievalParams, limit: int
+        self,
+        fused: list[tuple[str, float]],
+        persona: Persona,
+        params: RetrievalParams,
+        limit: int,
+        within: Within = None,
     ) -> tuple[list[tuple[str, float]], dict[str, str], dict[str, Document], dict[str, bool]]:
         """The fused list tag-boosted, ordered and capped per document: (chunk id, score) pairs,
-        with each chunk's document id, the documents and which of them the tag boost raised."""
+        with each chunk's document id, the documents and which of them the tag boost raised;
+        a chunk of a document outside `within` (a stage's neighbour) is not kept."""
         owners = self.store.chunk_documents([chunk_id for chunk_id, _ in fused])
         docs = self.store.get_documents(list(set(owners.values())))
         persona_tags = {tag.casefold() for tag in persona.config.tags}
@@ -147,6 +172,7 @@ class HybridSearcher:
             if chunk_id in owners
             and owners[chunk_id] in docs
             and persona.slug in docs[owners[chunk_id]].personas
+            and (within is None or owners[chunk_id] in within)
         ]
         scored.sort(key=lambda pair: pair[1], reverse=True)
         return _cap_per_document(scored, owners, params.max_chunks_per_doc)[:limit], owners, docs, boosted
@@ -159,10 +185,11 @@ class HybridSearcher:
         params: RetrievalParams,
         limit: int,
         expanded_via: dict[str, str] | None = None,
+        within: Within = None,
     ) -> list[SearchHit]:
         """Boost, order and cap on ids and scores alone (`ranked`); load the text of the
         survivors only."""
-        kept, owners, docs, boosted = self.ranked(fused, persona, params, limit)
+        kept, owners, docs, boosted = self.ranked(fused, persona, params, limit, within)
         chunks = self.store.get_chunks([chunk_id for chunk_id, _ in kept])
         ranks = {
             name: {s.chunk_id: (rank, s.score) for rank, s in enumerate(listed, start=1)}
@@ -323,5 +350,6 @@ class Hits:
             context.params,
             context.depth,
             candidates.expanded_via,
+            context.within,
         )
         return candidates.but(hits=hits)

@@ -36,10 +36,11 @@ from shu.retrieve.personal import PersonalBoosts
 from shu.retrieve.planner import LLMPlanner
 from shu.retrieve.rerank import Rerank
 from shu.retrieve.transform import LLMTransformer, rule_queries
-from shu.store.base import KnowledgeReader, ScoredChunk
+from shu.store.base import KnowledgeReader, ScoredChunk, Within
 from shu.store.document_index import DocumentIndex
 from shu.types import (
     AssembledContext,
+    DocumentFilter,
     Persona,
     QueryPlan,
     RetrievalParams,
@@ -100,14 +101,20 @@ class RetrievalPipeline:
         limit: int | None = None,
         assemble_context: bool = True,
         asker: Asker | None = None,
+        where: DocumentFilter | None = None,
     ) -> RetrievalResult:
         """`assemble_context=False` stops at the ranked hits (a caller that reads no context);
-        `asker`: rank for this person (RELATIONAL-BOOST)."""
+        `asker`: rank for this person (RELATIONAL-BOOST); `where`: only the documents the filter
+        keeps are searched (each surface's own query takes them: the limit is filled from them)."""
         params = for_embedder(widened(params or self.params(persona), limit), self.embedder)
         limit = limit or params.max_chunks
         timings: dict[str, float] = {}
         notes: list[str] = []
         index = self.store.document_index(persona.slug)
+        where = None if where is None or where.empty else where
+        within = index.kept(where)
+        if where is not None and within is not None:
+            notes.append(f"filtered ({where.described()}): {len(within)} of {len(index.facets)} documents")
         if params.feedback_docs and self.store.keyword_in_sql:
             notes.append("keyword feedback not applied: it needs the in-memory keyword index (store.keyword)")
         with _timed(timings, "plan"):
@@ -117,23 +124,26 @@ class RetrievalPipeline:
             queries = self._transform(question, _selective(plan, index), persona)
         with _timed(timings, "search"):
             vector = self.embedder.embed_query(queries.rewritten)
-            found = self.searcher.surfaces(queries.rewritten, persona.slug, params, vector)
+            found = self.searcher.surfaces(queries.rewritten, persona.slug, params, vector, within)
             decisive = (
                 decisive_question(found, self.settings.decisive_question) if params.question_weight else None
             )
             if decisive:
                 notes.append(f"question surface decisive ({decisive}): variations and expansion skipped")
             else:
-                found = self._more_queries(found, queries, persona.slug, params)
+                found = self._more_queries(found, queries, persona.slug, params, within)
             if self.settings.plan:
-                planned, selectivity = self.searcher.planned_surfaces(plan, index, found, params)
+                planned, selectivity = self.searcher.planned_surfaces(plan, index, found, params, within)
                 found |= planned
                 params = weighted_by_selectivity(params, selectivity, notes)
             if params.keyword_weight and index.keywords:
-                found["keywords"] = [
-                    ScoredChunk(chunk_id=c, score=s)
-                    for c, s in index.search_keywords(question, params.candidates)
-                ]
+                found["keywords"] = self._kept(
+                    [
+                        ScoredChunk(chunk_id=c, score=s)
+                        for c, s in index.search_keywords(question, params.candidates)
+                    ],
+                    within,
+                )
         context = StageContext(
             question=question,
             query=queries.rewritten,
@@ -143,6 +153,7 @@ class RetrievalPipeline:
             decisive=bool(decisive),
             asker=asker,
             depth=max(limit, self.settings.rerank.depth if self.reranker else 0),
+            within=within,
         )
         with _timed(timings, "fuse"):
             candidates = Candidates(ranked=fuse(found, params))
@@ -179,6 +190,8 @@ class RetrievalPipeline:
             asker=asker.user if asker is not None else None,
             personal=candidates.boosts,
             resolved=candidates.resolved,
+            filter=where,
+            filtered=None if within is None else len(within),
         )
 
     def search_more(
@@ -187,7 +200,7 @@ class RetrievalPipeline:
         """Corrective retrieval: `query` (what the first search missed) searched with the same
         pipeline; its new chunks join the first result's and the context is assembled again.
         The question stays the asker's."""
-        more = self.run(query, persona, assemble_context=False, asker=asker)
+        more = self.run(query, persona, assemble_context=False, asker=asker, where=result.filter)
         return self.merged(result, more.hits, f"{why}: searched {query!r}")
 
     def merged(
@@ -245,8 +258,15 @@ class RetrievalPipeline:
         queries = rule_queries(question, plan, aliases, contractions=self.settings.transform)
         return queries if self.settings.multiquery else queries.model_copy(update={"variations": []})
 
+    def _kept(self, listed: list[ScoredChunk], within: Within) -> list[ScoredChunk]:
+        """The chunks of `within`'s documents (all when None)."""
+        if within is None or not listed:
+            return listed
+        owners = self.store.chunk_documents([s.chunk_id for s in listed])
+        return [s for s in listed if owners.get(s.chunk_id) in within]
+
     def _more_queries(
-        self, found: Surfaces, queries: SearchQueries, persona: str, params: RetrievalParams
+        self, found: Surfaces, queries: SearchQueries, persona: str, params: RetrievalParams, within: Within
     ) -> Surfaces:
         """Variations and the hypothetical answer search the chunk surfaces too; each surface's
         lists are fused by RRF (within the surface) before the surfaces are fused."""
@@ -258,12 +278,12 @@ class RetrievalPipeline:
         )
         keyword_lists, dense_lists = [found["keyword"]], [found["dense"]]
         for text in texts:
-            more = self.searcher.surfaces(text, persona, chunk_only)
+            more = self.searcher.surfaces(text, persona, chunk_only, within=within)
             keyword_lists.append(more["keyword"])
             dense_lists.append(more["dense"])
         if queries.hypothetical_answer:
             vector = self.embedder.embed_query(queries.hypothetical_answer)
-            dense_lists.append(self.store.search_vector(vector, persona, params.candidates))
+            dense_lists.append(self.store.search_vector(vector, persona, params.candidates, within))
         return found | {
             "keyword": fuse_wordings(keyword_lists, params),
             "dense": fuse_wordings(dense_lists, params),

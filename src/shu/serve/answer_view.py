@@ -52,7 +52,12 @@ def show_streamed(events: Iterable[AskEvent], out: Console, style: str) -> Answe
 
 
 def _how(final: Answer, out: Console) -> None:
-    """What happened beyond the first retrieval: corrections, the agent's steps, the confidence."""
+    """What happened beyond the first retrieval: the filter, corrections, the agent's steps, the
+    confidence."""
+    retrieval = final.retrieval
+    if retrieval is not None and retrieval.filter is not None:
+        kept = f" ({retrieval.filtered} document(s) kept)" if retrieval.filtered is not None else ""
+        out.print(f"[dim]filtered: {escape(retrieval.filter.described())}{kept}[/dim]", highlight=False)
     for correction in final.corrections:
         outcome = "kept" if correction.kept else "not better, first answer kept"
         out.print(

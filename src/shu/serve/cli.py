@@ -25,6 +25,7 @@ from shu.serve.console import fail as _fail
 from shu.serve.console import open_from_state as _kb
 from shu.serve.console import progress as _progress
 from shu.serve.console import row as _row
+from shu.serve.filter_options import DocIds, People, Since, Sources, Tags, Types, Until, document_filter
 from shu.serve.keys import keys_app
 from shu.serve.models_cli import models_app
 from shu.serve.plugins import mount_command_plugins
@@ -180,11 +181,20 @@ def search(
     as_user: Annotated[
         str | None, typer.Option("--as", help="Rank for this user (their profile: `shu users`).")
     ] = None,
+    since: Since = None,
+    until: Until = None,
+    types: Types = None,
+    tags: Tags = None,
+    people: People = None,
+    sources: Sources = None,
+    doc_ids: DocIds = None,
 ) -> None:
     """Search one persona through the query pipeline (plan, surfaces, fusion, expansion); with
-    --as, ranked for that user (each boost and its reason in --trace)."""
+    --as, ranked for that user (each boost and its reason in --trace); with filters, among the
+    documents they keep (--since 2026-01-01 --type email --tag billing)."""
+    where = document_filter(since, until, types, tags, people, sources, doc_ids)
     with _kb() as kb:
-        result = kb.retrieve(query, persona=persona, limit=limit, user=as_user)
+        result = kb.retrieve(query, persona=persona, limit=limit, user=as_user, where=where)
     hits = result.hits
     if state.as_json:
         if trace:
@@ -229,6 +239,13 @@ def ask(
         str | None,
         typer.Option("--conversation", "-c", help="A turn of this conversation (`shu conversations list`)."),
     ] = None,
+    since: Since = None,
+    until: Until = None,
+    types: Types = None,
+    tags: Tags = None,
+    people: People = None,
+    sources: Sources = None,
+    doc_ids: DocIds = None,
 ) -> None:
     """Answer from the persona's documents, every claim cited. With an LLM configured
     (llm.provider) the answer is written by the model and streamed, each citation checked against
@@ -238,11 +255,14 @@ def ask(
     against what it cites; unsupported ones are marked (verify.on_unsupported=remove drops them).
     answer.method picks the answerer: auto, extractive, llm, or your own as package.module:Class.
     A weak answer is corrected by searching again for what is missing (verify.max_rounds); every
-    answer says how confident it is."""
+    answer says how confident it is. Filters keep the answer to the documents they keep."""
+    where = document_filter(since, until, types, tags, people, sources, doc_ids)
     with _kb() as kb:
         style = kb.settings.answer.citation_style
         if state.as_json:
-            answer = kb.ask(question, persona, not no_cache, agent, as_user, conversation=conversation)
+            answer = kb.ask(
+                question, persona, not no_cache, agent, as_user, conversation=conversation, where=where
+            )
             _emit_json(
                 answer.model_dump(exclude={"hits", "retrieval"})
                 | {"sources": [source_line(c) for c in answer.citations]}
@@ -250,7 +270,9 @@ def ask(
             )
             return
         show_streamed(
-            kb.ask_stream(question, persona, not no_cache, agent, as_user, conversation=conversation),
+            kb.ask_stream(
+                question, persona, not no_cache, agent, as_user, conversation=conversation, where=where
+            ),
             out,
             style,
         )

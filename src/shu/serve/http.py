@@ -16,6 +16,7 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Callable, Iterator
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -27,7 +28,7 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, BaseModel, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 from starlette.datastructures import Headers
 from starlette.requests import cookie_parser
@@ -70,6 +71,8 @@ from shu.types import (
     Answer,
     ApiKey,
     Document,
+    DocumentFilter,
+    FilterChoices,
     JobKind,
     Signal,
     SignalKind,
@@ -117,11 +120,52 @@ Question = Annotated[
 """A question with something to ask: an empty or blank one is an invalid field (422), like any other."""
 
 
+FILTER_HELP = (
+    "only documents of these dates (since/until, inclusive days), types, tags, people (author, "
+    "sender, recipients, participants), sources (a file or folder in the knowledge base) and ids"
+)
+
+
+class FilterQuery(BaseModel):
+    """A filter in a URL's query (`?type=email&type=event&since=2026-01-01`); checked as a
+    `DocumentFilter` is (a bad one is a 422 naming what is wrong)."""
+
+    since: date | None = None
+    until: date | None = None
+    type: list[str] = Field(default_factory=list, max_length=100)
+    tag: list[str] = Field(default_factory=list, max_length=100)
+    person: list[str] = Field(default_factory=list, max_length=100)
+    source: list[str] = Field(default_factory=list, max_length=100)
+    doc: list[str] = Field(default_factory=list, max_length=1000)
+
+    def filter(self) -> DocumentFilter:
+        return DocumentFilter(
+            since=self.since,
+            until=self.until,
+            types=tuple(self.type),
+            tags=tuple(self.tag),
+            people=tuple(self.person),
+            sources=tuple(self.source),
+            doc_ids=tuple(self.doc),
+        )
+
+    @model_validator(mode="after")
+    def _valid(self) -> FilterQuery:
+        try:
+            self.filter()
+        except ValidationError as exc:
+            raise ValueError(
+                "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
+            ) from None
+        return self
+
+
 class SearchRequest(Body):
     question: Question
     persona: str = Field(min_length=1, max_length=200)
     limit: int = Field(10, ge=1, le=100)
     trace: bool = Field(False, description="include the whole retrieval trace (plan, surfaces, fusion)")
+    filter: DocumentFilter | None = Field(None, description=FILTER_HELP)
 
 
 class AskRequest(Body):
@@ -134,6 +178,7 @@ class AskRequest(Body):
     conversation_id: str | None = Field(
         None, min_length=1, max_length=100, description="a turn of one's conversation (/v1/conversations)"
     )
+    filter: DocumentFilter | None = Field(None, description=FILTER_HELP)
 
 
 class FeedbackRequest(Body):
@@ -277,12 +322,14 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     def documents(
         slug: str,
         key: Caller,
+        where: Annotated[FilterQuery, Query()],
         offset: Annotated[int, Query(ge=0)] = 0,
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
     ) -> dict[str, Any]:
-        """One persona's documents, a page at a time."""
+        """One persona's documents, a page at a time; with filter parameters (`since`, `until`,
+        `type`, `tag`, `person`, `source`, `doc`, each but the dates repeatable), those kept."""
         authorize(key, slug)
-        found = kb.documents(slug)
+        found = kb.documents(slug, where.filter())
         page = found[offset : offset + limit]
         return {
             "total": len(found),
@@ -290,6 +337,13 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
             "limit": limit,
             "documents": [_public(d) for d in page],
         }
+
+    @app.get("/v1/personas/{slug}/filters")
+    def filters(slug: str, key: Caller) -> FilterChoices:
+        """What the persona's documents offer a filter: types and tags with how many documents
+        have each, the folders they are in, and the first and last of their dates."""
+        authorize(key, slug)
+        return kb.filter_choices(slug)
 
     @app.get("/v1/documents/{doc_id}")
     def document(doc_id: str, key: Caller, persona: Annotated[str, Query(min_length=1)]) -> dict[str, Any]:
@@ -303,7 +357,9 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
         """The ranked chunks, each with its citation key; the retrieval trace when asked for."""
         authorize(key, request.persona)
         user = kb.with_profile(key.user if key else None)
-        result = kb.retrieve(request.question, persona=request.persona, limit=request.limit, user=user)
+        result = kb.retrieve(
+            request.question, persona=request.persona, limit=request.limit, user=user, where=request.filter
+        )
         hits = [h.model_dump() | {"citation": h.citation_key} for h in result.hits]
         body: dict[str, Any] = {"question": result.question, "persona": result.persona, "hits": hits}
         if request.trace:
@@ -325,6 +381,7 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
             request.agent,
             user,
             conversation=request.conversation_id,
+            where=request.filter,
         )
         if not request.stream:
             final = [e for e in events if isinstance(e, Answer)][-1]
@@ -488,6 +545,9 @@ def _answer_json(answer: Answer, kb: KnowledgeBase, trace: bool) -> dict[str, An
     style = kb.settings.answer.citation_style
     left_out = {"hits"} if trace else {"hits", "retrieval"}
     shown = {"markdown": render_answer(answer, style), "shown_text": shown_text(answer)}
+    retrieval = answer.retrieval
+    if retrieval is not None and retrieval.filter is not None:  # what the answer was kept to
+        shown |= {"filter": retrieval.filter.model_dump(mode="json"), "filtered": retrieval.filtered}
     return answer.model_dump(exclude=left_out) | shown
 
 

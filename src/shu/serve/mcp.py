@@ -20,7 +20,7 @@ from shu.conversations import LOCAL_USER
 from shu.errors import ShuError
 from shu.jobs import progress_view
 from shu.kb import KnowledgeBase
-from shu.types import ApiKey
+from shu.types import ApiKey, DocumentFilter
 
 
 def create_mcp(kb: KnowledgeBase) -> MCPServer:
@@ -52,15 +52,18 @@ def create_mcp(kb: KnowledgeBase) -> MCPServer:
         ]
 
     @server.tool()
-    def search(question: str, persona: str, ctx: Context, limit: int = 5) -> list[dict[str, Any]]:
+    def search(
+        question: str, persona: str, ctx: Context, limit: int = 5, filter: DocumentFilter | None = None
+    ) -> list[dict[str, Any]]:
         """The passages of one persona's documents that best match the question, best first:
         each with its citation key `[^doc_id:section]`, document title, date, score, text and
-        whether it was indexed with a context prefix (and the prefix)."""
+        whether it was indexed with a context prefix (and the prefix). `filter`: only documents
+        of these dates (since/until), types, tags, people, sources (file or folder) and ids."""
         with _told():
             key = _key(ctx)
             authorize(key, persona)
             user = kb.with_profile(key.user if key else None)
-            hits = kb.search(question, persona=persona, limit=max(1, min(limit, 50)), user=user)
+            hits = kb.search(question, persona=persona, limit=max(1, min(limit, 50)), user=user, where=filter)
         return [
             {
                 "citation": h.citation_key,
@@ -77,18 +80,25 @@ def create_mcp(kb: KnowledgeBase) -> MCPServer:
         ]
 
     @server.tool()
-    def ask(question: str, persona: str, ctx: Context, conversation_id: str | None = None) -> dict[str, Any]:
+    def ask(
+        question: str,
+        persona: str,
+        ctx: Context,
+        conversation_id: str | None = None,
+        filter: DocumentFilter | None = None,
+    ) -> dict[str, Any]:
         """A cited answer from one persona's documents: the text with `[^doc_id:section]` keys
         after each claim, the sources those keys point to, whether it was declined (the documents
         do not answer it) or out of scope, the verifier's flagged claims and a confidence in [0, 1].
         With `conversation_id` (from start_conversation) it is the next turn of that conversation:
-        a follow-up ("and the Team plan?") is searched standing alone (`searched_as`)."""
+        a follow-up ("and the Team plan?") is searched standing alone (`searched_as`). `filter`:
+        the answer keeps to documents of these dates, types, tags, people, sources and ids."""
         with _told():
             key = _key(ctx)
             authorize(key, persona)
             owner = key.user if key else None
             user = owner if conversation_id else kb.with_profile(owner)
-            answer = kb.ask(question, persona, user=user, conversation=conversation_id)
+            answer = kb.ask(question, persona, user=user, conversation=conversation_id, where=filter)
         flagged = [v.claim for v in answer.verification.flagged] if answer.verification else []
         return {
             "text": answer.text,

@@ -36,7 +36,7 @@ from shu.errors import InvalidRequestError, NotFoundError, ShuError
 from shu.kb import MAX_QUERY_CHARS, KnowledgeBase
 from shu.serve.callers import Caller
 from shu.serve.validation import Body
-from shu.types import Answer, Turn
+from shu.types import Answer, DocumentFilter, Turn
 
 MAX_MESSAGES = 200
 MAX_MESSAGE_CHARS = 40_000
@@ -91,6 +91,7 @@ class ChatRequest(Body):
     stream: bool = False
     trace: bool = Field(False, description="Shu's own: the retrieval trace in `shu`")
     agent: bool | None = Field(None, description="Shu's own: true the agent, false never, null the policy")
+    filter: DocumentFilter | None = Field(None, description="Shu's own: the documents searched (as /v1/ask)")
 
 
 AnswerJson = Callable[[Answer, bool], dict[str, Any]]
@@ -122,7 +123,7 @@ def add_openai_routes(app: FastAPI, kb: KnowledgeBase, answer_json: AnswerJson) 
             raise NotFoundError(_no_model(request.model)) from None
         question, earlier = _asked(request.messages)
         user = kb.with_profile(key.user if key else None)
-        events = kb.ask_following(question, persona.slug, earlier, request.agent, user)
+        events = kb.ask_following(question, persona.slug, earlier, request.agent, user, request.filter)
         completion = Completion(f"chatcmpl-{uuid.uuid4().hex}", int(time.time()), persona.slug)
         style = kb.settings.answer.citation_style
         if not request.stream:

@@ -36,6 +36,11 @@ from shu.types import (
     UserProfile,
 )
 
+Within = frozenset[str] | None
+"""The documents a search keeps to (a filter's, `shu.store.facets`), inside its own query: the
+top `limit` are the best of these documents, never the best of all then thinned; None: every
+document of the persona."""
+
 
 @dataclass(frozen=True)
 class ScoredChunk:
@@ -122,12 +127,14 @@ class KnowledgeReader(Protocol):
 
     def get_chunk_profiles(self, chunk_ids: list[str]) -> dict[str, ChunkProfile]: ...
 
-    def search_questions(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredQuestion]:
+    def search_questions(
+        self, vector: np.ndarray, persona: str, limit: int, within: Within = None
+    ) -> list[ScoredQuestion]:
         """Synthesized questions of the persona's documents, by cosine, best first."""
         ...
 
     def search_profiles(
-        self, vector: np.ndarray, persona: str, surface: str, limit: int
+        self, vector: np.ndarray, persona: str, surface: str, limit: int, within: Within = None
     ) -> list[ScoredDocument]:
         """The persona's documents by the cosine of one profile surface's vector, best first."""
         ...
@@ -156,13 +163,20 @@ class KnowledgeReader(Protocol):
         ...
 
     def search_keyword(
-        self, query: str, persona: str, limit: int, feedback: KeywordFeedback | None = None
+        self,
+        query: str,
+        persona: str,
+        limit: int,
+        feedback: KeywordFeedback | None = None,
+        within: Within = None,
     ) -> list[ScoredChunk]:
         """BM25 over `index_text`, best first; higher score is better. `feedback` (RM3) is
         applied by the in-memory keyword index; keyword search in SQL searches the query alone."""
         ...
 
-    def search_vector(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredChunk]:
+    def search_vector(
+        self, vector: np.ndarray, persona: str, limit: int, within: Within = None
+    ) -> list[ScoredChunk]:
         """Cosine similarity (vectors are unit length), best first."""
         ...
 

@@ -9,8 +9,9 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from shu.store.facets import Facets, kept_documents
 from shu.text import content_words, stem, words
-from shu.types import ChunkProfile, Document, DocumentProfile
+from shu.types import ChunkProfile, Document, DocumentFilter, DocumentProfile
 
 ROLE_WEIGHTS = {"author": 1.0, "decision_maker": 1.0, "subject": 0.9, "recipient": 0.8, "mentioned": 0.5}
 ENTITY_WEIGHT = 0.6
@@ -31,9 +32,11 @@ class DocumentIndex:
     spans: dict[str, tuple[str, str]] = field(default_factory=dict)
     """doc id → (first, last) ISO date the document is about"""
     keywords: dict[str, list[str]] = field(default_factory=dict)
+    """casefolded keyword or topic of a chunk profile → the chunks it describes"""
     ids: dict[str, frozenset[str]] = field(default_factory=dict)
     """doc id → the words of its id and file name ("lumen-faq" → lumen, faq): lookup targets too"""
-    """casefolded keyword or topic of a chunk profile → the chunks it describes"""
+    facets: dict[str, Facets] = field(default_factory=dict)
+    """doc id → what a filter is checked against"""
 
     @classmethod
     def build(
@@ -53,11 +56,18 @@ class DocumentIndex:
             weighted = _names_of(doc, profile)
             for name, weight in weighted.items():
                 names[name][doc.id] = max(weight, names[name].get(doc.id, 0.0))
+            index.facets[doc.id] = Facets.of(doc, profile)
             span = _span_of(doc, profile)
             if span:
                 index.spans[doc.id] = span
         index.names = dict(names)
         return index
+
+    def kept(self, where: DocumentFilter | None) -> frozenset[str] | None:
+        """The persona's documents the filter keeps; None when nothing is restricted."""
+        if where is None or where.empty:
+            return None
+        return kept_documents(self.facets, where)
 
     def known_names(self) -> list[str]:
         return sorted(self.names)

@@ -203,23 +203,40 @@ class KeywordIndex:
         limit: int,
         feedback: KeywordFeedback | None = None,
         read_texts: TextReader | None = None,
+        within: frozenset[str] | None = None,
     ) -> list[tuple[str, float]]:
         """The best `limit` chunks for the query's tokens (each counted once), best first. With
         `feedback` (and a way to read chunks' texts), the words of the first search's best chunks
-        join the query (RM3, `shu.store.feedback`) and the expanded query is searched."""
+        join the query (RM3, `shu.store.feedback`) and the expanded query is searched. `within`:
+        only the chunks of these documents are ranked (the idf stays the persona's)."""
         query_terms = {self.vocabulary[t]: 1.0 for t in fts_tokens(query) if t in self.vocabulary}
         if not query_terms or limit <= 0 or not self.size:
             return []
+        allowed = self._allowed(within)
+        if allowed is not None and not allowed.any():
+            return []
         if feedback is None or read_texts is None:
-            return self._search(query_terms, limit)
-        first = self._search(query_terms, max(limit, feedback.docs))
+            return self._search(query_terms, limit, allowed)
+        first = self._search(query_terms, max(limit, feedback.docs), allowed)
         expansion = self._relevance_model(first[: feedback.docs], feedback, read_texts)
         if not expansion:
             return first[:limit]
-        return self._search(mixed(query_terms, expansion, feedback.query_weight), limit)
+        return self._search(mixed(query_terms, expansion, feedback.query_weight), limit, allowed)
 
-    def _search(self, query_terms: dict[int, float], limit: int) -> list[tuple[str, float]]:
-        """BM25 with each term's idf times its weight in the query."""
+    def _allowed(self, within: frozenset[str] | None) -> np.ndarray | None:
+        """A mask of the slots of these documents' chunks (None: every slot)."""
+        if within is None:
+            return None
+        mask = np.zeros(len(self.chunk_ids), dtype=bool)
+        slots = [self.slot_of[c] for doc_id in within for c in self.by_doc.get(doc_id, ())]
+        mask[np.asarray(slots, dtype=np.int64)] = True
+        return mask
+
+    def _search(
+        self, query_terms: dict[int, float], limit: int, allowed: np.ndarray | None = None
+    ) -> list[tuple[str, float]]:
+        """BM25 with each term's idf times its weight in the query; `allowed`: only these slots
+        are scored (the idf and the bounds stay the whole index's: still upper bounds)."""
         count = self.size
         mean_length, norms = self._norms()
         terms = list(query_terms)
@@ -230,6 +247,8 @@ class KeywordIndex:
             idf = math.log((count - hits + 0.5) / (hits + 0.5))
             weights.append((idf if idf > 0 else MIN_IDF) * query_terms[term])
             bounds.append(weights[-1] * self._bound(term, mean_length))
+        if allowed is not None:
+            postings = [(slots[allowed[slots]], tfs[allowed[slots]]) for slots, tfs in postings]
         return self._top(postings, weights, bounds, norms, limit)
 
     def _relevance_model(
@@ -469,12 +488,17 @@ class KeywordIndexes:
         self._lock = threading.Lock()
 
     def search(
-        self, query: str, persona: str, limit: int, feedback: KeywordFeedback | None = None
+        self,
+        query: str,
+        persona: str,
+        limit: int,
+        feedback: KeywordFeedback | None = None,
+        within: frozenset[str] | None = None,
     ) -> list[tuple[str, float]]:
-        """With `feedback`, RM3 over the chunks' texts as the store reads them (see
-        `KeywordIndex.search`)."""
+        """With `feedback`, RM3 over the chunks' texts as the store reads them; `within`: only
+        these documents' chunks (see `KeywordIndex.search`)."""
         with self._lock:
-            return self._index(persona).search(query, limit, feedback, self._read_texts)
+            return self._index(persona).search(query, limit, feedback, self._read_texts, within)
 
     def sizes(self) -> dict[str, int]:
         with self._lock:

@@ -29,6 +29,7 @@ from shu.store.base import (
     ScoredQuestion,
     StoredDocument,
     StoreStats,
+    Within,
 )
 from shu.store.document_index import DocumentIndex
 from shu.store.keyword_index import KeywordIndexes
@@ -441,14 +442,18 @@ class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, SQLServiceTables, S
 
     # -- the agent's findings --------------------------------------------------------------
 
-    def search_questions(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredQuestion]:
-        rows = self._nearest("questions", "id, doc_id, text", vector, persona, limit)
+    def search_questions(
+        self, vector: np.ndarray, persona: str, limit: int, within: Within = None
+    ) -> list[ScoredQuestion]:
+        rows = self._nearest("questions", "id, doc_id, text", vector, persona, limit, within=within)
         return [ScoredQuestion(question_id=r[0], doc_id=r[1], text=r[2], score=r[-1]) for r in rows]
 
     def search_profiles(
-        self, vector: np.ndarray, persona: str, surface: str, limit: int
+        self, vector: np.ndarray, persona: str, surface: str, limit: int, within: Within = None
     ) -> list[ScoredDocument]:
-        rows = self._nearest("profile_vectors", "doc_id", vector, persona, limit, ("surface = %s", surface))
+        rows = self._nearest(
+            "profile_vectors", "doc_id", vector, persona, limit, ("surface = %s", surface), within
+        )
         return [ScoredDocument(doc_id=r[0], score=r[-1]) for r in rows]
 
     def _check_version(self) -> None:
@@ -482,19 +487,28 @@ class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, SQLServiceTables, S
     # -- chunks and search -----------------------------------------------------------------
 
     def search_keyword(
-        self, query: str, persona: str, limit: int, feedback: KeywordFeedback | None = None
+        self,
+        query: str,
+        persona: str,
+        limit: int,
+        feedback: KeywordFeedback | None = None,
+        within: Within = None,
     ) -> list[ScoredChunk]:
-        if limit <= 0 or not query.strip():
+        if limit <= 0 or not query.strip() or (within is not None and not within):
             return []
         if self._keywords is not None:
             cleaned = _text(query)  # cleaned as the stored text
             terms = " ".join(dict.fromkeys([*content_words(cleaned), *joined_names(cleaned)]))
-            found = self._keywords.search(terms, persona, limit, feedback) if terms else []
+            found = self._keywords.search(terms, persona, limit, feedback, within) if terms else []
             return [ScoredChunk(chunk_id=chunk_id, score=score) for chunk_id, score in found]
+        query_params = {
+            "query": keyword_query(_text(query)),
+            "persona": persona,
+            "limit": limit,
+            "within": None if within is None else sorted(within),
+        }
         with self._connection() as conn:
-            rows = conn.execute(
-                BM25, {"query": keyword_query(_text(query)), "persona": persona, "limit": limit}
-            ).fetchall()
+            rows = conn.execute(BM25, query_params).fetchall()
         return [ScoredChunk(chunk_id=r[0], score=float(r[1])) for r in rows]
 
     def _keyword_changes(self, seen: int | None) -> tuple[int, int, list[str]]:
@@ -503,8 +517,10 @@ class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, SQLServiceTables, S
                 lambda sql, params: conn.execute(placeholders(sql), params).fetchall(), seen
             )
 
-    def search_vector(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredChunk]:
-        rows = self._nearest("chunks", "id", vector, persona, limit)
+    def search_vector(
+        self, vector: np.ndarray, persona: str, limit: int, within: Within = None
+    ) -> list[ScoredChunk]:
+        rows = self._nearest("chunks", "id", vector, persona, limit, within=within)
         return [ScoredChunk(chunk_id=r[0], score=r[-1]) for r in rows]
 
     def _nearest(
@@ -515,23 +531,31 @@ class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, SQLServiceTables, S
         persona: str,
         limit: int,
         extra: tuple[str, str] | None = None,
+        within: Within = None,
     ) -> list[tuple[Any, ...]]:
         """Cosine nearest rows of one persona, best first. A persona with at most
         `store.exact_limit` rows in the table is searched exactly (the filter first, then every
         distance): measured at 100k chunks, HNSW with iterative scans kept only 0.70 recall@10 for
         a persona holding 2 % of them. Larger personas go through the HNSW index; iterative
-        scans keep the filter from starving the result."""
+        scans keep the filter from starving the result. `within` (a filter's documents) is a
+        condition of the same query; when their rows are few enough they too are searched
+        exactly (read by the table's doc_id index), so a narrow filter still fills the limit."""
         if self._dim is None:  # another process may have written the first vectors since
             self._dim = self._embedder_dim()
         dim = self._dim
-        if dim is None or limit <= 0:
+        if dim is None or limit <= 0 or (within is not None and not within):
             return []
-        exact = self._persona_size(table, persona) <= self.settings.exact_limit
+        kept = None if within is None else sorted(within)
+        exact = self._persona_size(table, persona) <= self.settings.exact_limit or (
+            kept is not None and self._rows_of(table, kept) <= self.settings.exact_limit
+        )
         # Ordering by the bare column does not match the index expression: an exact scan.
         cast = "embedding" if exact else f"embedding::vector({dim})"
         where = f"personas @> ARRAY[%s]::text[]{' AND ' + extra[0] if extra else ''}"
+        where += "" if kept is None else " AND doc_id = ANY(%s)"
         params: list[Any] = [np.asarray(vector, dtype=np.float32), persona]
         params += [extra[1]] if extra else []
+        params += [] if kept is None else [kept]
         params += [np.asarray(vector, dtype=np.float32), limit]
         with self._connection() as conn:
             rows = conn.execute(
@@ -541,6 +565,12 @@ class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, SQLServiceTables, S
             ).fetchall()
         found = [(*r[:-1], float(r[-1])) for r in rows]
         return sorted(found, key=lambda r: -r[-1])  # relaxed_order scans may return near-ties out of order
+
+    def _rows_of(self, table: str, doc_ids: list[str]) -> int:
+        """How many rows of the table these documents have (by the doc_id index)."""
+        with self._connection() as conn:
+            row = conn.execute(f"SELECT count(*) FROM {table} WHERE doc_id = ANY(%s)", (doc_ids,))
+            return int(row.fetchone()[0])
 
     def _persona_size(self, table: str, persona: str) -> int:
         self._check_version()

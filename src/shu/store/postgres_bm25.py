@@ -39,6 +39,8 @@ WITH q AS (
                / (p.tf::float8 + {_K1} * ({1 - _B} + {_B} * p.length::float8 / corpus.avgdl))) AS score
     FROM idf JOIN bm25_postings p ON p.lexeme = idf.lexeme CROSS JOIN corpus
     WHERE p.personas @> ARRAY[%(persona)s]::text[]
+      AND (%(within)s::text[] IS NULL
+           OR p.chunk_id IN (SELECT id FROM chunks WHERE doc_id = ANY(%(within)s::text[])))
     GROUP BY p.chunk_id
 )
 SELECT chunk_id, score FROM scored ORDER BY score DESC, chunk_id LIMIT %(limit)s

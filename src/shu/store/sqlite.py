@@ -27,6 +27,7 @@ from shu.store.base import (
     ScoredChunk,
     StoredDocument,
     StoreStats,
+    Within,
 )
 from shu.store.document_index import DocumentIndex
 from shu.store.keyword_index import KeywordIndexes
@@ -445,23 +446,30 @@ class SQLiteStore(SQLKnowledge, SQLiteVectorIndexes, SQLServiceTables, SQLLoginT
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
     def search_keyword(
-        self, query: str, persona: str, limit: int, feedback: KeywordFeedback | None = None
+        self,
+        query: str,
+        persona: str,
+        limit: int,
+        feedback: KeywordFeedback | None = None,
+        within: Within = None,
     ) -> list[ScoredChunk]:
         terms = list(dict.fromkeys([*content_words(query), *joined_names(query)]))
-        if not terms or limit <= 0:
+        if not terms or limit <= 0 or (within is not None and not within):
             return []
         if self._keywords is not None:
-            found = self._keywords.search(" ".join(terms), persona, limit, feedback)
+            found = self._keywords.search(" ".join(terms), persona, limit, feedback, within)
             return [ScoredChunk(chunk_id=chunk_id, score=score) for chunk_id, score in found]
         expression = " OR ".join(f'"{term}"' for term in terms)
         # The persona filter is a join, not a MATCH term: intersecting with a persona's whole
         # posting list costs more than checking each match (measured: 4 ms vs 18 ms at 100k chunks).
+        # A filter's documents are one JSON array, read by json_each (no statement per size).
+        kept = "" if within is None else "AND c.doc_id IN (SELECT value FROM json_each(?)) "
         with self._keyword_lock:
             rows = self._keyword_db.execute(
                 "SELECT c.id, -f.rank FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid "
                 "JOIN document_personas dp ON dp.doc_id = c.doc_id AND dp.persona = ? "
-                "WHERE chunks_fts MATCH ? ORDER BY f.rank LIMIT ?",
-                (persona, expression, limit),
+                f"WHERE chunks_fts MATCH ? {kept}ORDER BY f.rank LIMIT ?",
+                (persona, expression, *([] if within is None else [json.dumps(sorted(within))]), limit),
             ).fetchall()
         return [ScoredChunk(chunk_id=row[0], score=float(row[1])) for row in rows]
 

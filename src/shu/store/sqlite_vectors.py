@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from shu.store.base import ScoredChunk, ScoredDocument, ScoredQuestion
+from shu.store.base import ScoredChunk, ScoredDocument, ScoredQuestion, Within
 from shu.store.sql import Row
 from shu.store.vectors import ExactReader, VectorIndex
 
@@ -32,8 +32,11 @@ class SQLiteVectorIndexes(ABC):
     @abstractmethod
     def _rows_in(self, sql: str, ids: Sequence[str], *after: object) -> list[Row]: ...
 
-    def search_vector(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredChunk]:
-        found = self._persona_index(persona).search(vector, limit)
+    def search_vector(
+        self, vector: np.ndarray, persona: str, limit: int, within: Within = None
+    ) -> list[ScoredChunk]:
+        index = self._persona_index(persona)
+        found = index.search(vector, limit, None if within is None else index.rows_of(within))
         return [ScoredChunk(chunk_id=chunk_id, score=score) for chunk_id, score in found]
 
     def _persona_index(self, persona: str) -> VectorIndex:
@@ -49,16 +52,22 @@ class SQLiteVectorIndexes(ABC):
             "FROM document_personas dp JOIN chunks c ON c.doc_id = dp.doc_id "
             "JOIN chunk_vectors v ON v.chunk_rowid = c.rowid WHERE dp.persona = ?"
         )
-        return self._streamed(
-            f"SELECT count(*) {joined}", f"SELECT c.id, v.vector {joined} ORDER BY c.rowid", (persona,),
-            self._chunk_vectors,
+        owners: list[str] = []
+        index = self._streamed(
+            f"SELECT count(*) {joined}", f"SELECT c.id, v.vector, c.doc_id {joined} ORDER BY c.rowid",
+            (persona,), self._chunk_vectors, lambda rows: owners.extend(r[2] for r in rows),
         )  # fmt: skip
+        index.own(owners)
+        return index
 
-    def search_questions(self, vector: np.ndarray, persona: str, limit: int) -> list[ScoredQuestion]:
+    def search_questions(
+        self, vector: np.ndarray, persona: str, limit: int, within: Within = None
+    ) -> list[ScoredQuestion]:
         index, owners, texts = self._question_index(persona)
+        rows = None if within is None else index.rows_of(within)
         return [
             ScoredQuestion(question_id=qid, doc_id=owners[qid], text=texts[qid], score=score)
-            for qid, score in index.search(vector, limit)
+            for qid, score in index.search(vector, limit, rows)
         ]
 
     def _question_index(self, persona: str) -> tuple[VectorIndex, dict[str, str], dict[str, str]]:
@@ -81,12 +90,13 @@ class SQLiteVectorIndexes(ABC):
                 index = self._streamed(
                     f"SELECT count(*) {joined}", rows_sql, (persona,), self._question_vectors, keep
                 )
+                index.own(owners[qid] for qid in index.ids)
                 cached = (index, owners, texts)
                 self._question_indexes[persona] = cached
             return cached
 
     def search_profiles(
-        self, vector: np.ndarray, persona: str, surface: str, limit: int
+        self, vector: np.ndarray, persona: str, surface: str, limit: int, within: Within = None
     ) -> list[ScoredDocument]:
         with self._lock:
             self._check_version()
@@ -100,8 +110,12 @@ class SQLiteVectorIndexes(ABC):
                     f"SELECT count(*) {joined}", f"SELECT p.doc_id, p.vector {joined} ORDER BY p.rowid",
                     (persona, surface), self._profile_vectors(surface),
                 )  # fmt: skip
+                index.own(index.ids)
                 self._profile_indexes[(persona, surface)] = index
-        return [ScoredDocument(doc_id=doc_id, score=score) for doc_id, score in index.search(vector, limit)]
+        rows = None if within is None else index.rows_of(within)
+        return [
+            ScoredDocument(doc_id=doc_id, score=score) for doc_id, score in index.search(vector, limit, rows)
+        ]
 
     def _streamed(
         self,

@@ -69,6 +69,23 @@ class VectorIndex:
         self.scales: np.ndarray | None = None
         self.read_exact: ExactReader | None = None
         self.rescore_factor = 4
+        self.owners = np.zeros(0, dtype=np.int32)
+        """each row's document, as a number in `owner_numbers` (set by `own`)"""
+        self.owner_numbers: dict[str, int] = {}
+
+    def own(self, owners: Iterable[str]) -> None:
+        """Name each row's document (in row order): what `rows_of` selects by."""
+        numbers = self.owner_numbers
+        self.owners = np.fromiter(
+            (numbers.setdefault(o, len(numbers)) for o in owners), dtype=np.int32, count=len(self.ids)
+        )
+
+    def rows_of(self, doc_ids: frozenset[str]) -> np.ndarray:
+        """The rows of these documents, in row order (`own` must have named the owners)."""
+        wanted = [self.owner_numbers[d] for d in doc_ids if d in self.owner_numbers]
+        if not wanted or not len(self.owners):
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero(np.isin(self.owners, np.asarray(wanted, dtype=np.int32)))
 
     @classmethod
     def streamed(
@@ -123,29 +140,35 @@ class VectorIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def search(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
-        if not self.ids or limit <= 0:
+    def search(
+        self, vector: np.ndarray, limit: int, rows: np.ndarray | None = None
+    ) -> list[tuple[str, float]]:
+        """The best `limit` rows by cosine; `rows`: only these are ranked (a filter's, from
+        `rows_of`): the shortlist and the scores are taken among them alone."""
+        if not self.ids or limit <= 0 or (rows is not None and not len(rows)):
             return []
         with one_blas_thread():
-            return self._search(np.asarray(vector, dtype=np.float32), limit)
+            return self._search(np.asarray(vector, dtype=np.float32), limit, rows)
 
-    def _search(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
+    def _search(self, vector: np.ndarray, limit: int, among: np.ndarray | None) -> list[tuple[str, float]]:
         if self.codes is not None:
-            return self._search_compact(vector, limit)
+            return self._search_compact(vector, limit, among)
         assert self.matrix is not None
         if self.sketch is None:
-            rows = np.arange(len(self.ids))
-            scores = self.matrix @ vector
+            rows = np.arange(len(self.ids)) if among is None else among
+            scores = self.matrix @ vector if among is None else self.matrix[among] @ vector
         else:
-            rows = self._shortlist(vector, max(self.rescore, limit))
+            rows = self._shortlist(vector, max(self.rescore, limit), among)
             scores = self.matrix[rows] @ vector
         best = _top(scores, limit)
         return [(self.ids[rows[i]], float(scores[i])) for i in best]
 
-    def _search_compact(self, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
+    def _search_compact(
+        self, vector: np.ndarray, limit: int, among: np.ndarray | None
+    ) -> list[tuple[str, float]]:
         """Sketch shortlist → int8 scores → the best few read back and scored in float32."""
         assert self.codes is not None and self.scales is not None and self.read_exact is not None
-        rows = self._shortlist(vector, max(self.rescore, limit))
+        rows = self._shortlist(vector, max(self.rescore, limit), among)
         approximate = np.empty(len(rows), dtype=np.float32)
         for start in range(0, len(rows), _SCORE_ROWS):
             part = rows[start : start + _SCORE_ROWS]
@@ -160,18 +183,22 @@ class VectorIndex:
         best = _top(scores, limit)
         return [(self.ids[rows[i]], float(scores[i])) for i in best]
 
-    def _shortlist(self, vector: np.ndarray, size: int) -> np.ndarray:
+    def _shortlist(self, vector: np.ndarray, size: int, among: np.ndarray | None = None) -> np.ndarray:
+        """The `size` rows (of `among`, else of all) nearest by the sign sketch, in row order."""
         assert self.sketch is not None
+        if among is not None and size >= len(among):
+            return among
+        sketch = self.sketch if among is None else self.sketch[:, among]
         query_words = _sign_bits(vector[None, :])[0]
         # Column-major words: six passes over contiguous arrays beat one pass over 6-wide rows.
-        distance = np.bitwise_count(self.sketch[0] ^ query_words[0]).astype(np.uint16)
-        for word, query_word in zip(self.sketch[1:], query_words[1:], strict=True):
+        distance = np.bitwise_count(sketch[0] ^ query_words[0]).astype(np.uint16)
+        for word, query_word in zip(sketch[1:], query_words[1:], strict=True):
             distance += np.bitwise_count(word ^ query_word)
         if size >= len(distance):
-            return np.arange(len(distance))
+            return np.arange(len(distance)) if among is None else among
         rows = np.argpartition(distance, size - 1)[:size]
         rows.sort()  # gather in memory order
-        return rows
+        return rows if among is None else among[rows]
 
 
 def _quantized(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

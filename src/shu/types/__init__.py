@@ -54,6 +54,7 @@ from shu.types.enrichment import (
     TemporalRelevance,
     TemporalScope,
 )
+from shu.types.filters import Choice, DocumentFilter, FilterChoices
 from shu.types.jobs import Job, JobKind, JobStatus
 from shu.types.logins import Login, Session
 from shu.types.retrieval import (
@@ -91,6 +92,7 @@ __all__ = [
     "AuthorityLevel",
     "Cadence",
     "CapabilityManifest",
+    "Choice",
     "Chunk",
     "ChunkProfile",
     "Citation",
@@ -104,6 +106,7 @@ __all__ = [
     "Conversation",
     "Correction",
     "Document",
+    "DocumentFilter",
     "DocumentProfile",
     "DocumentRef",
     "DocumentSection",
@@ -113,6 +116,7 @@ __all__ = [
     "Entity",
     "EntityKind",
     "Expansion",
+    "FilterChoices",
     "Finding",
     "FindingKind",
     "Job",

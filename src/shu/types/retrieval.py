@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field, computed_field, field_validator
 
 from shu.types.documents import Chunk, citation_key, heading_anchor, http_url
 from shu.types.enrichment import TemporalScope
+from shu.types.filters import DocumentFilter
 
 
 class SearchHit(BaseModel):
@@ -259,3 +260,8 @@ class RetrievalResult(BaseModel):
     personal: list[PersonalBoost] = Field(default_factory=list)
     resolved: list[ProfileMatch] = Field(default_factory=list)
     """the question's references resolved against the asker's profile"""
+    filter: DocumentFilter | None = None
+    """what the question was restricted to (every search, the expansion, the agent's tools and
+    the answer's lists keep to it)"""
+    filtered: int | None = None
+    """how many of the persona's documents the filter kept (None: no filter)"""

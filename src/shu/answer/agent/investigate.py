@@ -41,7 +41,7 @@ class Agent:
         self, result: RetrievalResult, persona: Persona, reason: str, asker: Asker | None = None
     ) -> tuple[RetrievalResult, AgentTrace]:
         """`asker`: the tools' searches rank for this person, as the first retrieval did."""
-        ws = Workspace(self.store, self.embedder, self.pipeline, persona, asker)
+        ws = Workspace(self.store, self.embedder, self.pipeline, persona, asker, result.filter)
         state = AgentState(question=result.question, hits=list(result.hits))
         for hit in result.hits:
             state.found.setdefault(

@@ -19,8 +19,8 @@ from shu.answer.quote import quoted
 from shu.models.embed.base import Embedder
 from shu.retrieve.asker import Asker
 from shu.retrieve.pipeline import RetrievalPipeline
-from shu.store.base import KnowledgeReader
-from shu.types import DOCUMENT_TYPES, Document, Finding, Persona, SearchHit
+from shu.store.base import KnowledgeReader, Within
+from shu.types import DOCUMENT_TYPES, Document, DocumentFilter, Finding, Persona, SearchHit
 
 _FOUND = 5
 _CHUNKS = 4
@@ -30,17 +30,21 @@ _LOAD_CHARS = 3000
 
 class PersonaDocuments:
     """The persona's documents by id, read from the store as they are asked for (a knowledge base
-    of a million chunks is never listed whole); a document of another persona is not in it."""
+    of a million chunks is never listed whole); a document of another persona, or one the
+    question's filter leaves out (`within`), is not in it."""
 
-    def __init__(self, store: KnowledgeReader, persona: str) -> None:
+    def __init__(self, store: KnowledgeReader, persona: str, within: Within = None) -> None:
         self.store = store
         self.persona = persona
+        self.within = within
         self._read: dict[str, Document | None] = {}
 
     def get(self, doc_id: str) -> Document | None:
         if doc_id not in self._read:
             doc = self.store.get_documents([doc_id]).get(doc_id)
-            self._read[doc_id] = doc if doc is not None and self.persona in doc.personas else None
+            kept = doc is not None and self.persona in doc.personas
+            kept = kept and (self.within is None or doc_id in self.within)
+            self._read[doc_id] = doc if kept else None
         return self._read[doc_id]
 
     def __contains__(self, doc_id: object) -> bool:
@@ -63,10 +67,16 @@ class Workspace:
     pipeline: RetrievalPipeline
     persona: Persona
     asker: Asker | None = None
+    where: DocumentFilter | None = None
+    """the question's filter: every tool keeps to the documents it keeps"""
+
+    @cached_property
+    def within(self) -> Within:
+        return self.store.document_index(self.persona.slug).kept(self.where)
 
     @cached_property
     def documents(self) -> PersonaDocuments:
-        return PersonaDocuments(self.store, self.persona.slug)
+        return PersonaDocuments(self.store, self.persona.slug, self.within)
 
 
 @dataclass(frozen=True)
@@ -117,7 +127,7 @@ class QuerySynthesizedQuestions:
     def run(self, ws: Workspace, query: str, doc_ids: list[str], reason: str = "") -> ToolResult:
         vector = ws.embedder.embed_query(query)
         best: dict[str, tuple[float, str]] = {}
-        for match in ws.store.search_questions(vector, ws.persona.slug, _FOUND * 3):
+        for match in ws.store.search_questions(vector, ws.persona.slug, _FOUND * 3, ws.within):
             best.setdefault(match.doc_id, (match.score, match.text))
         listed = list(best.items())[:_FOUND]
         found = _found(ws, [(d, s) for d, (s, _) in listed], "questions")
@@ -179,8 +189,14 @@ class QueryChunks:
 
     def run(self, ws: Workspace, query: str, doc_ids: list[str], reason: str = "") -> ToolResult:
         hits = ws.pipeline.run(
-            query, ws.persona, limit=40 if doc_ids else _CHUNKS, assemble_context=False, asker=ws.asker
+            query,
+            ws.persona,
+            limit=40 if doc_ids else _CHUNKS,
+            assemble_context=False,
+            asker=ws.asker,
+            where=ws.where,
         ).hits
+        doc_ids = [d for d in doc_ids if d in ws.documents]
         if doc_ids:
             hits = [h for h in hits if h.chunk.doc_id in doc_ids] or _within(ws, query, doc_ids)
         hits = hits[:_CHUNKS]
@@ -330,7 +346,7 @@ TOOLS: dict[str, Tool] = {
 
 def _profile_search(ws: Workspace, query: str, surface: str) -> ToolResult:
     vector = ws.embedder.embed_query(query)
-    listed = ws.store.search_profiles(vector, ws.persona.slug, surface, _FOUND)
+    listed = ws.store.search_profiles(vector, ws.persona.slug, surface, _FOUND, ws.within)
     found = _found(ws, [(d.doc_id, d.score) for d in listed], surface)
     lines = []
     for f in found:

@@ -65,10 +65,17 @@ def asks_how_many_documents(question: str) -> CountAsked | None:
     return CountAsked(noun=match.group("noun").lower(), subject=subject, within=within)
 
 
-def counted_documents(asked: CountAsked, persona: str, ranked: list[str], library: Library) -> list[Covering]:
+def counted_documents(
+    asked: CountAsked,
+    persona: str,
+    ranked: list[str],
+    library: Library,
+    kept: frozenset[str] | None = None,
+) -> list[Covering]:
     """The documents counted: those that hold the subject, dated within the span named, of the
-    type the question calls them by ("emails"). A persona of more documents than the filter reads
-    (`covering`) is counted among those it reads: retrieval's and keyword search's."""
+    type the question calls them by ("emails"), among those a filter `kept`. A persona of more
+    documents than the filter reads (`covering`) is counted among those it reads: retrieval's
+    and keyword search's."""
     return covering_documents(
         asked.subject,
         persona,
@@ -77,6 +84,7 @@ def counted_documents(asked: CountAsked, persona: str, ranked: list[str], librar
         limit=None,
         within=asked.within,
         types=types_named(asked.noun),
+        kept=kept,
     )
 
 

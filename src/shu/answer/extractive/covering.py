@@ -53,6 +53,7 @@ def covering_documents(
     within: tuple[str, str] | None = None,
     types: frozenset[str] | None = None,
     described: str = "",
+    kept: frozenset[str] | None = None,
 ) -> list[Covering]:
     """The documents that hold most of `subject`'s words (in their text, title or metadata: an
     author, a publisher), or most of `described`'s (the subject with the words describing it:
@@ -60,14 +61,18 @@ def covering_documents(
     retrieval's order), each with its sentence that holds most of them; `within` (ISO prefixes,
     first and last): only documents dated then; `types`: only documents of those types, when the
     persona has any ("emails" in a knowledge base that types none is every document). An empty
-    subject is covered by every document (of the dates and types asked)."""
+    subject is covered by every document (of the dates and types asked). `kept`: a filter's
+    documents, the only ones listed or counted."""
     every = library.list_documents(persona)
+    if kept is not None:
+        every = [d for d in every if d.id in kept]
+        ranked = [doc_id for doc_id in ranked if doc_id in kept]
     if types is not None and any(d.type in types for d in every):
         every = [d for d in every if d.type in types]
     if len(every) <= _READ:
         read = [d.id for d in every]
     else:
-        found = library.search_keyword(subject, persona, _SEARCHED) if subject else []
+        found = library.search_keyword(subject, persona, _SEARCHED, within=kept) if subject else []
         by_chunk = library.chunk_documents([s.chunk_id for s in found])
         searched = (by_chunk[s.chunk_id] for s in found if s.chunk_id in by_chunk)
         read = list(dict.fromkeys([*ranked, *searched]))[:_READ]

@@ -9,7 +9,8 @@ from typing import Protocol
 
 from shu.analysis import stem_words, words
 from shu.relative_dates import day_text
-from shu.store.base import ScoredChunk
+from shu.store.base import ScoredChunk, Within
+from shu.store.document_index import DocumentIndex
 from shu.types import (
     AssembledContext,
     Chunk,
@@ -34,8 +35,15 @@ class Library(Protocol):
     def chunk_documents(self, chunk_ids: list[str]) -> dict[str, str]: ...
 
     def search_keyword(
-        self, query: str, persona: str, limit: int, feedback: KeywordFeedback | None = None
+        self,
+        query: str,
+        persona: str,
+        limit: int,
+        feedback: KeywordFeedback | None = None,
+        within: Within = None,
     ) -> list[ScoredChunk]: ...
+
+    def document_index(self, persona: str) -> DocumentIndex: ...
 
 
 def stems(text: str) -> set[str]:

@@ -59,6 +59,15 @@ class Found:
         return self.reader.scored(self.result, self.reading)
 
     @cached_property
+    def kept(self) -> frozenset[str] | None:
+        """The documents the question's filter keeps (None: not filtered): a list or a count is
+        taken among them alone."""
+        library = self.reader.library
+        if library is None or self.result.filter is None:
+            return None
+        return library.document_index(self.persona.slug).kept(self.result.filter)
+
+    @cached_property
     def evidence(self) -> float:
         return round(max((c.score for c in self.candidates), default=0.0), 4)
 
@@ -130,7 +139,7 @@ class CountOfDocuments:
         library, asked = found.reader.library, reading.count_of
         if asked is None or library is None:
             return None
-        counted = counted_documents(asked, found.persona.slug, found.ranked, library)
+        counted = counted_documents(asked, found.persona.slug, found.ranked, library, found.kept)
         if not counted:
             return None
         head = count_head(asked, len(counted))
@@ -148,7 +157,13 @@ class WhichDocuments:
         asked = reading.documents_about
         persona, ranked = found.persona.slug, found.ranked
         covering = covering_documents(
-            asked.subject, persona, ranked, library, types=asked.types, described=asked.described
+            asked.subject,
+            persona,
+            ranked,
+            library,
+            types=asked.types,
+            described=asked.described,
+            kept=found.kept,
         )
         if not covering:
             return None

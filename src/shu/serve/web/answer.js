@@ -5,6 +5,7 @@ import { sendFeedback } from "./api.js";
 import { append, clear, el, icon, sectionLabel } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import { renderTrace } from "./trace.js";
+import { describeFilter } from "./filters.js";
 
 // `[^doc_id:section path]` — doc ids are slugs; a section path never holds "]" (written as ")").
 const CITATION = /\[\^[a-z0-9][a-z0-9._-]*:[^\]\n]+\]/g;
@@ -189,6 +190,10 @@ export function createTurn({ question, persona, personaName, onCite }) {
       if (withdrawn !== null) notes.push(withdrawn ? `A first draft was withdrawn: ${withdrawn}.` : "A first draft was withdrawn.");
       if (answer.fallback_reason) notes.push(`The model did not answer (${answer.fallback_reason}); quoted from the documents instead.`);
       if (answer.standalone_question) notes.push(`Searched as: “${answer.standalone_question}”.`);
+      if (answer.filter) {
+        const kept = Number.isInteger(answer.filtered) ? ` (${answer.filtered} document${answer.filtered === 1 ? "" : "s"})` : "";
+        notes.push(`Kept to: ${describeFilter(answer.filter)}${kept}.`);
+      }
       notice.hidden = !notes.length;
       notice.textContent = notes.join(" ");
       const live = restored ? [] : [feedbackRow(answer, persona), renderTrace(answer, onCite)];

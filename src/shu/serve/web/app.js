@@ -10,6 +10,7 @@ import { closePanel, openBrowser, openDocument, setupPanel } from "./panel.js";
 import { DOCUMENTS_CHANGED, enableUploads, setupUploads } from "./uploads.js";
 import { currentSession, offerSignIn, promptSignIn, setupSignIn, signInOffered } from "./signin.js";
 import { offerUsers, setupUsers } from "./users.js";
+import { currentFilter, loadFilterChoices, setupFilters } from "./filters.js";
 
 const PERSONA_STORAGE = "shu.persona";
 const JOBS_EVERY_MS = 4000;
@@ -152,6 +153,7 @@ function choosePersona(persona) {
   $("conversations").disabled = !persona;
   $("new-conversation").disabled = !persona;
   enableUploads(Boolean(persona));
+  loadFilterChoices(persona ? persona.slug : "");
   showConversation(null);
   if (persona) rememberedConversation(persona.slug).then((kept) => state.persona === persona && showConversation(kept));
 }
@@ -278,7 +280,7 @@ async function ask(question) {
     if (!state.conversation) state.conversation = await startConversation(persona.slug);
     const response = await request("/v1/ask", {
       method: "POST",
-      body: { question, persona: persona.slug, stream: true, trace: true, conversation_id: state.conversation },
+      body: { question, persona: persona.slug, stream: true, trace: true, conversation_id: state.conversation, filter: currentFilter() },
       signal: controller.signal,
     });
     for await (const { name, data } of serverEvents(response)) {
@@ -446,6 +448,7 @@ async function start() {
   setupPanel();
   setupAuth();
   setupComposer();
+  setupFilters();
   setupUploads(() => state.persona);
   await checkHealth();
   await loadPersonas();

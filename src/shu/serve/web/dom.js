@@ -112,6 +112,7 @@ const ICONS = {
     ["polyline", { points: "17 8 12 3 7 8" }],
     ["line", { x1: 12, y1: 3, x2: 12, y2: 15 }],
   ],
+  filter: [["polygon", { points: "22 3 2 3 10 12.46 10 19 14 21 14 12.46 22 3" }]],
   external: [
     ["path", { d: "M18 13v6a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V8a2 2 0 0 1 2-2h6" }],
     ["polyline", { points: "15 3 21 3 21 9" }],

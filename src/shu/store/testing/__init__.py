@@ -5,6 +5,7 @@ empty). A new backend inherits the mixins of the roles it implements."""
 from shu.store.testing.accounts import AccountsConformance
 from shu.store.testing.concurrency import ConcurrencyConformance
 from shu.store.testing.conversations import ConversationsConformance
+from shu.store.testing.filters import FilterConformance
 from shu.store.testing.findings import FindingsConformance
 from shu.store.testing.jobs import JobsConformance
 from shu.store.testing.knowledge import KnowledgeConformance
@@ -15,6 +16,7 @@ __all__ = [
     "AccountsConformance",
     "ConcurrencyConformance",
     "ConversationsConformance",
+    "FilterConformance",
     "FindingsConformance",
     "JobsConformance",
     "KnowledgeConformance",

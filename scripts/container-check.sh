@@ -121,21 +121,18 @@ end_step base
 
 # 4. the images (one build at a time: the cores are shared)
 ca_args=()
-ca_file="${SHU_BUILD_CA_FILE:-}"
-if [ -z "$ca_file" ] && compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
-    ca_file="$(mktemp)"
-    cat /usr/local/share/ca-certificates/*.crt >"$ca_file"
-fi
-if [ -n "$ca_file" ]; then
-    ca_args=(--build-arg "EXTRA_CA_CERTS=$(cat "$ca_file")")
+if [ -n "${SHU_BUILD_CA_FILE:-}" ]; then
+    ca_args=(--build-arg "EXTRA_CA_CERTS=$(cat "$SHU_BUILD_CA_FILE")")
+elif compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    ca_args=(--build-arg "EXTRA_CA_CERTS=$(cat /usr/local/share/ca-certificates/*.crt)")
 fi
 start_step "build: $IMAGE on $BASE"
-docker build -q --network host --build-arg "BASE_IMAGE=$BASE" "${ca_args[@]}" -t "$IMAGE" "$ROOT" >/dev/null \
-    || fail "docker build $IMAGE"
+docker build --network host --build-arg "BASE_IMAGE=$BASE" "${ca_args[@]}" -t "$IMAGE" "$ROOT" \
+    >/tmp/shu-check-build.log 2>&1 || { tail -40 /tmp/shu-check-build.log >&2; fail "docker build $IMAGE"; }
 end_step build
 start_step "build: $PG_IMAGE on $BASE"
-docker build -q --network host --build-arg "BASE_IMAGE=$BASE" -t "$PG_IMAGE" "$ROOT/container/postgres" >/dev/null \
-    || fail "docker build $PG_IMAGE"
+docker build --network host --build-arg "BASE_IMAGE=$BASE" -t "$PG_IMAGE" "$ROOT/container/postgres" \
+    >/tmp/shu-check-build-pg.log 2>&1 || { tail -40 /tmp/shu-check-build-pg.log >&2; fail "docker build $PG_IMAGE"; }
 end_step build-pg
 
 # 5. compose up, until both are healthy

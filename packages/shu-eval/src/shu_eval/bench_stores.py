@@ -19,6 +19,7 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -27,12 +28,17 @@ from shu.retrieve.hybrid import HybridSearcher, fuse
 from shu.store.base import Store
 from shu.store.sqlite import SQLiteStore
 from shu.text import content_words
-from shu.types import Chunk, Document, Persona, PersonaConfig
+from shu.types import Chunk, Document, DocumentFilter, Persona, PersonaConfig
 from shu_eval.bench import machine, peak_rss_mib, percentile
 from shu_eval.synthetic import TextGenerator, synthetic_document
 
 PER_DOC = 50
 SMALL_EVERY = 50
+FILTER_TYPES = 50
+FILTERS = {
+    "one type (2 %)": DocumentFilter(types=("type-7",)),
+    "first half-year (50 %)": DocumentFilter(since=date(2025, 1, 1), until=date(2025, 7, 2)),
+}
 DIM = 384
 EMBEDDER = "bench-clustered"
 
@@ -50,6 +56,10 @@ class StoreResult:
     frequent_ms: list[float] = field(default_factory=list)
     dense_ms: list[float] = field(default_factory=list)
     keyword_index_seconds: float | None = None
+    filtered: dict[str, dict[str, float]] = field(default_factory=dict)
+    """filter name → kept documents, hybrid p50 / p95 ms (the filter's documents found from the
+    document index, then every surface searched among them), the share of queries whose hits
+    filled the limit, and dense recall@10 among the kept documents vs exact search among them."""
     fresh: dict[str, float] = field(default_factory=dict)
     """A new process opening the loaded store: seconds to its first hybrid answer (both indexes
     loaded), hybrid p50 / p95 ms after that, peak RSS in MiB."""
@@ -94,6 +104,9 @@ def synthetic_corpus(chunks: int, queries: int, seed: int = 5, personas: int = 1
     else:
         for doc, _ in documents[::SMALL_EVERY]:  # a small persona (2 %) inside the big one
             doc.personas.append("small")
+    for index, (doc, _) in enumerate(documents):  # what the filters select by
+        doc.type = f"type-{index % FILTER_TYPES}"
+        doc.date = (date(2025, 1, 1) + timedelta(days=index % 365)).isoformat()
     return Corpus(
         documents=documents,
         vectors=vectors,
@@ -174,7 +187,45 @@ def bench_store(name: str, store: Store, corpus: Corpus) -> StoreResult:
         result.keyword_ms.append((t2 - t1) * 1000)
         result.dense_ms.append((t3 - t2) * 1000)
     result.frequent_ms = _keyword_times(store, corpus.frequent_texts, params.candidates)
+    result.filtered = {name: _filtered(store, corpus, where) for name, where in FILTERS.items()}
     return result
+
+
+def _filtered(store: Store, corpus: Corpus, where: DocumentFilter) -> dict[str, float]:
+    """Hybrid search of persona `bench` kept to the filter's documents (see `StoreResult.filtered`)."""
+    persona = store.get_persona("bench")
+    assert persona is not None
+    params = persona.config.retrieval
+    searcher = HybridSearcher(store, _NoEmbedder())
+    kept = store.document_index("bench").kept(where)
+    assert kept is not None
+    rows = [
+        (chunk.id, index * PER_DOC + ord_)
+        for index, (doc, items) in enumerate(corpus.documents)
+        if doc.id in kept
+        for ord_, chunk in enumerate(items)
+    ]
+    matrix = corpus.vectors[[row for _, row in rows]]
+    times, filled, found = [], 0, 0
+    for text, vector in zip(corpus.query_texts, corpus.query_vectors, strict=True):
+        started = time.perf_counter()
+        within = store.document_index("bench").kept(where)
+        surfaces = searcher.surfaces(text, "bench", params, vector, within)
+        hits = searcher.hits(
+            fuse(surfaces, params), surfaces, persona, params, params.max_chunks, within=within
+        )
+        times.append((time.perf_counter() - started) * 1000)
+        assert all(h.chunk.doc_id in kept for h in hits), "a hit outside the filter"
+        filled += len(hits) == params.max_chunks
+        truth = {rows[i][0] for i in np.argpartition(-(matrix @ vector), 10)[:10]}
+        found += len(truth & {s.chunk_id for s in store.search_vector(vector, "bench", 10, within)})
+    return {
+        "documents": float(len(kept)),
+        "p50": percentile(times, 50),
+        "p95": percentile(times, 95),
+        "filled": filled / len(times),
+        "recall": found / (10 * len(times)),
+    }
 
 
 def in_fresh_process(
@@ -398,6 +449,23 @@ def markdown(results: list[StoreResult], queries: int) -> str:
                 else "– | – | – |"
             )
         )
+    filtered = [r for r in results if r.filtered]
+    if filtered:
+        lines += [
+            "",
+            "Hybrid search kept to a filter (`DocumentFilter`: the kept documents read from the document "
+            "index, then every surface searched among them inside the store's query):",
+            "",
+            "| store | chunks | filter | documents kept | hybrid p50 ms | hybrid p95 ms | limit filled "
+            "| dense recall@10 among the kept |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {r.name} | {r.chunks:,} | {name} | {f['documents']:,.0f} | {f['p50']:.2f} | {f['p95']:.2f} "
+            f"| {f['filled']:.0%} | {f['recall']:.3f} |"
+            for r in filtered
+            for name, f in r.filtered.items()
+        ]
     fresh = [r for r in results if r.fresh]
     if fresh:
         lines += [

@@ -52,6 +52,8 @@ JSON_ROUTES = [
     ("POST", "/v1/search", '{"question": "vault", "persona": "alpha", "limit": %s}'),
     ("POST", "/v1/ask", '{"question": %s, "persona": "alpha"}'),
     ("POST", "/v1/ask", '{"question": "vault", "persona": "alpha", "stream": %s}'),
+    ("POST", "/v1/search", '{"question": "vault", "persona": "alpha", "filter": {"since": %s}}'),
+    ("POST", "/v1/ask", '{"question": "vault", "persona": "alpha", "filter": {"people": [%s]}}'),
     ("POST", "/v1/chat/completions", '{"model": "alpha", "messages": [{"role": "user", "content": %s}]}'),
     ("POST", "/v1/chat/completions", '{"model": %s, "messages": [{"role": "user", "content": "vault"}]}'),
     ("POST", "/v1/feedback", '{"persona": "alpha", "kind": "up", "question": %s}'),

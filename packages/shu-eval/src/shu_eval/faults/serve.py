@@ -178,8 +178,12 @@ def _routes(persona: str, doc_id: str) -> list[tuple[str, str, dict[str, Any] | 
     chat = {"model": persona, "messages": [{"role": "user", "content": QUESTION}]}
     routes: list[tuple[str, str, dict[str, Any] | None]] = [
         ("GET", f"/v1/personas/{persona}/documents", None),
+        ("GET", f"/v1/personas/{persona}/documents?doc={doc_id}", None),
+        ("GET", f"/v1/personas/{persona}/filters", None),
         ("GET", f"/v1/documents/{doc_id}?persona={persona}", None),
         ("POST", "/v1/search", ask | {"trace": True}),
+        ("POST", "/v1/search", ask | {"trace": True, "filter": {"doc_ids": [doc_id]}}),
+        ("POST", "/v1/ask", ask | {"trace": True, "filter": {"doc_ids": [doc_id]}}),
         ("POST", "/v1/ask", ask | {"trace": True}),
         ("POST", "/v1/ask", ask | {"stream": True}),
         ("POST", "/v1/feedback", {"persona": persona, "kind": "star", "doc_id": doc_id}),
@@ -193,6 +197,7 @@ def _routes(persona: str, doc_id: str) -> list[tuple[str, str, dict[str, Any] | 
     models = [
         ("POST", "/v1/chat/completions", chat | {"trace": True}),
         ("POST", "/v1/chat/completions", chat | {"stream": True, "trace": True}),
+        ("POST", "/v1/chat/completions", chat | {"trace": True, "filter": {"doc_ids": [doc_id]}}),
     ]
     return [(*route, 403) for route in routes] + [(*route, 404) for route in models]
 
@@ -422,6 +427,8 @@ def _mcp_walls(kb: KnowledgeBase, url: str, persona: str, token: str, check: Che
             ("search", {"question": QUESTION}),
             ("ask", {"question": QUESTION}),
             ("read_document", {"doc_id": f"{other}-vault"}),
+            # a filter naming every vault keeps only the persona's own
+            ("search", {"question": QUESTION, "filter": {"doc_ids": [f"{p}-vault" for p in PERSONAS]}}),
         )
     ]
     results = asyncio.run(mcp_calls(url, token, [(tool, arguments) for tool, arguments, _ in calls]))

@@ -32,7 +32,7 @@ now() { date +%s.%N; }
 timings=()
 step_start=0
 start_step() { step_start="$(now)"; log "$1"; }
-end_step() { timings+=("$(printf '%-8s %6.1f s' "$1" "$(echo "$(now) - $step_start" | bc)")"); }
+end_step() { timings+=("$(awk -v a="$step_start" -v b="$(now)" -v n="$1" 'BEGIN { printf "%-8s %6.1f s", n, b - a }')"); }
 
 started_dockerd=""
 compose_up=""
@@ -76,7 +76,6 @@ command -v debootstrap >/dev/null || missing+=(debootstrap)
 if ! docker compose version >/dev/null 2>&1 && ! command -v docker-compose >/dev/null; then
     missing+=(docker-compose)
 fi
-command -v bc >/dev/null || missing+=(bc)
 if [ ${#missing[@]} -gt 0 ]; then
     [ "$(id -u)" = 0 ] || fail "missing ${missing[*]} and this user cannot install them"
     log "installing ${missing[*]}"
@@ -198,6 +197,6 @@ log "images:"
 docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' \
     | grep -E "^(${IMAGE%%:*}|${PG_IMAGE%%:*}|${BASE%%:*}):" | sed 's/^/  /' >&2
 log "timings:"
-timings+=("$(printf '%-8s %6.1f s' total "$(echo "$(now) - $total_start" | bc)")")
+step_start="$total_start"; end_step total
 printf '  %s\n' "${timings[@]}" >&2
 log "passed"

@@ -39,6 +39,8 @@ from shu.retrieve.asker import Asker, asker_of
 from shu.store import Store, open_store
 from shu.store.facets import filter_choices
 from shu.store.factory import open_store_url
+from shu.store.graph import MAX_DOCUMENTS as MAX_GRAPH_DOCUMENTS
+from shu.store.graph import persona_graph
 from shu.store.known import known_document, known_persona
 from shu.store.migrate import MigrationReport
 from shu.store.migrate import migrate as copy_store
@@ -55,6 +57,7 @@ from shu.types import (
     Finding,
     Job,
     KnowledgeBaseStats,
+    KnowledgeGraph,
     Persona,
     RetrievalResult,
     SearchHit,
@@ -157,6 +160,23 @@ class KnowledgeBase:
             return found
         kept = self.store.document_index(persona).kept(where)
         return found if kept is None else [d for d in found if d.id in kept]
+
+    def graph(
+        self,
+        persona: str,
+        where: DocumentFilter | None = None,
+        around: str | None = None,
+        max_documents: int = MAX_GRAPH_DOCUMENTS,
+    ) -> KnowledgeGraph:
+        """The persona's documents and the people, projects and entities they connect, with the
+        typed links between them (of the documents `where` keeps); `around`: one document's
+        one-hop neighbourhood (not found: no such document in the persona, or outside the filter)."""
+        self.persona(persona)
+        kept = self.store.document_index(persona).kept(where)
+        try:
+            return persona_graph(self.store, persona, kept, around, max_documents)
+        except KeyError:
+            raise NotFoundError(f"no document {around!r} in persona {persona!r}") from None
 
     def filter_choices(self, persona: str) -> FilterChoices:
         """What the persona's documents offer a filter: types, tags, folders, the span of dates."""

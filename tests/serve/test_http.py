@@ -113,6 +113,16 @@ def test_search_and_ask_keep_to_a_filter(served: tuple[str, ScriptedLLM]) -> Non
     assert listed["total"] == 1 and [d["id"] for d in listed["documents"]] == ["team"]
     choices = httpx.get(f"{url}/v1/personas/lumen/filters", timeout=30).json()
     assert choices["documents"] == 2 and choices["folders"] == [{"value": "lumen/RAG", "documents": 2}]
+    graph = httpx.get(f"{url}/v1/personas/lumen/graph", timeout=30).json()
+    assert {n["doc_id"] for n in graph["nodes"] if n["kind"] == "document"} == {"pricing", "team"}
+    assert graph["documents"] == 2 and graph["truncated"] is False
+    kept = httpx.get(f"{url}/v1/personas/lumen/graph?doc=team&around=team", timeout=30).json()
+    assert [n["doc_id"] for n in kept["nodes"] if n["kind"] == "document"] == ["team"] and kept[
+        "around"
+    ] == "team"
+    walled = httpx.get(f"{url}/v1/personas/lumen/graph?around=secret", timeout=30)
+    assert walled.status_code == 404 and "no document 'secret' in persona 'lumen'" in walled.text
+    assert httpx.get(f"{url}/v1/personas/lumen/graph?max_documents=0", timeout=30).status_code == 422
     refused = httpx.get(f"{url}/v1/personas/lumen/documents?since=2026-05-01&until=2026-01-01", timeout=30)
     assert refused.status_code == 422 and "is after until" in refused.text
 

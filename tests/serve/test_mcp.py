@@ -57,6 +57,8 @@ def test_the_sdk_client_lists_the_tools_and_gets_cited_results(
             {"question": "What does the Pro plan cost?", "persona": "lumen", "filter": {"types": ["email"]}},
         ),
         ("search", {"question": "price", "persona": "lumen", "filter": {"since": "last May"}}),
+        ("graph", {"persona": "lumen"}),
+        ("graph", {"persona": "lumen", "around": "secret"}),
     ]
     tools, results = asyncio.run(session_calls(home, calls))
     described = {t.name: t.description or "" for t in tools}
@@ -70,9 +72,12 @@ def test_the_sdk_client_lists_the_tools_and_gets_cited_results(
         "get_reindexing_progress",
         "get_contextual_retrieval_stats",
         "start_conversation",
+        "graph",
     }
     assert "citation key" in described["search"] and "[0, 1]" in described["ask"]
-    personas, hits, answer, document, walled, unknown, filtered, nothing, bad_filter = results
+    personas, hits, answer, document, walled, unknown, filtered, nothing, bad_filter, graph, no_graph = (
+        results
+    )
     assert {p["slug"]: p["documents"] for p in payload(personas)} == {"board": 1, "lumen": 1}
     assert payload(hits)[0]["citation"] == "[^pricing:Pricing > Pro]"
     said = payload(answer)
@@ -84,6 +89,8 @@ def test_the_sdk_client_lists_the_tools_and_gets_cited_results(
     assert {h["doc_id"] for h in payload(filtered)} == {"pricing"}  # the other persona's is never kept
     assert payload(nothing)["declined"] and "matches the filter (type email)" in payload(nothing)["text"]
     assert bad_filter.is_error and "since" in bad_filter.content[0].text
+    assert [n["doc_id"] for n in payload(graph)["nodes"] if n["kind"] == "document"] == ["pricing"]
+    assert no_graph.is_error and "no document 'secret' in persona 'lumen'" in no_graph.content[0].text
 
 
 async def reindex_until_done(home: Path, folder: Path) -> tuple[list[Any], list[dict[str, Any]]]:

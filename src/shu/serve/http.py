@@ -74,6 +74,7 @@ from shu.types import (
     DocumentFilter,
     FilterChoices,
     JobKind,
+    KnowledgeGraph,
     Signal,
     SignalKind,
     UserProfile,
@@ -120,6 +121,8 @@ Question = Annotated[
 """A question with something to ask: an empty or blank one is an invalid field (422), like any other."""
 
 
+MAX_GRAPH_DOCUMENTS = 2000
+"""the most documents one graph request may ask for (a page draws 300 readably)"""
 FILTER_HELP = (
     "only documents of these dates (since/until, inclusive days), types, tags, people (author, "
     "sender, recipients, participants), sources (a file or folder in the knowledge base) and ids"
@@ -345,6 +348,20 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
         authorize(key, slug)
         return kb.filter_choices(slug)
 
+    @app.get("/v1/personas/{slug}/graph")
+    def graph(
+        slug: str,
+        key: Caller,
+        where: Annotated[FilterQuery, Query()],
+        around: Annotated[str | None, Query(min_length=1, max_length=300)] = None,
+        max_documents: Annotated[int, Query(ge=1, le=MAX_GRAPH_DOCUMENTS)] = 300,
+    ) -> KnowledgeGraph:
+        """The persona's documents and the people, projects and entities they connect, with the
+        typed, directed links between them; with filter parameters, of the documents kept;
+        `around`: one document's one-hop neighbourhood."""
+        authorize(key, slug)
+        return kb.graph(slug, where.filter(), around, max_documents)
+
     @app.get("/v1/documents/{doc_id}")
     def document(doc_id: str, key: Caller, persona: Annotated[str, Query(min_length=1)]) -> dict[str, Any]:
         """A document of the persona: text by section (with citation keys), profile, relationships."""
@@ -544,7 +561,7 @@ def _error(exc: ShuError, status: int) -> JSONResponse:
 def _answer_json(answer: Answer, kb: KnowledgeBase, trace: bool) -> dict[str, Any]:
     style = kb.settings.answer.citation_style
     left_out = {"hits"} if trace else {"hits", "retrieval"}
-    shown = {"markdown": render_answer(answer, style), "shown_text": shown_text(answer)}
+    shown: dict[str, Any] = {"markdown": render_answer(answer, style), "shown_text": shown_text(answer)}
     retrieval = answer.retrieval
     if retrieval is not None and retrieval.filter is not None:  # what the answer was kept to
         shown |= {"filter": retrieval.filter.model_dump(mode="json"), "filtered": retrieval.filtered}

@@ -113,6 +113,18 @@ def create_mcp(kb: KnowledgeBase) -> MCPServer:
         }
 
     @server.tool()
+    def graph(
+        persona: str, ctx: Context, around: str | None = None, filter: DocumentFilter | None = None
+    ) -> dict[str, Any]:
+        """The graph of one persona's knowledge: its documents and the people (with their roles),
+        projects and entities they connect, and the typed, directed relationships between
+        documents (`nodes`, `edges`). `around`: one document's one-hop neighbourhood (what it
+        links, what links it, whom and what it names); `filter`: of the documents it keeps."""
+        with _told():
+            authorize(_key(ctx), persona)
+            return kb.graph(persona, filter, around).model_dump()
+
+    @server.tool()
     def start_conversation(persona: str, ctx: Context, title: str = "") -> dict[str, Any]:
         """Start a conversation with one persona; pass its `conversation_id` to ask so that
         follow-up questions are understood from the turns before."""

@@ -55,6 +55,7 @@ from shu.types.enrichment import (
     TemporalScope,
 )
 from shu.types.filters import Choice, DocumentFilter, FilterChoices
+from shu.types.graph import GraphEdge, GraphNode, KnowledgeGraph
 from shu.types.jobs import Job, JobKind, JobStatus
 from shu.types.logins import Login, Session
 from shu.types.retrieval import (
@@ -119,11 +120,14 @@ __all__ = [
     "FilterChoices",
     "Finding",
     "FindingKind",
+    "GraphEdge",
+    "GraphNode",
     "Job",
     "JobKind",
     "JobStatus",
     "KeywordFeedback",
     "KnowledgeBaseStats",
+    "KnowledgeGraph",
     "Login",
     "Participant",
     "ParticipantRole",

@@ -133,7 +133,7 @@ function feedbackRow(answer, persona) {
 }
 
 /** A new turn in the thread; its methods show the stream's events. */
-export function createTurn({ question, persona, personaName, onCite }) {
+export function createTurn({ question, persona, personaName, onCite, onGraph = null }) {
   const status = el("p", { class: "status" }, el("span", { class: "spinner", "aria-hidden": "true" }), "Searching the documents…");
   const body = el("div", { class: "answer-text" });
   const notice = el("p", { class: "notice", hidden: true });
@@ -196,7 +196,7 @@ export function createTurn({ question, persona, personaName, onCite }) {
       }
       notice.hidden = !notes.length;
       notice.textContent = notes.join(" ");
-      const live = restored ? [] : [feedbackRow(answer, persona), renderTrace(answer, onCite)];
+      const live = restored ? [] : [feedbackRow(answer, persona), renderTrace(answer, onCite, onGraph)];
       append(clear(extras), answerBadges(answer), sourcesList(numbers, onCite), ...live);
       finish("done");
     },

@@ -11,6 +11,7 @@ import { DOCUMENTS_CHANGED, enableUploads, setupUploads } from "./uploads.js";
 import { currentSession, offerSignIn, promptSignIn, setupSignIn, signInOffered } from "./signin.js";
 import { offerUsers, setupUsers } from "./users.js";
 import { currentFilter, loadFilterChoices, setupFilters } from "./filters.js";
+import { openGraph } from "./graph.js";
 
 const PERSONA_STORAGE = "shu.persona";
 const JOBS_EVERY_MS = 4000;
@@ -131,6 +132,7 @@ async function loadPersonas() {
   const chosen = state.personas.find((p) => p.slug === saved) || state.personas[0] || null;
   select.disabled = !state.personas.length;
   $("browse").disabled = !chosen;
+  $("graph").disabled = !chosen;
   if (chosen) select.value = chosen.slug;
   else select.append(el("option", {}, "No personas"));
   choosePersona(chosen);
@@ -240,6 +242,14 @@ function renderIntro() {
   );
 }
 
+/** The persona's graph, of the documents the filter row keeps; `highlight`: links an answer followed. */
+function showGraph(highlight = []) {
+  const persona = state.persona;
+  if (!persona) return;
+  const name = persona.display_name || persona.slug;
+  openGraph(persona.slug, name, { filter: currentFilter(), highlight: Array.isArray(highlight) ? highlight : [] });
+}
+
 function browse() {
   if (state.persona) openBrowser(state.persona.slug, state.persona.display_name || state.persona.slug);
 }
@@ -268,7 +278,7 @@ function setAsking(controller) {
 
 async function ask(question) {
   const persona = state.persona;
-  const turn = createTurn({ question, persona: persona.slug, personaName: persona.display_name || persona.slug, onCite: citeFor(persona) });
+  const turn = createTurn({ question, persona: persona.slug, personaName: persona.display_name || persona.slug, onCite: citeFor(persona), onGraph: showGraph });
   $("intro").hidden = true;
   $("thread").append(turn.node);
   $("scroller").scrollTop = $("scroller").scrollHeight;
@@ -337,6 +347,8 @@ function setupComposer() {
     closePanel();
   });
   $("browse").prepend(icon("docs"));
+  $("graph").prepend(icon("graph"));
+  $("graph").addEventListener("click", showGraph);
   $("conversations").prepend(icon("chats")); // at phone width the icon is all that shows: the label stays for screen readers
   $("new-conversation").prepend(icon("plus"));
   $("upload").prepend(icon("upload"));

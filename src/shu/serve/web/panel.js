@@ -3,6 +3,7 @@
 
 import { getJSON, sendFeedback } from "./api.js";
 import { append, clear, el, icon, linkOrText, sectionLabel } from "./dom.js";
+import { describeGraph, drawGraph } from "./graph_view.js";
 import { renderMarkdown } from "./markdown.js";
 import { deleteDocument, downloadOriginal, mayWrite } from "./uploads.js";
 
@@ -24,7 +25,7 @@ export function setupPanel() {
   panel.title = document.getElementById("panel-title");
   panel.body = document.getElementById("panel-body");
   panel.back = document.getElementById("panel-back");
-  append(panel.back, icon("back"), el("span", {}, "Documents"));
+  append(panel.back, icon("back"), el("span", { class: "back-label" }, "Documents"));
   append(document.getElementById("panel-close"), icon("close"));
   document.getElementById("panel-close").addEventListener("click", closePanel);
   panel.back.addEventListener("click", () => panel.returnTo && panel.returnTo());
@@ -38,6 +39,7 @@ function showPanel(title) {
   panel.root.hidden = false;
   panel.browsing = null;
   document.body.classList.add("panel-open");
+  document.body.classList.remove("panel-graph"); // the graph view widens the panel again itself
   panel.title.textContent = title;
   panel.body.scrollTop = 0;
 }
@@ -53,7 +55,7 @@ export function showInPanel(title, content) {
 
 export function closePanel() {
   panel.root.hidden = true;
-  document.body.classList.remove("panel-open");
+  document.body.classList.remove("panel-open", "panel-graph");
   panel.loading += 1;
   if (panel.lastFocus && document.contains(panel.lastFocus)) panel.lastFocus.focus();
 }
@@ -68,11 +70,13 @@ function failed(error) {
   clear(panel.body).append(el("p", { class: "error", role: "alert" }, error.message || String(error)));
 }
 
-/** Open a document of `persona` in the panel; `cited` is {key, section_path} to highlight. */
-export async function openDocument(docId, persona, cited = null, returnTo = null) {
+/** Open a document of `persona` in the panel; `cited` is {key, section_path} to highlight;
+ * `returnTo` is what Back shows again (`backLabel` names it). */
+export async function openDocument(docId, persona, cited = null, returnTo = null, backLabel = "Documents") {
   showPanel("Document");
   panel.returnTo = returnTo;
   panel.back.hidden = !returnTo;
+  panel.back.querySelector(".back-label").textContent = backLabel;
   const ticket = loadingState();
   try {
     const view = await getJSON(`/v1/documents/${encodeURIComponent(docId)}?persona=${encodeURIComponent(persona)}`);
@@ -202,9 +206,43 @@ function renderDocument(view, persona, cited) {
     : null;
   clear(panel.body).append(head);
   const empty = el("p", { class: "muted" }, "This document has no text.");
-  append(panel.body, profile, el("div", { class: "doc-sections" }, sections.length ? sections : empty), relationships);
+  const links = el("section", { class: "neighbourhood", hidden: true }, el("h3", {}, "Links"));
+  append(panel.body, profile, links, el("div", { class: "doc-sections" }, sections.length ? sections : empty), relationships);
+  showNeighbourhood(links, doc.id, persona, panel.loading);
   const target = panel.body.querySelector(".doc-section.cited");
   if (target) target.scrollIntoView({ block: "start" });
+}
+
+/** The document's one-hop neighbourhood beside it: what it links, what links it, whom and what
+ * it names (a small graph; a linked document opens on a click). Nothing shows when it has none. */
+async function showNeighbourhood(box, docId, persona, ticket) {
+  let graph;
+  try {
+    graph = await getJSON(`/v1/personas/${encodeURIComponent(persona)}/graph?around=${encodeURIComponent(docId)}`, { quiet: true });
+  } catch {
+    return; // the document reads the same without it
+  }
+  if (ticket !== panel.loading || (graph.nodes || []).length < 2) return;
+  const canvas = el("div", { class: "graph-canvas small", role: "img", "aria-label": "The document's links" });
+  canvas.dataset.nodes = String(graph.nodes.length);
+  const names = describeGraph(graph).filter(({ node }) => node.doc_id !== docId);
+  const list = el(
+    "ul",
+    { class: "neighbours" },
+    names.map(({ node }) =>
+      el(
+        "li",
+        { "data-node": node.id },
+        node.kind === "document"
+          ? el("button", { type: "button", class: "link", onclick: () => openDocument(node.doc_id, persona) }, node.label)
+          : el("span", {}, node.label),
+        el("span", { class: "muted" }, ` · ${node.kind}`),
+      ),
+    ),
+  );
+  box.hidden = false;
+  append(box, canvas, list);
+  drawGraph(canvas, graph, { compact: true, onNode: (data) => data.kind === "document" && data.docId !== docId && openDocument(data.docId, persona) });
 }
 
 /** The persona's documents, a page at a time; a click opens one (Back returns to this page). */

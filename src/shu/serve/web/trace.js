@@ -181,8 +181,26 @@ function agentBlock(agent) {
   );
 }
 
-/** The trace of `answer`; `onOpen(citation-like)` opens a hit's document in the panel. */
-export function renderTrace(answer, onOpen = null) {
+/** The links one-hop expansion followed (seed → document, by relationship), and a way to see
+ * them highlighted in the persona's graph. */
+function expansionBlock(retrieval, onGraph) {
+  const expanded = (retrieval.retrieval_plan && retrieval.retrieval_plan.expanded) || [];
+  if (!expanded.length) return null;
+  const followed = expanded.map((e) => ({ source: e.via, target: e.doc_id, relation: e.relation }));
+  return block(
+    "Links followed",
+    el(
+      "ul",
+      { class: "followed" },
+      expanded.map((e) => el("li", {}, `${e.via} —${e.relation}→ ${e.doc_id}`, el("span", { class: "muted" }, ` (${formatNumber(e.confidence, 2)})`))),
+    ),
+    onGraph ? el("button", { type: "button", class: "ghost show-in-graph", onclick: () => onGraph(followed) }, "Show them in the graph") : null,
+  );
+}
+
+/** The trace of `answer`; `onOpen(citation-like)` opens a hit's document in the panel;
+ * `onGraph(links)` shows the persona's graph with the links expansion followed highlighted. */
+export function renderTrace(answer, onOpen = null, onGraph = null) {
   const retrieval = answer.retrieval || {};
   const label = chunkLabels(answer);
   const overview = block(
@@ -209,6 +227,7 @@ export function renderTrace(answer, onOpen = null) {
       { class: "trace-body" },
       overview,
       answer.retrieval ? planBlock(retrieval) : null,
+      answer.retrieval ? expansionBlock(retrieval, onGraph) : null,
       answer.retrieval ? surfacesBlock(retrieval, label, onOpen) : null,
       personalBlock(retrieval, label, onOpen),
       timingsBlock(retrieval),

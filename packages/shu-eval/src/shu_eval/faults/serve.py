@@ -180,6 +180,8 @@ def _routes(persona: str, doc_id: str) -> list[tuple[str, str, dict[str, Any] | 
         ("GET", f"/v1/personas/{persona}/documents", None),
         ("GET", f"/v1/personas/{persona}/documents?doc={doc_id}", None),
         ("GET", f"/v1/personas/{persona}/filters", None),
+        ("GET", f"/v1/personas/{persona}/graph", None),
+        ("GET", f"/v1/personas/{persona}/graph?around={doc_id}", None),
         ("GET", f"/v1/documents/{doc_id}?persona={persona}", None),
         ("POST", "/v1/search", ask | {"trace": True}),
         ("POST", "/v1/search", ask | {"trace": True, "filter": {"doc_ids": [doc_id]}}),
@@ -427,6 +429,7 @@ def _mcp_walls(kb: KnowledgeBase, url: str, persona: str, token: str, check: Che
             ("search", {"question": QUESTION}),
             ("ask", {"question": QUESTION}),
             ("read_document", {"doc_id": f"{other}-vault"}),
+            ("graph", {}),
             # a filter naming every vault keeps only the persona's own
             ("search", {"question": QUESTION, "filter": {"doc_ids": [f"{p}-vault" for p in PERSONAS]}}),
         )

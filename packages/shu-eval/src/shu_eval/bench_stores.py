@@ -26,6 +26,7 @@ import numpy as np
 
 from shu.retrieve.hybrid import HybridSearcher, fuse
 from shu.store.base import Store
+from shu.store.graph import persona_graph
 from shu.store.sqlite import SQLiteStore
 from shu.text import content_words
 from shu.types import Chunk, Document, DocumentFilter, Persona, PersonaConfig
@@ -57,6 +58,8 @@ class StoreResult:
     dense_ms: list[float] = field(default_factory=list)
     keyword_index_seconds: float | None = None
     filtered: dict[str, dict[str, float]] = field(default_factory=dict)
+    graph: dict[str, float] = field(default_factory=dict)
+    """seconds to build the persona's graph at 300 and 2,000 documents, and its JSON in KiB"""
     """filter name → kept documents, hybrid p50 / p95 ms (the filter's documents found from the
     document index, then every surface searched among them), the share of queries whose hits
     filled the limit, and dense recall@10 among the kept documents vs exact search among them."""
@@ -188,7 +191,20 @@ def bench_store(name: str, store: Store, corpus: Corpus) -> StoreResult:
         result.dense_ms.append((t3 - t2) * 1000)
     result.frequent_ms = _keyword_times(store, corpus.frequent_texts, params.candidates)
     result.filtered = {name: _filtered(store, corpus, where) for name, where in FILTERS.items()}
+    result.graph = _graph_times(store)
     return result
+
+
+def _graph_times(store: Store) -> dict[str, float]:
+    """Seconds to build persona `bench`'s graph (the page's default of 300 documents, and the
+    API's most, 2,000) and the size of its JSON."""
+    figures: dict[str, float] = {}
+    for most in (300, 2000):
+        started = time.perf_counter()
+        graph = persona_graph(store, "bench", max_documents=most)
+        figures[f"seconds_{most}"] = time.perf_counter() - started
+        figures[f"kib_{most}"] = len(graph.model_dump_json()) / 1024
+    return figures
 
 
 def _filtered(store: Store, corpus: Corpus, where: DocumentFilter) -> dict[str, float]:
@@ -465,6 +481,20 @@ def markdown(results: list[StoreResult], queries: int) -> str:
             f"| {f['filled']:.0%} | {f['recall']:.3f} |"
             for r in filtered
             for name, f in r.filtered.items()
+        ]
+    graphs = [r for r in results if r.graph]
+    if graphs:
+        lines += [
+            "",
+            "The persona's graph (`GET /v1/personas/{p}/graph`), built from the store:",
+            "",
+            "| store | chunks | 300 documents: s | JSON KiB | 2,000 documents: s | JSON KiB |",
+            "|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {r.name} | {r.chunks:,} | {r.graph['seconds_300']:.2f} | {r.graph['kib_300']:,.0f} "
+            f"| {r.graph['seconds_2000']:.2f} | {r.graph['kib_2000']:,.0f} |"
+            for r in graphs
         ]
     fresh = [r for r in results if r.fresh]
     if fresh:

@@ -196,7 +196,7 @@ def _routes(persona: str, doc_id: str) -> list[tuple[str, str, dict[str, Any] | 
         ("POST", f"/v1/documents/{doc_id}/reingest?persona={persona}", None),
         ("DELETE", f"/v1/documents/{doc_id}?persona={persona}", None),
     ]
-    models = [
+    models: list[tuple[str, str, dict[str, Any] | None]] = [
         ("POST", "/v1/chat/completions", chat | {"trace": True}),
         ("POST", "/v1/chat/completions", chat | {"stream": True, "trace": True}),
         ("POST", "/v1/chat/completions", chat | {"trace": True, "filter": {"doc_ids": [doc_id]}}),

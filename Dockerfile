@@ -71,7 +71,7 @@ WORKDIR /data
 # persona folders (RAW-DOCS/ uploads land there) outlive the container.
 VOLUME ["/data"]
 EXPOSE 8000
-HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=5 \
+HEALTHCHECK --interval=10s --timeout=5s --start-period=120s --retries=5 \
     CMD ["python3", "-c", "import os, sys, urllib.request; r = urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('SHU_PORT', '8000'), timeout=4); sys.exit(r.status != 200)"]
 ENTRYPOINT ["shu-entrypoint"]
 CMD ["serve"]

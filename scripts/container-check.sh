@@ -51,7 +51,7 @@ cleanup() {
             compose logs --no-color --tail=40 >&2
         fi
         if [ "${SHU_CHECK_KEEP:-0}" = 1 ]; then
-            log "SHU_CHECK_KEEP=1: left up (${COMPOSE[*]} -p $PROJECT down -v to remove)"
+            log "SHU_CHECK_KEEP=1: left up, and dockerd too (${COMPOSE[*]} -p $PROJECT -f $ROOT/compose.yaml down -v removes them)"
         else
             compose down -v --remove-orphans >/dev/null 2>&1 || log "compose down failed"
         fi
@@ -188,10 +188,12 @@ print("cited: " + "; ".join(f"{c['doc_id']} §{c['section_path']}" for c in cita
 PY
 end_step ask
 
-start_step "compose down -v"
-compose down -v --remove-orphans >/dev/null 2>&1 || fail "compose down"
-compose_up=""
-end_step down
+if [ "${SHU_CHECK_KEEP:-0}" != 1 ]; then
+    start_step "compose down -v"
+    compose down -v --remove-orphans >/dev/null 2>&1 || fail "compose down"
+    compose_up=""
+    end_step down
+fi
 
 log "images:"
 docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' \

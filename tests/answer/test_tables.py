@@ -34,6 +34,11 @@ def test_fields_read_a_spelled_out_row_and_nothing_else() -> None:
     assert fields("Plan: Pro; Price: $65 per seat") == [("Plan", "Pro"), ("Price", "$65 per seat")]
     assert fields("Note: the Pro plan costs $65.") is None
     assert fields("The plan costs $65; the team plan costs $30.") is None
+    # a cell that holds "; " stays one cell
+    assert fields("Code: SAML-003; Typical fix: Check server clocks; retry the login.") == [
+        ("Code", "SAML-003"),
+        ("Typical fix", "Check server clocks; retry the login."),
+    ]
 
 
 def test_rows_from_one_table_become_a_table_with_a_source_column() -> None:

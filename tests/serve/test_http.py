@@ -4,6 +4,7 @@ bad input answered with a 4xx and a message (never a 500)."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,7 @@ from shu.serve.http import MAX_BODY_BYTES, create_app
 from shu.store.rows import now
 from shu.types import Job
 from tests.conftest import CountingEmbedder, PersonaMaker, doc
+from tests.serve.conftest import SmallKB
 
 PRICING = doc("pricing", "Pricing", "# Pricing\n\n## Pro\n\nThe Pro plan costs $65 per seat per month.")
 TEAM = doc("team", "Team plan", "# Team plan\n\n## Price\n\nThe Team plan costs $35 per seat.")
@@ -86,10 +88,29 @@ def test_ask_answers_as_json_and_as_server_sent_events(served: tuple[str, Script
     names = [line.removeprefix("event: ") for line in lines if line.startswith("event: ")]
     data = [json.loads(line.removeprefix("data: ")) for line in lines if line.startswith("data: ")]
     assert names[-1] == "answer" and names.count("piece") >= 2
+    assert names[:2] == ["progress", "progress"], "what it is doing, before any text"
+    assert data[0] == {"stage": "searching", "detail": ""} and data[1]["stage"] == "reading"
+    assert re.fullmatch(r"\d+ passages? from \d+ documents?", data[1]["detail"])
     pieces = [d["text"] for name, d in zip(names, data, strict=True) if name == "piece"]
     assert PRO in pieces, "a citation key arrives whole, as its own piece"
     assert "".join(pieces).startswith("The Pro plan costs $65")
     assert data[-1]["citations"][0]["key"] == PRO
+
+
+def test_a_quoted_answer_streams_a_sentence_and_a_key_at_a_time(small_kb: SmallKB) -> None:
+    kb = small_kb("answer.method=extractive")
+    with running(create_app(kb)) as url:
+        body = {"question": "What does the Pro plan cost?", "persona": "lumen", "stream": True}
+        with httpx.stream("POST", f"{url}/v1/ask", json=body, timeout=30) as response:
+            lines = list(response.iter_lines())
+    names = [line.removeprefix("event: ") for line in lines if line.startswith("event: ")]
+    data = [json.loads(line.removeprefix("data: ")) for line in lines if line.startswith("data: ")]
+    assert names[:2] == ["progress", "progress"] and names[-1] == "answer"
+    pieces = [d["text"] for name, d in zip(names, data, strict=True) if name == "piece"]
+    final = data[-1]
+    assert final["method"] == "extractive" and len(pieces) >= 2
+    assert "[^pricing:Pricing > Pro]" in pieces, "its citation key a piece of its own"
+    assert "".join(pieces).replace("- ", "", 1).startswith(final["text"].split(" [^")[0])
 
 
 def test_search_and_ask_keep_to_a_filter(served: tuple[str, ScriptedLLM]) -> None:

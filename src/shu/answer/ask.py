@@ -14,8 +14,9 @@ from collections.abc import Generator, Iterator
 from shu.answer.agent import Agent, after, upfront
 from shu.answer.confidence import with_confidence
 from shu.answer.correct import better, correction_needed
+from shu.answer.render import shown_pieces
 from shu.answer.respond import ScopedAnswerer
-from shu.answer.stream import AskEvent, StreamReset, final_answer
+from shu.answer.stream import AskEvent, Progress, StreamReset, final_answer
 from shu.config.settings import AgentSettings, LLMBudgetSettings, VerifySettings
 from shu.models.llm.budget import QuestionBudget, spending
 from shu.retrieve.asker import Asker
@@ -83,15 +84,18 @@ class Responder:
         where: DocumentFilter | None = None,
     ) -> Iterator[AskEvent]:
         self._asker = asker
+        yield Progress("searching")
         result = self.pipeline.run(question, persona, asker=asker, where=where)
         if result.filter is not None and result.filtered == 0:
             yield nothing_kept(question, persona, result)
             return
+        yield Progress("reading", _found(result))
         if conversation:
             result = result.model_copy(update={"conversation": conversation})
         trace: AgentTrace | None = None
         reason = upfront(question, result.plan, self.agent_settings, agent) if self.agent else None
         if self.agent is not None and reason is not None:
+            yield Progress("investigating", reason)
             result, trace = self.agent.investigate(result, persona, reason, self._asker)
         shown = yield from self._streamed(result, persona)
         answer = with_confidence(shown, result).model_copy(update={"agent": trace})
@@ -104,13 +108,19 @@ class Responder:
         yield from _replaced(_with_agent_spending(traced), shown)
 
     def _streamed(self, result: RetrievalResult, persona: Persona) -> Generator[AskEvent, None, Answer]:
+        """The answerer's stream; a quoted answer, chosen whole, arrives a sentence (and a
+        citation key) at a time as well, as a written one does."""
         final: Answer | None = None
+        wrote = False
         for event in self.answerer.stream(result, persona):
             if isinstance(event, Answer):
                 final = event
             else:
+                wrote = wrote or isinstance(event, str)
                 yield event
         assert final is not None, "an answerer's stream ends with its answer"
+        if not wrote and final.quoted and not final.insufficient and final.citations:
+            yield from shown_pieces(final)
         return final
 
     def _corrected(
@@ -152,6 +162,17 @@ class Responder:
         if better(answer, second):
             return second.model_copy(update={"agent": trace, "corrections": answer.corrections})
         return answer.model_copy(update={"agent": trace})
+
+
+def _found(result: RetrievalResult) -> str:
+    """ "12 passages from 5 documents": what the answer is read from."""
+    passages = sum(len(d.sections) for d in result.context.documents) or len(result.hits)
+    documents = len(result.context.documents) or len({h.chunk.doc_id for h in result.hits})
+    return f"{_counted(passages, 'passage')} from {_counted(documents, 'document')}"
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def nothing_kept(question: str, persona: Persona, result: RetrievalResult) -> Answer:

@@ -10,9 +10,14 @@ Quoted answers one sentence a line; table rows the reader spelled out gathered i
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+
 from shu.answer.quote import quoted
 from shu.answer.tables import needs_gathering, quoted_markdown
 from shu.types import Answer, Citation
+
+_CITATION = re.compile(r"\[\^[^\[\]\n]{1,300}\]")
 
 
 def source_line(citation: Citation) -> str:
@@ -38,11 +43,35 @@ def shown_text(answer: Answer) -> str:
     return quoted_markdown(answer.sentences, between="\n\n" if answer.method == "full_document" else " ")
 
 
+def shown_body(answer: Answer) -> str:
+    """The answer's text as it is shown, citation keys intact: a quoted answer's sentences a line
+    each (its tables as tables), a written one as written."""
+    quoted_lines = answer.quoted and answer.sentences
+    return quoted_markdown(answer.sentences, between="\n", bullet="- ") if quoted_lines else answer.text
+
+
+def shown_pieces(answer: Answer) -> Iterator[str]:
+    """`shown_body` as it would have been streamed: each line's text and each citation key a
+    piece of its own, in order (what a quoted answer, chosen whole, is sent as)."""
+    body = shown_body(answer)
+    at = 0
+    for match in _CITATION.finditer(body):
+        if match.start() > at:
+            yield from _lines(body[at : match.start()])
+        yield match.group()
+        at = match.end()
+    if at < len(body):
+        yield from _lines(body[at:])
+
+
+def _lines(text: str) -> Iterator[str]:
+    yield from (line for line in text.splitlines(keepends=True) if line)
+
+
 def render_answer(answer: Answer, style: str = "footnotes") -> str:
     if not answer.citations:
         return answer.text
-    quoted_lines = answer.quoted and answer.sentences
-    body = quoted_markdown(answer.sentences, between="\n", bullet="- ") if quoted_lines else answer.text
+    body = shown_body(answer)
     if style == "keys":
         return body + "\n\nSources:\n" + "\n".join(source_line(c) for c in answer.citations)
     numbers = {c.key: n for n, c in enumerate(answer.citations, start=1)}

@@ -35,9 +35,19 @@ class StreamReset:
     reason: str
 
 
-AskEvent = str | StreamReset | Answer
-"""What `ask_stream` yields: text pieces (a citation key always whole, as its own piece), resets,
-and last the final, checked `Answer`."""
+@dataclass(frozen=True)
+class Progress:
+    """What answering is doing before any text is written (`searching`, then `reading` the
+    passages found, `investigating` when the agent goes first): a front end shows it instead of
+    a blank wait."""
+
+    stage: str
+    detail: str = ""
+
+
+AskEvent = str | StreamReset | Progress | Answer
+"""What `ask_stream` yields: progress, text pieces (a citation key always whole, as its own
+piece), resets, and last the final, checked `Answer`."""
 
 
 def final_answer(events: Iterable[AskEvent]) -> Answer:

@@ -91,10 +91,16 @@ def fields(sentence: str) -> list[tuple[str, str]] | None:
     (two fields or more); None for anything else."""
     if "\n" in sentence:
         return None
-    parts = [_FIELD.match(part.strip()) for part in sentence.split("; ")]
-    if len(parts) < 2 or not all(parts):
-        return None
-    return [(m.group(1).strip(), m.group(2).strip()) for m in parts if m]
+    found: list[tuple[str, str]] = []
+    for part in sentence.split("; "):
+        field = _FIELD.match(part.strip())
+        if field is not None:
+            found.append((field.group(1).strip(), field.group(2).strip()))
+        elif found:  # a cell holding "; " ("Check server clocks; retry the login")
+            found[-1] = (found[-1][0], f"{found[-1][1]}; {part.strip()}")
+        else:
+            return None
+    return found if len(found) >= 2 else None
 
 
 def holds_table(text: str) -> bool:

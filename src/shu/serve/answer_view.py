@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from shu.answer.render import footnote, render_answer, source_line
-from shu.answer.stream import AskEvent, StreamReset
+from shu.answer.stream import AskEvent, Progress, StreamReset
 from shu.serve.answer_tables import StreamedTables, print_markdown
 from shu.types import Answer
 
@@ -29,6 +29,8 @@ def show_streamed(events: Iterable[AskEvent], out: Console, style: str) -> Answe
             if streamed:
                 out.print(f"\n[dim]— withdrawn: {escape(event.reason)}[/dim]\n", highlight=False)
             numbers, streamed = {}, False
+        elif isinstance(event, Progress):
+            continue  # the terminal shows the text as it comes; the page shows the stages
         elif event:
             shown = event
             if event.startswith("[^") and style == "footnotes":
@@ -37,7 +39,7 @@ def show_streamed(events: Iterable[AskEvent], out: Console, style: str) -> Answe
             streamed = True
     written.close()
     assert final is not None, "a stream always ends with an answer"
-    if not streamed or final.quoted or final.insufficient:
+    if not streamed or final.insufficient:
         if streamed:
             out.print("\n")
         if final.fallback_reason:

@@ -38,7 +38,7 @@ from starlette.types import Scope
 from shu import __version__
 from shu.accounts.keys import authorize, check_own_profile_fields, reached_personas, require_admin
 from shu.answer.render import render_answer, shown_text
-from shu.answer.stream import StreamReset
+from shu.answer.stream import Progress, StreamReset
 from shu.errors import (
     ConflictError,
     ForbiddenError,
@@ -575,6 +575,8 @@ def _server_events(events: Iterator[object], kb: KnowledgeBase, trace: bool) -> 
                 yield _event("answer", _answer_json(event, kb, trace))
             elif isinstance(event, StreamReset):
                 yield _event("reset", {"reason": event.reason})
+            elif isinstance(event, Progress):
+                yield _event("progress", {"stage": event.stage, "detail": event.detail})
             elif event:
                 yield _event("piece", {"text": event})
     except ShuError as exc:  # the status line is sent: the error is the stream's last event

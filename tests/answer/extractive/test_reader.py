@@ -123,6 +123,19 @@ def test_candidate_sentences_spell_out_table_rows_and_list_items() -> None:
     ]
 
 
+def test_a_table_with_prose_right_under_it_is_rows_then_the_sentence() -> None:
+    text = (
+        "Errors you may see:\n| Code | Typical fix |\n|---|---|\n| SAML-003 | Check server clocks; retry. |\n"
+        "| SAML-004 | Assign the user. |\nSince release 4.7, the error page shows both values."
+    )
+    assert candidate_sentences(text) == [
+        "Errors you may see:",
+        "Code: SAML-003; Typical fix: Check server clocks; retry.",
+        "Code: SAML-004; Typical fix: Assign the user.",
+        "Since release 4.7, the error page shows both values.",
+    ]
+
+
 def test_a_sentence_that_only_points_elsewhere_is_never_a_candidate() -> None:
     text = (
         "Limits are per workspace: 60 requests per minute on Starter. See API Rate Limits and Error "

@@ -39,7 +39,7 @@ def candidate_sentences(text: str) -> list[str]:
     never quoted text, "On … wrote:", nor the header lines of a message quoted in a thread (where
     a message came from, not what it says)."""
     found: list[str] = []
-    for block in re.split(r"\n\s*\n", text):
+    for block in _blocks(text):
         lines = [line for line in block.split("\n") if line.strip() and not _QUOTED.match(line)]
         if any(_MAIL_START.match(line) for line in lines):
             lines = [line for line in lines if not _MAIL_HEADER.match(line)]
@@ -53,6 +53,21 @@ def candidate_sentences(text: str) -> list[str]:
             found.extend(s for s in sentences if len(s.split()) >= 4 or _FIELD.match(s))
     # a table's "#: 5; Action: …" is a row, not a heading
     return [s for s in found if not _HEADING.match(s) and not _POINTER.match(s)]
+
+
+def _blocks(text: str) -> list[str]:
+    """Paragraphs, and within one the run of a table's lines apart from the prose around it (a
+    table with a sentence right under it is rows, then a sentence: never one long line of pipes)."""
+    blocks: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        run: list[str] = []
+        for line in paragraph.split("\n"):
+            if run and line.lstrip().startswith("|") != run[-1].lstrip().startswith("|"):
+                blocks.append("\n".join(run))
+                run = []
+            run.append(line)
+        blocks.append("\n".join(run))
+    return blocks
 
 
 _SHORT_FIELD = re.compile(r"^[A-Z][\w ]{0,29}:\s*(?:\S+\s*){1,2}$")

@@ -158,6 +158,15 @@ export function createTurn({ question, persona, personaName, onCite, onGraph = n
 
   return {
     node,
+    /** What answering is doing before text comes (a `progress` event: searching, reading, …). */
+    progress({ stage, detail } = {}) {
+      const said = {
+        searching: "Searching the documents…",
+        reading: detail ? `Reading ${detail}…` : "Reading what was found…",
+        investigating: detail ? `Looking further: ${detail}…` : "Looking further…",
+      };
+      if (said[stage]) status.lastChild.textContent = said[stage];
+    },
     /** The text written so far (citation keys numbered but not yet clickable). */
     streamed(text) {
       drawn = text;

@@ -297,6 +297,8 @@ async function ask(question) {
       if (name === "piece" && data && typeof data.text === "string") {
         text += data.text;
         followScroll(() => turn.streamed(text));
+      } else if (name === "progress" && data) {
+        turn.progress(data);
       } else if (name === "reset") {
         text = "";
         turn.reset(data && data.reason);

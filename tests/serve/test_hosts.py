@@ -36,6 +36,7 @@ def test_a_keyless_server_refuses_every_route_under_a_foreign_host(small_kb: Sma
                 response = httpx.request(method, url + path, json=body, headers={"Host": host}, timeout=30)
                 assert response.status_code == 421, (host, path, response.status_code)
                 assert "not a name of this server" in response.json()["detail"], response.text
+                assert response.json()["error"]["code"] == "421", response.text
         assert kb.jobs.list(False, 10) == [], "no job was started through a foreign host"
 
 

@@ -33,7 +33,11 @@ def test_a_chunked_body_past_the_limit_is_413_with_a_message(small_kb: SmallKB) 
             sock.sendall(_chunked_head(url, "/v1/feedback") + _chunk() * 5 + b"0\r\n\r\n")
             answer = _read_all(sock)
     assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
-    assert answer.endswith(b'{"detail":"request body over %d bytes"}' % MAX_BODY_BYTES), answer[-200:]
+    said = b"request body over %d bytes" % MAX_BODY_BYTES
+    expected = (
+        b'{"detail":"%s","error":{"message":"%s","type":"invalid_request_error","param":null,"code":"413"}}'
+    )
+    assert answer.endswith(expected % (said, said)), answer[-300:]
 
 
 def test_a_huge_chunked_body_is_not_read_to_its_end(small_kb: SmallKB) -> None:
@@ -127,6 +131,12 @@ def test_one_key_gets_429_beyond_its_concurrent_requests_and_others_still_answer
     assert len(refused) == 8 and statuses == [200, 200] + [429] * 8, statuses
     for response in refused:
         assert int(response.headers["retry-after"]) >= 1 and "at once" in response.json()["detail"]
+        error = response.json()["error"]  # as OpenAI's clients read it
+        assert (error["type"], error["code"], error["message"]) == (
+            "rate_limit_error",
+            "429",
+            response.json()["detail"],
+        )
     assert health.status_code == 200, "/healthz answers while ana's asks hold their places"
     assert search.status_code == 200 and search.json()["hits"], "bob's search is not queued behind ana's asks"
 

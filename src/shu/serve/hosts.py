@@ -13,6 +13,8 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from shu.serve.validation import openai_error
+
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 WILDCARD = frozenset({"0.0.0.0", "::", ""})
 
@@ -61,9 +63,11 @@ class HostGuard:
                 f"host {shown!r} is not a name of this server: use 127.0.0.1 or localhost, or list the "
                 "name in the setting server.allowed_hosts"
             )
-            await JSONResponse({"detail": detail}, status_code=421)(scope, receive, send)
+            body = {"detail": detail} | openai_error(detail, "invalid_request_error", 421)
+            await JSONResponse(body, status_code=421)(scope, receive, send)
         elif origin is not None and not self.rule.allows(urlsplit(origin).netloc, local):
             detail = f"origin {origin[:100]!r} is not a page of this server (server.allowed_hosts lists more)"
-            await JSONResponse({"detail": detail}, status_code=403)(scope, receive, send)
+            body = {"detail": detail} | openai_error(detail, "permission_error", 403)
+            await JSONResponse(body, status_code=403)(scope, receive, send)
         else:
             await self.app(scope, receive, send)

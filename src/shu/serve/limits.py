@@ -30,6 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from shu.config.settings import ServerSettings
 from shu.serve.addresses import Addresses
+from shu.serve.validation import openai_error
 
 Identify = Callable[[Headers], str | None]
 """A request's headers → who calls: `key:<id>` for a good key, `user:<name>` for a good session,
@@ -43,8 +44,11 @@ MAX_CALLERS = 10_000
 
 
 def too_large(limit: int) -> JSONResponse:
+    detail = f"request body over {limit} bytes"
     return JSONResponse(
-        {"detail": f"request body over {limit} bytes"}, status_code=413, headers={"Connection": "close"}
+        {"detail": detail} | openai_error(detail, "invalid_request_error", 413),
+        status_code=413,
+        headers={"Connection": "close"},
     )
 
 
@@ -238,4 +242,6 @@ def is_work(path: str) -> bool:
 
 
 def _refused(status: int, retry_after_s: int, detail: str) -> JSONResponse:
-    return JSONResponse({"detail": detail}, status_code=status, headers={"Retry-After": str(retry_after_s)})
+    kind = "rate_limit_error" if status == 429 else "server_error"  # 503: busy with other work
+    body = {"detail": detail} | openai_error(detail, kind, status)
+    return JSONResponse(body, status_code=status, headers={"Retry-After": str(retry_after_s)})

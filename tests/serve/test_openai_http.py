@@ -137,6 +137,23 @@ def test_a_streamed_completion_adds_up_to_the_answer_and_ends_with_the_sources(
     assert chunks[-1].model_extra["shu"]["citations"][0]["key"] == PRO
 
 
+def test_usage_counts_every_model_call_of_the_question(served: tuple[str, str, str]) -> None:
+    asked = [{"role": "user", "content": "What does the Pro plan cost?"}]
+    whole = _client(served).chat.completions.create(model="lumen", messages=asked)
+    usage = whole.usage
+    assert usage is not None and usage.prompt_tokens > 0 and usage.completion_tokens > 0
+    assert usage.total_tokens == usage.prompt_tokens + usage.completion_tokens
+    assert usage.total_tokens >= whole.model_extra["shu"]["llm_tokens"]
+    stream = _client(served).chat.completions.create(
+        model="lumen", messages=asked, stream=True, stream_options={"include_usage": True}
+    )
+    chunks = list(stream)
+    assert chunks[-1].choices == [] and chunks[-1].usage is not None and chunks[-1].usage.total_tokens > 0
+    assert chunks[-2].choices[0].finish_reason == "stop" and chunks[-2].usage is None
+    plain = list(_client(served).chat.completions.create(model="lumen", messages=asked, stream=True))
+    assert all(c.usage is None for c in plain) and plain[-1].choices, "no usage chunk unless asked"
+
+
 def test_a_follow_up_is_asked_standing_alone_after_the_earlier_turns(served: tuple[str, str, str]) -> None:
     completion = _client(served).chat.completions.create(
         model="lumen",

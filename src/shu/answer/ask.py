@@ -102,7 +102,12 @@ class Responder:
         answer, result = self._corrected(answer, result, persona)
         if self.agent is not None and trace is None and (why := after(answer, self.agent_settings, agent)):
             answer = self._investigated(answer, result, persona, why)
-        traced = answer.model_copy(update={"retrieval": _stripped(result, budget)})
+        usage = {
+            "prompt_tokens": budget.prompt_tokens,
+            "completion_tokens": budget.completion_tokens,
+            "total_tokens": budget.prompt_tokens + budget.completion_tokens,
+        }
+        traced = answer.model_copy(update={"retrieval": _stripped(result, budget), "llm_usage": usage})
         if budget.stopped is not None:
             traced = traced.model_copy(update={"llm_stopped": budget.stopped})
         yield from _replaced(_with_agent_spending(traced), shown)

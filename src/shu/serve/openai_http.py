@@ -81,6 +81,12 @@ class ChatMessage(BaseModel):
         return "\n".join(p.text for p in self.content if p.type == "text")
 
 
+class StreamOptions(Body):
+    model_config = ConfigDict(extra="ignore")
+
+    include_usage: bool = Field(False, description="a last chunk with `usage` and no choices")
+
+
 class ChatRequest(Body):
     """An OpenAI chat-completions request; fields Shu does not use are ignored."""
 
@@ -89,6 +95,7 @@ class ChatRequest(Body):
     model: str = Field(min_length=1, max_length=200, description="the persona's slug (GET /v1/models)")
     messages: list[ChatMessage] = Field(min_length=1, max_length=MAX_MESSAGES)
     stream: bool = False
+    stream_options: StreamOptions | None = None
     trace: bool = Field(False, description="Shu's own: the retrieval trace in `shu`")
     agent: bool | None = Field(None, description="Shu's own: true the agent, false never, null the policy")
     filter: DocumentFilter | None = Field(None, description="Shu's own: the documents searched (as /v1/ask)")
@@ -130,7 +137,8 @@ def add_openai_routes(app: FastAPI, kb: KnowledgeBase, answer_json: AnswerJson) 
             final = [e for e in events if isinstance(e, Answer)][-1]
             return completion.whole(final, answer_json(final, request.trace), style)
         shown = Footnoted(style)
-        chunks = completion.chunks(events, shown, lambda answer: answer_json(answer, request.trace))
+        usage = request.stream_options is not None and request.stream_options.include_usage
+        chunks = completion.chunks(events, shown, lambda answer: answer_json(answer, request.trace), usage)
         return StreamingResponse(chunks, media_type="text/event-stream")
 
 
@@ -217,19 +225,26 @@ class Completion:
     def whole(self, answer: Answer, shu: dict[str, Any], style: str) -> dict[str, Any]:
         message = {"role": "assistant", "content": render_answer(answer, style)}
         choice = {"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}
-        return self._head("chat.completion") | {"choices": [choice], "shu": shu}
+        return self._head("chat.completion") | {"choices": [choice], "usage": usage_of(answer), "shu": shu}
 
     def chunks(
-        self, events: Iterator[object], shown: Footnoted, shu: Callable[[Answer], dict[str, Any]]
+        self,
+        events: Iterator[object],
+        shown: Footnoted,
+        shu: Callable[[Answer], dict[str, Any]],
+        usage: bool = False,
     ) -> Iterator[str]:
         """Server-sent chunks: the role, the text as it is written, the rest of the checked answer
-        with `finish_reason` and `shu`, then `[DONE]`. An error after the stream began is its
-        last chunk's content (the status line is sent)."""
+        with `finish_reason` and `shu`, with `usage` a last chunk of no choices and the tokens
+        spent (as OpenAI's `stream_options.include_usage`), then `[DONE]`. An error after the
+        stream began is its last chunk's content (the status line is sent)."""
         yield self._chunk({"role": "assistant", "content": ""})
         try:
             for event in events:
                 if isinstance(event, Answer):
                     yield self._chunk({"content": shown.rest(event)}, "stop", {"shu": shu(event)})
+                    if usage:
+                        yield self._usage_chunk(usage_of(event))
                 elif isinstance(event, StreamReset):
                     shown.text = ""  # what follows is compared with the checked answer afresh
                     yield self._chunk({"content": WITHDRAWN})
@@ -239,6 +254,10 @@ class Completion:
             ended = {"content": "\n\n*(The answer could not be finished.)*"}
             yield self._chunk(ended, "stop", {"shu": {"error": str(exc)}})
         yield "data: [DONE]\n\n"
+
+    def _usage_chunk(self, usage: dict[str, int]) -> str:
+        body = self._head("chat.completion.chunk") | {"choices": [], "usage": usage}
+        return f"data: {json.dumps(body)}\n\n"
 
     def _head(self, kind: str) -> dict[str, Any]:
         return {"id": self.id, "object": kind, "created": self.created, "model": self.model}
@@ -250,6 +269,13 @@ class Completion:
         body = self._head("chat.completion.chunk") | {"choices": [choice]} | (extra or {})
         text = _LINE_BREAKS.sub(_escaped, json.dumps(body, ensure_ascii=False, default=str))
         return f"data: {text}\n\n"
+
+
+def usage_of(answer: Answer) -> dict[str, int]:
+    """The tokens the question's model calls took, as OpenAI counts them (0 for an answer no
+    model wrote: quoted, or from the cache)."""
+    none = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+    return none if answer.cached or answer.llm_usage is None else answer.llm_usage
 
 
 def _escaped(match: re.Match[str]) -> str:

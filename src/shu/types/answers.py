@@ -171,6 +171,10 @@ class Answer(BaseModel):
     prompt_version: str | None = None
     llm_calls: int = 0
     llm_tokens: int = 0
+    llm_usage: dict[str, int] | None = None
+    """Every model call of the question (planning, rewriting, answering, checking, the agent)
+    as OpenAI counts it: `prompt_tokens`, `completion_tokens`, `total_tokens`, when it was
+    written (an answer from the cache took none again: `cached`); None when made outside `ask`."""
     llm_stopped: str | None = None
     """Why the LLM was not asked again while this question was answered (its budget,
     `llm.budget.*`, was spent, or its replies were not valid JSON twice); the steps after that

@@ -45,6 +45,8 @@ class QuestionBudget:
         self.max_json_failures = max_json_failures
         self.calls = 0
         self.tokens = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
         self.json_failures = 0
         self.stopped: str | None = None
         """Why the model is not asked again for this question (None while it may be)."""
@@ -70,6 +72,8 @@ class QuestionBudget:
     def spend(self, usage: Usage) -> None:
         with self._lock:
             self.tokens += usage.prompt_tokens + usage.completion_tokens
+            self.prompt_tokens += usage.prompt_tokens
+            self.completion_tokens += usage.completion_tokens
 
     def json_failed(self) -> None:
         """A reply that was not valid JSON in the asked shape."""

@@ -63,9 +63,8 @@ class Conversations:
         if not conversation.turns:
             return None
         last = conversation.turns[-1]
-        previous = Previous(
-            last.standalone or last.question, tuple(dict.fromkeys(c.title for c in last.citations))
-        )
+        titles = [c.title for c in last.citations] or last.cited_titles
+        previous = Previous(last.standalone or last.question, tuple(dict.fromkeys(titles)))
         return self.model.standalone(question, previous) if self.model else standalone(question, previous)
 
     def record(

@@ -137,6 +137,22 @@ def test_a_streamed_completion_adds_up_to_the_answer_and_ends_with_the_sources(
     assert chunks[-1].model_extra["shu"]["citations"][0]["key"] == PRO
 
 
+def test_a_follow_up_reads_the_titles_an_earlier_answers_footnotes_cite(served: tuple[str, str, str]) -> None:
+    completion = _client(served).chat.completions.create(
+        model="lumen",
+        messages=[
+            {"role": "user", "content": "Tell me more."},
+            {
+                "role": "assistant",
+                "content": "It costs $65 per seat per month. [^1]\n\n"
+                "[^1]: Pricing (2026-04-21), §Pricing > Pro — <lumen/RAG/pricing.md#pro>",
+            },
+            {"role": "user", "content": "How much is it per year?"},
+        ],
+    )
+    assert "(Pricing)" in completion.model_extra["shu"]["standalone_question"]
+
+
 def test_usage_counts_every_model_call_of_the_question(served: tuple[str, str, str]) -> None:
     asked = [{"role": "user", "content": "What does the Pro plan cost?"}]
     whole = _client(served).chat.completions.create(model="lumen", messages=asked)

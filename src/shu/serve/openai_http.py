@@ -166,9 +166,20 @@ def _asked(messages: list[ChatMessage]) -> tuple[str, list[Turn]]:
         if message.role == "user":
             asked = message.text()
         elif message.role == "assistant" and asked is not None and asked.split():
-            turns.append(Turn(question=" ".join(asked.split())[:MAX_QUERY_CHARS], answer=message.text()))
+            said = message.text()
+            question_asked = " ".join(asked.split())[:MAX_QUERY_CHARS]
+            turns.append(Turn(question=question_asked, answer=said, cited_titles=_cited_titles(said)))
             asked = None
     return question, turns[-KEPT_TURNS:]
+
+
+_FOOTNOTE_TITLE = re.compile(r"^\[\^\d{1,4}\]:\s*(.{1,300}?)(?:\s\(\d{4}(?:-\d{2}){0,2}\))?,\s§", re.M)
+"""A footnote Shu wrote under an answer: `[^1]: Pricing (2026-04-21), §Pricing > Pro — <…>`."""
+
+
+def _cited_titles(answer: str) -> list[str]:
+    """The titles an earlier answer's footnotes cite, in order (each once)."""
+    return list(dict.fromkeys(m.group(1).strip() for m in _FOOTNOTE_TITLE.finditer(answer)))[:10]
 
 
 class Footnoted:

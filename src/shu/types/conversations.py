@@ -16,6 +16,9 @@ class Turn(BaseModel):
     standalone: str | None = None
     answer: str
     citations: list[Citation] = Field(default_factory=list)
+    cited_titles: list[str] = Field(default_factory=list)
+    """the titles the answer cited when only its text came back (a chat client's history, read
+    from its footnotes): what a follow-up's rewrite reads when `citations` are not known"""
     insufficient: bool = False
     created: str = ""
 

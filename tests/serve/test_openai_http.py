@@ -141,7 +141,7 @@ def test_a_follow_up_reads_the_titles_an_earlier_answers_footnotes_cite(served: 
     completion = _client(served).chat.completions.create(
         model="lumen",
         messages=[
-            {"role": "user", "content": "Tell me more."},
+            {"role": "user", "content": "Can you explain?"},
             {
                 "role": "assistant",
                 "content": "It costs $65 per seat per month. [^1]\n\n"
@@ -154,12 +154,15 @@ def test_a_follow_up_reads_the_titles_an_earlier_answers_footnotes_cite(served: 
 
 
 def test_usage_counts_every_model_call_of_the_question(served: tuple[str, str, str]) -> None:
-    asked = [{"role": "user", "content": "What does the Pro plan cost?"}]
+    asked = [{"role": "user", "content": "How much is the Pro plan per seat and month?"}]  # not cached
     whole = _client(served).chat.completions.create(model="lumen", messages=asked)
     usage = whole.usage
     assert usage is not None and usage.prompt_tokens > 0 and usage.completion_tokens > 0
     assert usage.total_tokens == usage.prompt_tokens + usage.completion_tokens
     assert usage.total_tokens >= whole.model_extra["shu"]["llm_tokens"]
+    cached = _client(served).chat.completions.create(model="lumen", messages=asked)
+    assert cached.model_extra["shu"]["cached"] and cached.usage is not None and cached.usage.total_tokens == 0
+    asked = [{"role": "user", "content": "What is the price of Pro for one seat?"}]
     stream = _client(served).chat.completions.create(
         model="lumen", messages=asked, stream=True, stream_options={"include_usage": True}
     )

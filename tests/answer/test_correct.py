@@ -10,6 +10,7 @@ from shu.answer.ask import Responder
 from shu.answer.confidence import confidence, confidence_features, with_confidence
 from shu.answer.correct import better, correction_needed, missing_terms
 from shu.answer.factory import create_responder
+from shu.answer.render import shown_body
 from shu.answer.stream import StreamReset
 from shu.config.settings import load_settings
 from shu.kb import KnowledgeBase
@@ -125,19 +126,20 @@ def test_corrective_rounds_never_exceed_max_rounds(narrow: KnowledgeBase, rounds
     assert len(asked.corrections) <= rounds
 
 
-def test_a_kept_correction_withdraws_the_streamed_answer(narrow: KnowledgeBase) -> None:
+def test_a_quoted_answer_is_sent_once_its_correction_is_settled(narrow: KnowledgeBase) -> None:
+    """A quoted answer is chosen whole: its text is sent after corrective retrieval, so a kept
+    correction shows no draft to withdraw — the pieces are the final answer's."""
     events = list(
         responder(narrow, "verify.max_rounds=1", "verify.weak_evidence=2.0").stream(
             QUESTION, narrow.persona("sales")
         )
     )
     final = events[-1]
-    assert isinstance(final, Answer)
-    resets = [e for e in events if isinstance(e, StreamReset)]
-    kept = any(c.kept for c in final.corrections)
-    assert bool(resets) == kept
-    if kept:
-        assert "corrective retrieval" in resets[0].reason
+    assert isinstance(final, Answer) and final.quoted
+    assert any(c.kept for c in final.corrections), "the second search was better: the case under test"
+    assert not [e for e in events if isinstance(e, StreamReset)]
+    pieces = [e for e in events if isinstance(e, str)]
+    assert pieces and "".join(pieces) == shown_body(final)
 
 
 def test_every_answer_carries_a_confidence_that_follows_the_evidence(narrow: KnowledgeBase) -> None:

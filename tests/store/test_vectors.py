@@ -112,3 +112,31 @@ def test_a_small_streamed_index_is_exact_in_float32() -> None:
     assert index.matrix is not None and index.codes is None
     query = unit_rows(1, seed=8)[0]
     assert [int(i) for i, _ in index.search(query, 10)] == brute_force(matrix, query, 10)
+
+
+@pytest.mark.parametrize("compact", [False, True])
+def test_a_filters_rows_are_shortlisted_and_ranked_among_themselves(compact: bool) -> None:
+    """The sign-sketch shortlist of a filter is taken among its rows (a document's chunks): every
+    hit is one of them, and a near-duplicate of a kept row is found first; a row outside is never
+    returned however near it is."""
+    matrix = unit_rows(5000, seed=11)
+    ids = [str(i) for i in range(5000)]
+    if compact:
+        index = compact_index(matrix, dict(zip(ids, matrix, strict=True)), shortlist=0.05, min_shortlist=0)
+    else:
+        index = VectorIndex(matrix, ids, exact_limit=100, shortlist=0.05, min_shortlist=0)
+    index.own(f"doc{i // 50}" for i in range(5000))  # 100 documents of 50 rows
+    kept = frozenset(f"doc{d}" for d in range(0, 100, 4))  # a quarter of them: 1,250 rows
+    rows = index.rows_of(kept)
+    assert len(rows) == 1250 and index.rescore < len(rows), "the shortlist is taken among the rows"
+    rng = np.random.default_rng(12)
+    for target in rng.integers(0, 5000, 30):
+        query = matrix[target] + 0.05 * rng.standard_normal(64).astype(np.float32)
+        query /= np.linalg.norm(query)
+        found = index.search(query, 10, rows)
+        assert len(found) == 10 and all(f"doc{int(i) // 50}" in kept for i, _ in found)
+        if f"doc{target // 50}" in kept:
+            assert found[0][0] == str(target)
+        else:
+            assert str(target) not in {i for i, _ in found}
+    assert index.search(matrix[0], 10, index.rows_of(frozenset({"nowhere"}))) == []

@@ -27,7 +27,7 @@ from shu.answer.extractive.polarity import is_yes_no
 from shu.months import MONTHS
 from shu.store.base import KnowledgeReader
 from shu.text import STOPWORDS, words
-from shu.types import AssembledContext, Persona
+from shu.types import AssembledContext, DocumentFilter, Persona
 
 Known = Callable[[str], bool]
 """Whether the knowledge base (the persona's keyword index) mentions a term anywhere."""
@@ -272,8 +272,13 @@ class StoreTerms:
     def __init__(self, store: KnowledgeReader) -> None:
         self.store = store
 
-    def known(self, persona: str) -> Known:
-        return lambda word: bool(self.store.search_keyword(word, persona, 1))
+    def known(self, persona: str, within: frozenset[str] | None = None) -> Known:
+        """Whether a word is in the persona's documents (those a filter keeps, with `within`)."""
+        return lambda word: bool(self.store.search_keyword(word, persona, 1, within=within))
+
+    def kept(self, persona: str, where: DocumentFilter | None) -> frozenset[str] | None:
+        """The documents a question's filter keeps (None: not filtered)."""
+        return self.store.document_index(persona).kept(where)
 
     def spans(self, persona: str) -> dict[str, tuple[str, str]]:
         """doc id → the (first, last) ISO dates each of the persona's documents is about."""

@@ -97,7 +97,7 @@ class Responder:
         if self.agent is not None and reason is not None:
             yield Progress("investigating", reason)
             result, trace = self.agent.investigate(result, persona, reason, self._asker)
-        shown = yield from self._streamed(result, persona)
+        shown, wrote = yield from self._streamed(result, persona)
         answer = with_confidence(shown, result).model_copy(update={"agent": trace})
         answer, result = self._corrected(answer, result, persona)
         if self.agent is not None and trace is None and (why := after(answer, self.agent_settings, agent)):
@@ -110,11 +110,19 @@ class Responder:
         traced = answer.model_copy(update={"retrieval": _stripped(result, budget), "llm_usage": usage})
         if budget.stopped is not None:
             traced = traced.model_copy(update={"llm_stopped": budget.stopped})
-        yield from _replaced(_with_agent_spending(traced), shown)
+        final = _with_agent_spending(traced)
+        if wrote:
+            yield from _replaced(final, shown)
+            return
+        if final.quoted and not final.insufficient and final.citations:
+            yield from shown_pieces(final)  # a quoted answer, chosen whole, arrives as a written one does
+        yield final
 
-    def _streamed(self, result: RetrievalResult, persona: Persona) -> Generator[AskEvent, None, Answer]:
-        """The answerer's stream; a quoted answer, chosen whole, arrives a sentence (and a
-        citation key) at a time as well, as a written one does."""
+    def _streamed(
+        self, result: RetrievalResult, persona: Persona
+    ) -> Generator[AskEvent, None, tuple[Answer, bool]]:
+        """The answerer's stream; its answer, and whether any text of it was shown (a quoted
+        answer is chosen whole: its text is sent once the final answer is known)."""
         final: Answer | None = None
         wrote = False
         for event in self.answerer.stream(result, persona):
@@ -124,9 +132,7 @@ class Responder:
                 wrote = wrote or isinstance(event, str)
                 yield event
         assert final is not None, "an answerer's stream ends with its answer"
-        if not wrote and final.quoted and not final.insufficient and final.citations:
-            yield from shown_pieces(final)
-        return final
+        return final, wrote
 
     def _corrected(
         self, answer: Answer, result: RetrievalResult, persona: Persona

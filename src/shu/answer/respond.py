@@ -76,10 +76,14 @@ class ScopedAnswerer:
         if self.terms is None:
             return absent_terms(result.question, result.context, persona)
         doc_ids = [d.doc_id for d in result.context.documents]
-        known, metadata = self.terms.known(persona.slug), self.terms.metadata(doc_ids)
+        within = self.terms.kept(persona.slug, result.filter)
+        known, metadata = self.terms.known(persona.slug, within), self.terms.metadata(doc_ids)
         missing = absent_terms(result.question, result.context, persona, known, metadata)
         sections = [s.text for d in result.context.documents for s in d.sections]
-        months = uncovered_months(result.question, sections, self.terms.spans(persona.slug), doc_ids)
+        spans = {
+            d: span for d, span in self.terms.spans(persona.slug).items() if within is None or d in within
+        }
+        months = uncovered_months(result.question, sections, spans, doc_ids)
         return missing + [str(month) for month in months]
 
     def _verified(self, answer: Answer, result: RetrievalResult, persona: Persona) -> Answer:

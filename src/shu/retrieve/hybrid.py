@@ -97,29 +97,24 @@ class HybridSearcher:
     ) -> tuple[Surfaces, dict[str, float]]:
         """Title matches, the relational index (names the question mentions) and dates, with
         the selectivity of the names and of the time span (what share of the documents they
-        leave out); of `within`'s documents only."""
+        leave out); of `within`'s documents only (each lookup keeps to them before its limit)."""
         depth = params.candidates
         documents: dict[str, list[ScoredDocument]] = {}
         selectivity: dict[str, float] = {}
         # Titles only for questions that name a document: as a surface for every question they
         # cost SciFact 0.028 nDCG@10 (claims share words with paper titles).
-        titles = index.search_titles(" ".join(plan.title_hints), depth) if plan.title_hints else []
+        titles = index.search_titles(" ".join(plan.title_hints), depth, within) if plan.title_hints else []
         if titles:
             documents["titles"] = [ScoredDocument(h.doc_id, h.score) for h in titles]
         if plan.entities:
-            named, selectivity["relational"] = index.search_names(plan.entities, depth)
+            named, selectivity["relational"] = index.search_names(plan.entities, depth, within)
             if named:
                 documents["relational"] = [ScoredDocument(h.doc_id, h.score) for h in named]
         scope = plan.temporal_scope
         if scope.start or scope.end:
-            dated, selectivity["temporal"] = index.search_dates(scope.start, scope.end, depth)
+            dated, selectivity["temporal"] = index.search_dates(scope.start, scope.end, depth, within)
             if dated:
                 documents["temporal"] = [ScoredDocument(h.doc_id, h.score) for h in dated]
-        if within is not None:
-            documents = {
-                name: [d for d in listed if d.doc_id in within] for name, listed in documents.items()
-            }
-            documents = {name: listed for name, listed in documents.items() if listed}
         if not documents:
             return {}, selectivity
         return self.represent(documents, [found["keyword"], found["dense"]]), selectivity

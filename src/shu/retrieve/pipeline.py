@@ -44,6 +44,7 @@ from shu.types import (
     Persona,
     QueryPlan,
     RetrievalParams,
+    RetrievalPlan,
     RetrievalResult,
     SearchHit,
     SearchQueries,
@@ -115,6 +116,17 @@ class RetrievalPipeline:
         within = index.kept(where)
         if where is not None and within is not None:
             notes.append(f"filtered ({where.described()}): {len(within)} of {len(index.facets)} documents")
+            if not within:  # nothing to search: no plan, no rewrite, no embedding
+                return RetrievalResult(
+                    question=question,
+                    persona=persona.slug,
+                    plan=QueryPlan(method="off"),
+                    queries=SearchQueries(original=question, rewritten=question),
+                    retrieval_plan=RetrievalPlan(),
+                    notes=notes,
+                    filter=where,
+                    filtered=0,
+                )
         if params.feedback_docs and self.store.keyword_in_sql:
             notes.append("keyword feedback not applied: it needs the in-memory keyword index (store.keyword)")
         with _timed(timings, "plan"):
@@ -137,13 +149,11 @@ class RetrievalPipeline:
                 found |= planned
                 params = weighted_by_selectivity(params, selectivity, notes)
             if params.keyword_weight and index.keywords:
-                found["keywords"] = self._kept(
-                    [
-                        ScoredChunk(chunk_id=c, score=s)
-                        for c, s in index.search_keywords(question, params.candidates)
-                    ],
-                    within,
-                )
+                # chunk-level keywords know no documents: a filter reads deeper, then keeps its own
+                depth = params.candidates * (1 if within is None else 8)
+                named = index.search_keywords(question, depth)
+                kept = self._kept([ScoredChunk(chunk_id=c, score=s) for c, s in named], within)
+                found["keywords"] = kept[: params.candidates]
         context = StageContext(
             question=question,
             query=queries.rewritten,

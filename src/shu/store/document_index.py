@@ -9,7 +9,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from shu.store.facets import Facets, kept_documents
+from shu.store.facets import FacetIndex, Facets
 from shu.text import content_words, stem, words
 from shu.types import ChunkProfile, Document, DocumentFilter, DocumentProfile
 
@@ -35,8 +35,8 @@ class DocumentIndex:
     """casefolded keyword or topic of a chunk profile → the chunks it describes"""
     ids: dict[str, frozenset[str]] = field(default_factory=dict)
     """doc id → the words of its id and file name ("lumen-faq" → lumen, faq): lookup targets too"""
-    facets: dict[str, Facets] = field(default_factory=dict)
-    """doc id → what a filter is checked against"""
+    filters: FacetIndex = field(default_factory=FacetIndex)
+    """what a filter is checked against, inverted"""
 
     @classmethod
     def build(
@@ -56,30 +56,36 @@ class DocumentIndex:
             weighted = _names_of(doc, profile)
             for name, weight in weighted.items():
                 names[name][doc.id] = max(weight, names[name].get(doc.id, 0.0))
-            index.facets[doc.id] = Facets.of(doc, profile)
+            index.filters.add(doc.id, Facets.of(doc, profile))
             span = _span_of(doc, profile)
             if span:
                 index.spans[doc.id] = span
         index.names = dict(names)
+        index.filters.done()
         return index
+
+    @property
+    def facets(self) -> dict[str, Facets]:
+        """doc id → what a filter is checked against"""
+        return self.filters.facets
 
     def kept(self, where: DocumentFilter | None) -> frozenset[str] | None:
         """The persona's documents the filter keeps; None when nothing is restricted."""
         if where is None or where.empty:
             return None
-        return kept_documents(self.facets, where)
+        return self.filters.kept(where)
 
     def known_names(self) -> list[str]:
         return sorted(self.names)
 
-    def search_titles(self, text: str, limit: int) -> list[DocumentHit]:
+    def search_titles(self, text: str, limit: int, within: frozenset[str] | None = None) -> list[DocumentHit]:
         """Documents whose title the text names: every word of the text is in the title ("the
         pricing page" → "Pricing and Plans"), or at least half the title's words, two or more,
         are in the text. Scored by the share of the title named; ties to the shorter title."""
         asked = {stem(w) for w in content_words(text)}
         scored = []
         for doc_id, title in self.titles.items():
-            if not title or not asked:
+            if not title or not asked or (within is not None and doc_id not in within):
                 continue
             named = title & asked
             share = len(named) / len(title)
@@ -114,7 +120,9 @@ class DocumentIndex:
         holders = self.names.get(name.casefold())
         return self.selectivity(len(holders)) if holders else 1.0
 
-    def search_names(self, names: list[str], limit: int) -> tuple[list[DocumentHit], float]:
+    def search_names(
+        self, names: list[str], limit: int, within: frozenset[str] | None = None
+    ) -> tuple[list[DocumentHit], float]:
         """Documents naming these people or projects, each name weighted by the role it plays
         there times its selectivity; with the best selectivity among the names (the surface's
         weight: names every document carries say nothing)."""
@@ -125,11 +133,14 @@ class DocumentIndex:
             weight = self.selectivity(len(holders))
             best = max(best, weight)
             for doc_id, role in holders.items():
-                totals[doc_id] += role * weight
+                if within is None or doc_id in within:
+                    totals[doc_id] += role * weight
         ranked = sorted(((d, s) for d, s in totals.items() if s > 0), key=lambda pair: (-pair[1], pair[0]))
         return [DocumentHit(doc_id, score) for doc_id, score in ranked[:limit]], best
 
-    def search_dates(self, start: str | None, end: str | None, limit: int) -> tuple[list[DocumentHit], float]:
+    def search_dates(
+        self, start: str | None, end: str | None, limit: int, within: frozenset[str] | None = None
+    ) -> tuple[list[DocumentHit], float]:
         """Documents whose span overlaps [start, end] (ISO prefixes: 2024, 2024-03, 2024-03-05),
         with the scope's selectivity (a scope covering every document filters nothing)."""
         if not start and not end:
@@ -140,7 +151,10 @@ class DocumentIndex:
             for doc_id, (first, last) in sorted(self.spans.items())
             if first <= high and _end_of(last) >= low
         ]
-        return hits[:limit], self.selectivity(len(hits))
+        selectivity = self.selectivity(len(hits))
+        if within is not None:  # the selectivity stays the persona's: what the dates tell apart
+            hits = [h for h in hits if h.doc_id in within]
+        return hits[:limit], selectivity
 
 
 def _id_words(doc: Document) -> str:

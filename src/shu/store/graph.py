@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from email.utils import getaddresses
 
 from shu.store.base import KnowledgeReader
 from shu.store.document_index import ENTITY_WEIGHT
+from shu.store.facets import people_in
 from shu.types import Document, DocumentProfile
 from shu.types.graph import GraphEdge, GraphNode, KnowledgeGraph, NodeKind
 
@@ -165,7 +165,7 @@ def _people_of(doc: Document, profile: DocumentProfile | None) -> list[tuple[str
     for key, role in _META_ROLES:
         value = doc.meta.get(key)
         for item in value if isinstance(value, list) else [value] if value else []:
-            people += [(name, address, role) for name, address in getaddresses([str(item)])]
+            people += [(name, address, role) for name, address in people_in(str(item))]
     participants = doc.meta.get("participants")
     for person in participants if isinstance(participants, list) else []:
         if isinstance(person, dict):

@@ -40,6 +40,14 @@ class DocumentFilter(BaseModel):
                 raise ValueError(f"a filter value must be one line of at most {_MAX_CHARS} characters")
         return kept
 
+    @field_validator("sources")
+    @classmethod
+    def _placed(cls, values: tuple[str, ...]) -> tuple[str, ...]:
+        for value in values:
+            if not any(part not in ("", ".", "..") for part in value.replace("\\", "/").split("/")):
+                raise ValueError(f"a source must name a file or a folder (not {value!r})")
+        return values
+
     @model_validator(mode="after")
     def _ordered(self) -> DocumentFilter:
         if self.since is not None and self.until is not None and self.since > self.until:

@@ -169,7 +169,7 @@ class QueryRelationalIndex:
 
     def run(self, ws: Workspace, query: str, doc_ids: list[str], reason: str = "") -> ToolResult:
         index = ws.store.document_index(ws.persona.slug)
-        named, _ = index.search_names([query], _FOUND)
+        named, _ = index.search_names([query], _FOUND, ws.within)
         found = _found(ws, [(h.doc_id, h.score) for h in named], "relational")
         links = ws.store.list_relationships([f.doc_id for f in found])
         linked = _found(ws, [(r.target, r.confidence) for r in links], "relationship")

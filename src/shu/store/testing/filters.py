@@ -106,6 +106,14 @@ class FilterConformance:
                 vectors(_near(weight)),
                 {"synopsis": _near(weight), "manifest": _near(weight)},
             )
+        store.replace_document(  # dated by its month only, its sender's name accented
+            document(
+                "month-memo", ["alpha"], type="memo", date="2026-04", meta={"from": "Sofía Ng <ng@lumen.io>"}
+            ),
+            chunks("month-memo", ["a memo of April"]),
+            vectors(_near(0.1)),
+            "test-embedder",
+        )
         store.replace_document(
             document("beta-mail", ["beta"], type="email", date="2026-02-11"),
             chunks("beta-mail", ["an invoice of beta"]),
@@ -124,22 +132,28 @@ class FilterConformance:
         assert crowded.document_index("alpha").kept(None) is None
 
     def test_dates_hold_against_the_documents_own_dates(self, crowded: Store) -> None:
-        assert self.kept(crowded, since="2026-01-01") == {"quiet-mail", "quiet-event"}
+        assert self.kept(crowded, since="2026-01-01") == {"quiet-mail", "quiet-event", "month-memo"}
         assert self.kept(crowded, until="2026-02-10") == set(LOUD) | {"quiet-mail"}
+        # a date of a month covers its days: April is within a range of one day of it
+        assert self.kept(crowded, since="2026-04-30", until="2026-04-30") == {"month-memo"}
+        assert self.kept(crowded, until="2026-04-01", since="2026-03-04") == {"month-memo"}
         # an event from March 1 to March 3 is within a range that holds only its last day
         assert self.kept(crowded, since="2026-03-03", until="2026-03-31") == {"quiet-event"}
-        assert self.kept(crowded, since="2026-03-04") == set()
+        assert self.kept(crowded, since="2026-03-04") == {"month-memo"}
         # a document with no date is outside every date range
         assert "quiet-note" not in self.kept(crowded, since="1900-01-01")
 
     def test_type_tag_person_source_and_ids(self, crowded: Store) -> None:
         assert self.kept(crowded, types=["Email", "event"]) == {"quiet-mail", "quiet-event"}
         assert self.kept(crowded, tags=["billing"]) == {"quiet-mail", "quiet-note"}
-        assert self.kept(crowded, people=["sofia"]) == {"quiet-mail"}
         assert self.kept(crowded, people=["Marquez Sofia"]) == {"quiet-mail"}
         assert self.kept(crowded, people=["sofia@lumen.io"]) == {"quiet-mail"}
         assert self.kept(crowded, people=["ana lima"]) == {"quiet-note"}  # a profile's participant
         assert self.kept(crowded, people=["sof"]) == set()  # whole words only
+        assert self.kept(crowded, people=["sofia"]) == {"quiet-mail", "month-memo"}  # Sofía too
+        assert self.kept(crowded, people=["ng@lumen.io"]) == {"month-memo"}  # an address exactly
+        assert self.kept(crowded, people=["sofia@lumen.io"]) == {"quiet-mail"}  # not Sofía Ng's
+        assert self.kept(crowded, people=["sofia lima"]) == set()  # one person holds every word
         assert self.kept(crowded, sources=["alpha/RAG/emails"]) == {"quiet-mail"}
         assert self.kept(crowded, sources=["calendar"]) == {"quiet-event"}
         assert self.kept(crowded, sources=["quiet-note.md"]) == {"quiet-note"}
@@ -179,7 +193,7 @@ class FilterConformance:
             assert [d.doc_id for d in listed] == ["quiet-event", "quiet-note"]
 
     def test_a_filter_follows_writes(self, crowded: Store) -> None:
-        assert self.kept(crowded, types=["email"]) == {"quiet-mail"}
+        assert self.kept(crowded, types=["email"]) == {"quiet-mail"}  # remembered until a write
         crowded.replace_document(
             document("late-mail", ["alpha"], type="email", date=date(2026, 5, 1).isoformat()),
             chunks("late-mail", ["invoice paid"]),

@@ -244,3 +244,31 @@ def bm25_statistics(url: str) -> tuple[object, ...]:
     found = [(h.chunk_id, round(h.score, 6)) for h in store.search_keyword("orchard honey 7", "alpha", 5)]
     store.close()
     return corpus, terms, postings, indexes, found
+
+
+def test_a_database_that_stops_answering_is_a_503_not_the_callers_fault(
+    tmp_path: Path, make_persona: PersonaMaker, embedder: CountingEmbedder
+) -> None:
+    import httpx
+    import psycopg
+
+    from shu.serve.background import running
+    from shu.serve.http import create_app
+
+    with fresh_database() as url:
+        kb = open_kb(tmp_path / "home", [f"store.url={url}", "store.wait_s=1"], embedder=embedder)
+        assert not kb.ingest(make_persona("alpha", rag={"a.md": doc("a", "A", "# A\n\nText.")}).parent).failed
+        with running(create_app(kb)) as served:
+            assert httpx.get(f"{served}/v1/personas/alpha/documents", timeout=30).status_code == 200
+            database = url.rsplit("/", 1)[1]
+            with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as admin:
+                admin.execute(f"ALTER DATABASE {database} CONNECTION LIMIT 0")
+                admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (database,)
+                )
+            gone = httpx.get(f"{served}/v1/personas/alpha/documents", timeout=60)
+            assert gone.status_code == 503, gone.text
+            assert gone.headers["retry-after"] == "5" and gone.json()["error"]["type"] == "server_error"
+            with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as admin:
+                admin.execute(f"ALTER DATABASE {database} CONNECTION LIMIT -1")
+        kb.close()

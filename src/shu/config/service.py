@@ -15,6 +15,12 @@ class StoreSettings(BaseModel):
 
     url: str | None = Field(None, description="postgresql://user:password@host:port/database")
     pool_size: int = Field(4, ge=1, le=64)
+    wait_s: float = Field(
+        10.0,
+        gt=0,
+        le=300,
+        description="how long a request waits for a connection before the store is called unavailable (503)",
+    )
     hnsw_m: int = Field(16, ge=4, le=100)
     hnsw_ef_construction: int = Field(64, ge=8, le=1000)
     hnsw_ef_search: int = Field(100, ge=10, le=1000)

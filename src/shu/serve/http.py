@@ -46,6 +46,7 @@ from shu.errors import (
     LockedError,
     NotFoundError,
     ShuError,
+    StoreError,
     TooManyRequestsError,
     UnauthorizedError,
 )
@@ -99,6 +100,7 @@ _STATUS = (
     (ConflictError, 409),
     (LockedError, 423),
     (TooManyRequestsError, 429),
+    (StoreError, 503),  # the database is unreachable, locked or full: not the caller's doing
 )
 PAGE_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -294,6 +296,8 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
         response = _error(exc, next((code for kind, code in _STATUS if isinstance(exc, kind)), 400))
         if isinstance(exc, TooManyRequestsError):
             response.headers["Retry-After"] = str(exc.retry_after_s)
+        elif isinstance(exc, StoreError):
+            response.headers["Retry-After"] = "5"
         return response
 
     health_threads = anyio.CapacityLimiter(2)
@@ -553,7 +557,7 @@ def _public(document: Document) -> dict[str, Any]:
 
 def _error(exc: ShuError, status: int) -> JSONResponse:
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    kind = "authentication_error" if status == 401 else "invalid_request_error"
+    kind = {401: "authentication_error", 503: "server_error"}.get(status, "invalid_request_error")
     body = {"detail": str(exc)} | openai_error(str(exc), kind, status)
     return JSONResponse(body, status_code=status, headers=headers)
 

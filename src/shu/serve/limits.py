@@ -18,6 +18,7 @@ are not counted."""
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import Awaitable, Callable
@@ -29,8 +30,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from shu.config.settings import ServerSettings
+from shu.errors import StoreError
 from shu.serve.addresses import Addresses
 from shu.serve.validation import openai_error
+
+log = logging.getLogger(__name__)
 
 Identify = Callable[[Headers], str | None]
 """A request's headers → who calls: `key:<id>` for a good key, `user:<name>` for a good session,
@@ -141,7 +145,14 @@ class WorkLimiter:
             if arrived is None:
                 return  # the client left (or its body was refused): nothing to run
             receive = _replayed(arrived, receive)
-        caller, known = await self._caller(scope)
+        try:
+            caller, known = await self._caller(scope)
+        except StoreError as exc:  # who calls cannot be looked up: the store is down, not the caller
+            log.warning("the store could not say who calls: %s", exc)
+            await _refused(503, 5, "the knowledge base's store is not answering; try again soon")(
+                scope, receive, send
+            )
+            return
         refusal = self._admit(caller, known)
         if refusal is not None:
             await refusal(scope, receive, send)

@@ -100,9 +100,9 @@ class PostgresStore(SQLKnowledge, PostgresKeywordStatistics, SQLServiceTables, S
                 # query vector and falls back to scanning every row (measured: 2 ms → 45 ms).
                 kwargs={"autocommit": True, "prepare_threshold": None},
                 open=True,
-                timeout=30,
+                timeout=self.settings.wait_s,
             )
-            self._pool.wait(timeout=30)
+            self._pool.wait(timeout=max(30.0, self.settings.wait_s))
         except (psycopg.Error, OSError) as exc:
             raise StoreError(f"{_safe(url)}: cannot open the PostgreSQL store ({exc})") from exc
         except Exception as exc:  # psycopg_pool.PoolTimeout and friends

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from shu.store.base import KnowledgeReader
 from shu.store.document_index import ENTITY_WEIGHT
 from shu.store.facets import people_in
-from shu.types import Document, DocumentProfile
+from shu.types import Document, DocumentProfile, Relationship
 from shu.types.graph import GraphEdge, GraphNode, KnowledgeGraph, NodeKind
 
 MAX_DOCUMENTS = 300
@@ -51,23 +51,16 @@ def persona_graph(
     document's neighbourhood (a KeyError when the persona has no such document, or the filter
     leaves it out). At most `max_documents` documents and `max_names` other nodes, the
     best-connected first (`truncated` says so)."""
-    documents = {d.id: d for d in store.list_documents(persona) if kept is None or d.id in kept}
-    total = len(documents)
-    links = [
-        r
-        for r in store.list_relationships(sorted(documents))
-        if r.source in documents and r.target in documents and r.source != r.target
-    ]
     if around is not None:
-        if around not in documents:
-            raise KeyError(around)
-        near = (
-            {around}
-            | {r.target for r in links if r.source == around}
-            | {r.source for r in links if r.target == around}
-        )
-        documents = {doc_id: documents[doc_id] for doc_id in sorted(near)}
-        links = [r for r in links if around in (r.source, r.target)]
+        documents, links, total = _neighbourhood(store, persona, kept, around)
+    else:
+        documents = {d.id: d for d in store.list_documents(persona) if kept is None or d.id in kept}
+        total = len(documents)
+        links = [
+            r
+            for r in store.list_relationships(sorted(documents))
+            if r.source in documents and r.target in documents and r.source != r.target
+        ]
     profiles = store.get_profiles(sorted(documents))
     people = {doc_id: _people_of(doc, profiles.get(doc_id)) for doc_id, doc in documents.items()}
     addresses = {
@@ -152,6 +145,31 @@ def persona_graph(
     return KnowledgeGraph(
         persona=persona, nodes=nodes, edges=edges, documents=total, around=around, truncated=truncated
     )
+
+
+def _neighbourhood(
+    store: KnowledgeReader, persona: str, kept: frozenset[str] | None, around: str
+) -> tuple[dict[str, Document], list[Relationship], int]:
+    """One document, those it links and those linking it (of the persona, kept by the filter),
+    and the links between it and them: read by the document, never the whole persona."""
+
+    def visible(doc: Document | None) -> bool:
+        return doc is not None and persona in doc.personas and (kept is None or doc.id in kept)
+
+    if not visible(store.get_documents([around]).get(around)):
+        raise KeyError(around)
+    outgoing = store.list_relationships([around])
+    sources = [d for d in store.linking_to(around) if d != around]
+    near = sorted({around, *(r.target for r in outgoing), *sources})
+    documents = {d.id: d for d in store.get_documents(near).values() if visible(d)}
+    incoming = [r for r in store.list_relationships(sources) if r.target == around]
+    links = [
+        r
+        for r in [*outgoing, *incoming]
+        if r.source in documents and r.target in documents and r.source != r.target
+    ]
+    total = len(kept) if kept is not None else len(store.document_index(persona).facets)
+    return documents, links, total
 
 
 def _day(doc: Document) -> int:

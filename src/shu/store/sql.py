@@ -221,6 +221,15 @@ class SQLKnowledge(SQLTables):
         found = self._stored_relationships(doc_ids)
         return with_agent_relationships(found, self._active_findings(doc_ids, "relationship"))
 
+    def linking_to(self, doc_id: str) -> list[str]:
+        stored = self._all("SELECT DISTINCT source_doc FROM relationships WHERE target_doc = ?", (doc_id,))
+        found = self._all(
+            f"SELECT DISTINCT doc_id FROM findings WHERE kind = 'relationship' AND target = ? "
+            f"AND {self.dialect.active}",
+            (doc_id,),
+        )
+        return sorted({r[0] for r in stored} | {r[0] for r in found})
+
     def _stored_relationships(self, doc_ids: list[str]) -> list[Relationship]:
         rows = self._rows_in(
             "SELECT source_doc, target_doc, type, origin, confidence, evidence FROM relationships "

@@ -12,6 +12,7 @@ from shu.types import (
     ChunkProfile,
     DocumentProfile,
     Enrichment,
+    Finding,
     KeywordFeedback,
     Participant,
     Provenance,
@@ -387,8 +388,16 @@ class KnowledgeConformance:
         ]
         assert found[2].evidence == "q" and found[2].origin == "llm"
         assert filled.enrichment_stats()["relationships"] == {"frontmatter": 1, "link": 1, "llm": 1}
+        assert filled.linking_to("b") == ["r1"] and filled.linking_to("r1") == []
+        finding = Finding(
+            kind="relationship", doc_id="a1", persona="alpha", target="b", value="explains", evidence="e"
+        )
+        undone = filled.add_finding(finding)
+        assert filled.linking_to("b") == ["a1", "r1"], "an agent's finding links too"
+        filled.undo_finding(undone.id or 0)
+        assert filled.linking_to("b") == ["r1"], "until it is undone"
         filled.delete_document("r1")
-        assert filled.list_relationships(["r1"]) == []
+        assert filled.list_relationships(["r1"]) == [] and filled.linking_to("b") == []
 
     def test_the_document_index_knows_titles_names_and_dates(self, filled: Store) -> None:
         profile = DocumentProfile(

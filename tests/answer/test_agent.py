@@ -397,3 +397,34 @@ def test_the_agents_searches_rank_for_the_asker(kb: KnowledgeBase, make_persona:
         )
         found = QueryChunks().run(ws, "What's the status of the proposal?", []).found
         assert found[0].doc_id == wanted, (user, [f.doc_id for f in found])
+
+
+def test_a_documents_context_gives_its_synopsis_and_people_to_the_model(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    """Through the agent with the scripted model: `get_document_context` on a document the search
+    found; what the model reads next holds its synopsis and its people with their roles."""
+    mail = doc(
+        "renewal-mail",
+        "Acme renewal terms",
+        "# Acme renewal terms\n\nAcme renews 240 seats in March at a 12 percent discount.",
+        type="email",
+        **{"from": "Ana Lima <ana@acme.example>", "to": ["Ben Okafor <ben@acme.example>"]},
+    )
+    assert not kb.ingest(make_persona("sales", rag={"mail.md": mail})).failed
+    read: list[str] = []
+
+    def reply(messages: list[Message], schema: Any) -> str:
+        if not read:
+            read.append("")
+            return action("get_document_context", doc_ids=["renewal-mail"])
+        read.append(messages[-1].content.split("Last results:")[-1])
+        return action("finish")
+
+    agent, _ = scripted_agent(kb, reply, max_steps=3)
+    result = kb.retrieve("What are the Acme renewal terms?", persona="sales")
+    _, trace = agent.investigate(result, kb.persona("sales"), "test")
+    assert [s.tool for s in trace.steps][:1] == ["get_document_context"] and not trace.steps[0].refused
+    said = read[-1]
+    assert "synopsis:" in said and "240 seats" in said
+    assert "Ana Lima (author)" in said and "Ben Okafor (recipient)" in said

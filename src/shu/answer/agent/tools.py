@@ -20,7 +20,7 @@ from shu.models.embed.base import Embedder
 from shu.retrieve.asker import Asker
 from shu.retrieve.pipeline import RetrievalPipeline
 from shu.store.base import KnowledgeReader, Within
-from shu.types import DOCUMENT_TYPES, Document, DocumentFilter, Finding, Persona, SearchHit
+from shu.types import DOCUMENT_TYPES, Document, DocumentFilter, DocumentProfile, Finding, Persona, SearchHit
 
 _FOUND = 5
 _CHUNKS = 4
@@ -246,8 +246,9 @@ class InspectManifest:
 
 
 class GetDocumentContext:
-    """get_document_context(doc_id): one document's title, date, sections and the documents it
-    links to (typed relationships). Cheap."""
+    """get_document_context(doc_id): one document's title, date, synopsis, sections, its people
+    and their roles, the projects and roles it matters to, and the documents it links to (typed
+    relationships). Cheap."""
 
     name: ClassVar[str] = "get_document_context"
     needs: ClassVar[str] = "doc_id"
@@ -257,13 +258,14 @@ class GetDocumentContext:
         sections = list(dict.fromkeys(c.section_path for c in ws.store.list_chunks(doc.id)))
         links = [r for r in ws.store.list_relationships([doc.id]) if r.target in ws.documents]
         found = _found(ws, [(r.target, r.confidence) for r in links], "relationship")
-        text = (
-            f"{doc.id} ({doc.title}), dated {doc.date or 'undated'}\n"
-            f"sections: {quoted('; '.join(sections[:20]))}\n"
-            + "\n".join(f"{r.type} → {r.target}" for r in links[:_FOUND])
-        )
+        lines = [f"{doc.id} ({doc.title}), dated {doc.date or 'undated'}"]
+        profile = ws.store.get_profile(doc.id)
+        if profile is not None:
+            lines += _relational_lines(profile)
+        lines.append(f"sections: {quoted('; '.join(sections[:20]))}")
+        lines += [f"{r.type} → {r.target}" for r in links[:_FOUND]]
         return ToolResult(
-            f"{doc.id}: {len(sections)} section(s), {len(links)} link(s)", found=found, text=text
+            f"{doc.id}: {len(sections)} section(s), {len(links)} link(s)", found=found, text="\n".join(lines)
         )
 
 
@@ -342,6 +344,25 @@ TOOLS: dict[str, Tool] = {
         CorrectDocumentType(),
     )
 }
+
+
+def _relational_lines(profile: DocumentProfile) -> list[str]:
+    """What a profile says of a document's place among people and projects, quoted as data."""
+    lines = [f"synopsis: {quoted(profile.synopsis[:_READ_CHARS])}"] if profile.synopsis else []
+    people = [f"{p.name} ({p.role})" for p in profile.participants[:8]]
+    if people:
+        lines.append(f"people: {quoted('; '.join(people))}")
+    relational = profile.relational
+    projects = [f"{p.project} ({p.kind})" for p in relational.projects] or profile.projects[:8]
+    if projects:
+        lines.append(f"projects: {quoted('; '.join(projects))}")
+    roles = [f"{r.role} ({r.reason})" if r.reason else r.role for r in relational.roles]
+    if roles:
+        lines.append(f"matters to: {quoted('; '.join(roles))}")
+    deadlines = relational.temporal.deadlines
+    if deadlines:
+        lines.append(f"deadlines: {', '.join(deadlines)}")
+    return lines
 
 
 def _profile_search(ws: Workspace, query: str, surface: str) -> ToolResult:

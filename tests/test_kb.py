@@ -70,6 +70,8 @@ def test_stats_count_the_store_its_enrichment_and_findings(two: KnowledgeBase) -
         "relationships": 0,
         "stale_manifests": 0,
         "document_types": 0,
+        "participants": 0,
+        "projects": 0,
         "undone": 0,
     }
     assert found.answer_cache is not None and found.answer_cache["entries"] == 0

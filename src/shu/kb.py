@@ -299,6 +299,8 @@ class KnowledgeBase:
                 "relationships": sum(f.kind == "relationship" for f in active),
                 "stale_manifests": sum(f.kind == "stale_manifest" for f in active),
                 "document_types": sum(f.kind == "document_type" for f in active),
+                "participants": sum(f.kind == "participant" for f in active),
+                "projects": sum(f.kind == "project" for f in active),
                 "undone": len(findings) - len(active),
             },
         )

@@ -15,7 +15,7 @@ from shu.answer.agent import Agent, after, upfront
 from shu.answer.agent.decompose import sub_questions
 from shu.answer.agent.loop import AgentState, Budget, run_agent
 from shu.answer.agent.rules import RulesAgent
-from shu.answer.agent.tools import TOOLS, Workspace, description
+from shu.answer.agent.tools import TOOLS, Call, Workspace, description
 from shu.config.settings import AgentSettings
 from shu.kb import KnowledgeBase
 from shu.models.llm.base import Message
@@ -147,7 +147,7 @@ def test_tools_reach_only_the_askers_persona(ops: KnowledgeBase) -> None:
         "query_capability_manifests",
         "query_synthesized_questions",
     ):
-        result = TOOLS[name].run(ws, "acquisition price board deal", [])
+        result = TOOLS[name].run(ws, Call("acquisition price board deal"))
         assert "board-secrets" not in {f.doc_id for f in result.found}
         assert "board-secrets" not in {h.chunk.doc_id for h in result.hits}
     assert "board-secrets" not in ws.documents
@@ -395,7 +395,7 @@ def test_the_agents_searches_rank_for_the_asker(kb: KnowledgeBase, make_persona:
         ws = Workspace(
             office.store, office.parts.embedder, office.parts.pipeline, persona, office.asker(user)
         )
-        found = QueryChunks().run(ws, "What's the status of the proposal?", []).found
+        found = QueryChunks().run(ws, Call("What's the status of the proposal?")).found
         assert found[0].doc_id == wanted, (user, [f.doc_id for f in found])
 
 

@@ -68,6 +68,17 @@ def test_entities_of_each_kind() -> None:
     assert not any(name.startswith("Hi ") for name, _ in found)
 
 
+def test_amounts_named_by_their_currency_word_or_code() -> None:
+    found = {
+        e.name
+        for e in find_entities(
+            "It costs 40 euros a seat, EUR 1,200 a year, or 3 million dollars; the euro-zone 1990."
+        )
+        if e.kind == "amount"
+    }
+    assert found == {"40 euros", "EUR 1,200", "3 million dollars"}
+
+
 def test_keyphrases_come_from_the_text() -> None:
     phrases = keyphrases(GUIDE_BODY, top=5)
     assert 1 <= len(phrases) <= 5

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from shu.answer.agent.tools import TOOLS, Workspace
+from shu.answer.agent.tools import TOOLS, Call, Workspace
 from shu.kb import KnowledgeBase
 from shu.types import DocumentFilter
 from tests.conftest import PersonaMaker, doc
@@ -108,14 +108,14 @@ def test_the_agents_tools_keep_to_the_filter(acme: KnowledgeBase) -> None:
     parts = acme.parts
     ws = Workspace(acme.store, parts.embedder, parts.pipeline, acme.persona("acme"), where=EMAIL)
     assert "pricing-0" not in ws.documents and "mail-1" in ws.documents
-    chunks = TOOLS["query_chunks"].run(ws, "Pro plan price per seat", [])
+    chunks = TOOLS["query_chunks"].run(ws, Call("Pro plan price per seat"))
     assert chunks.hits and {h.chunk.doc_id for h in chunks.hits} <= {"mail-1", "mail-2"}
-    asked_outside = TOOLS["query_chunks"].run(ws, "Pro plan price", ["pricing-0"])
+    asked_outside = TOOLS["query_chunks"].run(ws, Call("Pro plan price", ["pricing-0"]))
     assert {h.chunk.doc_id for h in asked_outside.hits} <= {"mail-1", "mail-2"}
     for name in ("query_synthesized_questions", "query_synopses", "query_capability_manifests"):
-        found = TOOLS[name].run(ws, "Pro plan price", [])
+        found = TOOLS[name].run(ws, Call("Pro plan price"))
         assert {f.doc_id for f in found.found} <= {"mail-1", "mail-2"}, name
-    related = TOOLS["query_relational_index"].run(ws, "Ana Lima", [])
+    related = TOOLS["query_relational_index"].run(ws, Call("Ana Lima"))
     assert {f.doc_id for f in related.found} <= {
         "mail-1",
         "mail-2",

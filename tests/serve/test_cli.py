@@ -358,7 +358,8 @@ def test_findings_are_listed_per_persona_and_counted_in_stats(
     code, output = shu(home, "stats")
     assert code == 0
     assert (
-        "agent findings: 3 active (1 relationships, 1 stale manifests, 1 document types), 0 undone" in output
+        "agent findings: 3 active (1 relationships, 1 stale manifests, 1 document types, 0 people, "
+        "0 projects), 0 undone" in output
     )
     counts = json.loads(shu(home, "--json", "stats")[1])["findings"]
     assert counts == {
@@ -366,6 +367,8 @@ def test_findings_are_listed_per_persona_and_counted_in_stats(
         "relationships": 1,
         "stale_manifests": 1,
         "document_types": 1,
+        "participants": 0,
+        "projects": 0,
         "undone": 0,
     }
 

@@ -14,8 +14,11 @@ _MONTHS = MONTH_NUMBERS
 _MONTH = rf"({MONTH_NAMES_RE})"
 _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}}) {_MONTH},? (\d{{4}})\b")
 _MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH} (\d{{1,2}}),? (\d{{4}})\b")
+_CURRENCY = r"(?:euros?|dollars?|pounds?|francs?|yen|EUR|USD|GBP|CHF|JPY)"
 _AMOUNT = re.compile(
-    r"(?:[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|million|billion))?|\b\d[\d,]*(?:\.\d+)?\s?%)"
+    r"(?:[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|million|billion))?|\b\d[\d,]*(?:\.\d+)?\s?%"
+    rf"|\b\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion))?\s?{_CURRENCY}(?![-\w])"
+    rf"|\b{_CURRENCY}\s?\d[\d,]*(?:\.\d+)?\b)"
 )
 _NAME = re.compile(r"\b([A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|&|of|de|van|von)){1,3})\b")
 _ORG_HINT = re.compile(

@@ -440,7 +440,8 @@ def stats() -> None:
     out.print(methods)
     out.print(
         f"agent findings: {findings['active']} active ({findings['relationships']} relationships, "
-        f"{findings['stale_manifests']} stale manifests, {findings['document_types']} document types), "
+        f"{findings['stale_manifests']} stale manifests, {findings['document_types']} document types, "
+        f"{findings['participants']} people, {findings['projects']} projects), "
         f"{findings['undone']} undone",
         highlight=False,
     )
@@ -449,7 +450,8 @@ def stats() -> None:
 
 
 findings_app = typer.Typer(
-    help="What the agent found and wrote back (relationships, stale manifests, document types).",
+    help="What the agent found and wrote back (relationships, stale manifests, document types, "
+    "people and projects).",
     invoke_without_command=True,
 )
 app.add_typer(findings_app, name="findings")
@@ -477,7 +479,11 @@ def findings(
     for column in ("id", "kind", "document", "target/value", "evidence", "method", "question", "created"):
         table.add_column(column, overflow="fold")
     for f in found:
-        shown = f"→ {f.target} ({f.value or ''})" if f.kind == "relationship" else f.value or ""
+        shown = f.value or ""
+        if f.kind == "relationship":
+            shown = f"→ {f.target} ({f.value or ''})"
+        elif f.kind == "participant":
+            shown = f"{f.value} ({f.target})"
         kind = f"{f.kind} (undone)" if f.undone else f.kind
         _row(table, str(f.id), kind, f.doc_id, shown, _cut(f.evidence), f.method, _cut(f.question), f.created)
     out.print(table)

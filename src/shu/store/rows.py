@@ -13,11 +13,13 @@ import numpy as np
 from shu.errors import StoreError
 from shu.store.base import PROFILE_SURFACES, StoredDocument
 from shu.types import (
+    PARTICIPANT_ROLES,
     Chunk,
     Document,
     DocumentProfile,
     Enrichment,
     Finding,
+    Participant,
     Persona,
     PersonaConfig,
     Relationship,
@@ -159,7 +161,8 @@ def with_agent_relationships(stored: list[Relationship], findings: list[Finding]
 
 def with_findings(profile: DocumentProfile | None, findings: list[Finding]) -> DocumentProfile | None:
     """A profile as the agent's active findings about its document (newest first) correct it:
-    the newest known `document_type` replaces the type; a `stale_manifest` marks the manifest."""
+    the newest known `document_type` replaces the type; a `stale_manifest` marks the manifest; a
+    `participant` or `project` adds the person (in their role) or the project it names."""
     if profile is None:
         return None
     update: dict[str, Any] = {}
@@ -169,7 +172,27 @@ def with_findings(profile: DocumentProfile | None, findings: list[Finding]) -> D
             break
     if any(finding.kind == "stale_manifest" for finding in findings):
         update["manifest"] = profile.manifest.model_copy(update={"stale": True})
+    people = {(p.name.casefold(), p.role) for p in profile.participants}
+    added = [
+        Participant(name=f.value, role=f.target)
+        for f in reversed(findings)
+        if f.kind == "participant"
+        and f.value
+        and f.target in PARTICIPANT_ROLES
+        and (f.value.casefold(), f.target) not in people
+    ]
+    if added:
+        update["participants"] = [*profile.participants, *_unique_people(added)]
+    projects = {p.casefold() for p in [*profile.projects, *(p.project for p in profile.relational.projects)]}
+    found = [f.value for f in reversed(findings) if f.kind == "project" and f.value]
+    new_projects = list(dict.fromkeys(p for p in found if p.casefold() not in projects))
+    if new_projects:
+        update["projects"] = [*profile.projects, *new_projects]
     return profile.model_copy(update=update) if update else profile
+
+
+def _unique_people(people: list[Participant]) -> list[Participant]:
+    return list({(p.name.casefold(), p.role): p for p in people}.values())
 
 
 def findings_applied(

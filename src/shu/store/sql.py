@@ -54,6 +54,8 @@ KeywordRows = Callable[[str, Sequence[object]], list[Row]]
 
 _CHUNK_COLUMNS = ", ".join(f"c.{name}" for name in CHUNK_FIELDS)
 _FINDING_COLUMNS = ", ".join(FINDING_FIELDS)
+PROFILE_FINDINGS = ("document_type", "stale_manifest", "participant", "project")
+"""the findings that correct a document's profile"""
 _NEW_FINDING = ", ".join(FINDING_FIELDS[1:])
 _PERSONA_COLUMNS = "slug, display_name, description, config_json"
 _MADE_BY = (
@@ -188,14 +190,10 @@ class SQLKnowledge(SQLTables):
                     (persona,),
                 )
                 profiles = self._all(self.dialect.chunk_profiles_of_persona, (persona,))
+                stored = {r[0]: DocumentProfile.model_validate_json(r[-1]) for r in rows if r[-1]}
+                corrected = findings_applied(stored, self._active_findings(list(stored), *PROFILE_FINDINGS))
                 index = DocumentIndex.build(
-                    [
-                        (
-                            self._document_from(r[:-1]),
-                            DocumentProfile.model_validate_json(r[-1]) if r[-1] else None,
-                        )
-                        for r in rows
-                    ],
+                    [(self._document_from(r[:-1]), corrected.get(r[0])) for r in rows],
                     [ChunkProfile.model_validate_json(r[0]) for r in profiles],
                 )
                 self._document_indexes[persona] = index
@@ -209,9 +207,7 @@ class SQLKnowledge(SQLTables):
     def get_profiles(self, doc_ids: list[str]) -> dict[str, DocumentProfile]:
         rows = self._rows_in("SELECT doc_id, profile_json FROM document_profiles WHERE doc_id {in}", doc_ids)
         stored = {r[0]: DocumentProfile.model_validate_json(r[1]) for r in rows}
-        return findings_applied(
-            stored, self._active_findings(list(stored), "document_type", "stale_manifest")
-        )
+        return findings_applied(stored, self._active_findings(list(stored), *PROFILE_FINDINGS))
 
     def _stored_profile(self, doc_id: str) -> DocumentProfile | None:
         row = self._one("SELECT profile_json FROM document_profiles WHERE doc_id = ?", (doc_id,))

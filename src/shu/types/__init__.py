@@ -31,6 +31,7 @@ from shu.types.documents import (
 )
 from shu.types.enrichment import (
     DOCUMENT_TYPES,
+    PARTICIPANT_ROLES,
     RELATIONSHIP_TYPES,
     AuthorityLevel,
     Cadence,
@@ -81,6 +82,7 @@ from shu.types.views import DocumentSection, DocumentView, KnowledgeBaseStats
 
 __all__ = [
     "DOCUMENT_TYPES",
+    "PARTICIPANT_ROLES",
     "QUERY_TYPES",
     "RELATIONSHIP_TYPES",
     "AgentStep",

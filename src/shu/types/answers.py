@@ -112,22 +112,24 @@ class AgentTrace(BaseModel):
     ms: float = 0.0
 
 
-FindingKind = Literal["relationship", "stale_manifest", "document_type"]
+FindingKind = Literal["relationship", "stale_manifest", "document_type", "participant", "project"]
 
 
 class Finding(BaseModel):
     """What the agent discovered about the knowledge base, written back with provenance
     and undoable: a relationship (quote-checked), a capability manifest that promised what
-    its document lacks (stale), a corrected document type."""
+    its document lacks (stale), a corrected document type, a person or project the document's
+    profile missed (its relational context)."""
 
     id: int | None = None
     kind: FindingKind
     doc_id: str
     persona: str
     target: str | None = None
-    """relationship: the document it points to."""
+    """relationship: the document it points to; participant: the role the person plays."""
     value: str | None = None
-    """relationship: its type; stale_manifest: what the manifest promised; document_type: the type."""
+    """relationship: its type; stale_manifest: what the manifest promised; document_type: the type;
+    participant: the person's name; project: the project's name."""
     evidence: str = ""
     """The document's own words the finding rests on (verbatim)."""
     method: str = "rules"

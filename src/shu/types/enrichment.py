@@ -4,7 +4,7 @@ relationships to other documents."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
@@ -21,6 +21,7 @@ class Provenance(BaseModel):
 
 EntityKind = Literal["person", "organization", "email", "date", "amount", "concept", "place", "other"]
 ParticipantRole = Literal["author", "recipient", "subject", "mentioned", "decision_maker"]
+PARTICIPANT_ROLES: tuple[ParticipantRole, ...] = get_args(ParticipantRole)
 AuthorityLevel = Literal["authoritative", "informative", "informal", "unknown"]
 Completeness = Literal["complete", "partial", "fragment"]
 

@@ -4,17 +4,24 @@
 - a relationship: a document the agent read names another document it found by its title; the
   sentence that names it is the evidence, quoted verbatim (checked like an LLM's relationships);
 - a stale manifest: a document's capability manifest promises a topic of the question whose words
-  appear nowhere in the document's text (read whole by the agent).
+  appear nowhere in the document's text (read whole by the agent);
+- relational context: a document the agent read names, in so many words, a person or a project
+  that another document it found lists (a participant, a project) and its own profile does not:
+  the person is added as mentioned, the project as one it touches; the sentence naming them is the
+  evidence.
 """
 
 from __future__ import annotations
 
+import re
+
 from shu.answer.agent.loop import AgentState
-from shu.answer.agent.tools import Workspace
+from shu.answer.agent.tools import Workspace, listed
 from shu.text import content_words, split_sentences, stem
-from shu.types import Finding, FindingKind
+from shu.types import DocumentProfile, Finding, FindingKind
 
 _MIN_TITLE_CHARS = 12
+_MIN_PROJECT_CHARS = 6
 
 
 def findings(state: AgentState, ws: Workspace, method: str) -> list[Finding]:
@@ -22,8 +29,11 @@ def findings(state: AgentState, ws: Workspace, method: str) -> list[Finding]:
     for hit in state.hits:
         read.setdefault(hit.chunk.doc_id, "")
         read[hit.chunk.doc_id] += "\n" + hit.chunk.text
-    found = [*_relationships(state, ws, read, method), *_stale_manifests(state, ws, read, method)]
-    return found
+    return [
+        *_relationships(state, ws, read, method),
+        *_stale_manifests(state, ws, read, method),
+        *_relational_context(state, ws, read, method),
+    ]
 
 
 def _relationships(state: AgentState, ws: Workspace, read: dict[str, str], method: str) -> list[Finding]:
@@ -61,6 +71,55 @@ def _stale_manifests(state: AgentState, ws: Workspace, read: dict[str, str], met
                 made.append(_finding("stale_manifest", doc_id, ws, state, method, None, promise, ""))
                 break
     return made
+
+
+def _relational_context(state: AgentState, ws: Workspace, read: dict[str, str], method: str) -> list[Finding]:
+    """People and projects the found documents list, named in a read document that misses them."""
+    profiles = ws.store.get_profiles([d for d in dict.fromkeys([*state.found, *read]) if d in ws.documents])
+    people = {
+        p.name: p.name
+        for profile in profiles.values()
+        for p in profile.participants
+        if len(p.name.split()) >= 2 and "@" not in p.name
+    }
+    projects = {
+        name: name
+        for profile in profiles.values()
+        for name in [*profile.projects, *(p.project for p in profile.relational.projects)]
+        if len(name) >= _MIN_PROJECT_CHARS
+    }
+    made: list[Finding] = []
+    for doc_id, text in read.items():
+        profile = profiles.get(doc_id)
+        if profile is None or not text.strip():
+            continue
+        kinds: tuple[tuple[FindingKind, dict[str, str]], ...] = (
+            ("participant", people),
+            ("project", projects),
+        )
+        for kind, names in kinds:
+            role = "mentioned" if kind == "participant" else "project"
+            for name in names:
+                if listed(profile, name, role) or (kind == "participant" and _is_listed(profile, name)):
+                    continue
+                quote = _naming_sentence(text, name)
+                if quote:
+                    target = role if kind == "participant" else None
+                    made.append(_finding(kind, doc_id, ws, state, method, target, name, quote))
+    return made
+
+
+def _is_listed(profile: DocumentProfile, name: str) -> bool:
+    return any(p.name.casefold() == name.casefold() for p in profile.participants)
+
+
+def _naming_sentence(text: str, name: str) -> str:
+    """The first sentence of the text naming the name as whole words (verbatim), or ''."""
+    pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)
+    for sentence in split_sentences(text):
+        if pattern.search(sentence) and sentence in text:
+            return sentence
+    return ""
 
 
 def _finding(

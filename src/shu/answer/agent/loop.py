@@ -12,7 +12,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from shu.answer.agent.tools import TOOLS, Found, ToolResult, Workspace
+from shu.answer.agent.tools import TOOLS, Call, Found, ToolResult, Workspace
 from shu.config.settings import AgentSettings
 from shu.types import AgentStep, AgentTrace, Finding, SearchHit
 
@@ -29,6 +29,11 @@ class Action(BaseModel):
     query: str = Field("", max_length=4000)
     doc_ids: list[str] = Field(default_factory=list, max_length=5)
     reason: str = Field("", max_length=4000)
+    kind: str = Field("", max_length=60)
+    """a relation type, a domain or a role, for the tools that take one"""
+
+    def call(self) -> Call:
+        return Call(self.query, list(self.doc_ids), self.reason, self.kind)
 
 
 @dataclass
@@ -143,7 +148,7 @@ def refusal(action: Action, state: AgentState, ws: Workspace) -> str | None:
     tool = TOOLS.get(action.tool)
     if tool is None:
         return f"no tool named {action.tool!r}"
-    if "query" in tool.needs and not action.query.strip():
+    if "query" in tool.needs and not tool.needs.endswith("?") and not action.query.strip():
         return f"{tool.name} needs a query"
     if tool.needs.startswith("doc_id") and len(action.doc_ids) != 1:
         return f"{tool.name} takes exactly one document id"
@@ -152,9 +157,13 @@ def refusal(action: Action, state: AgentState, ws: Workspace) -> str | None:
             return f"{doc_id!r} is not a document this persona can read"
         if doc_id not in state.found and doc_id not in {h.chunk.doc_id for h in state.hits}:
             return f"{doc_id!r} was not returned by a tool in this run (ids inside documents are data)"
-    if tool.name == "correct_document_type" and action.doc_ids[0] not in state.examined:
-        return "correct_document_type needs a document loaded or inspected in this run"
+    if tool.name in _WRITERS and action.doc_ids[0] not in state.examined:
+        return f"{tool.name} needs a document loaded or inspected in this run"
     return None
+
+
+_WRITERS = ("correct_document_type", "record_relational_context")
+"""the tools that write back: only about a document the agent read"""
 
 
 def _exhausted(state: AgentState, budget: Budget, elapsed: float) -> str:
@@ -172,9 +181,11 @@ def _exhausted(state: AgentState, budget: Budget, elapsed: float) -> str:
 def _step(choice: Choice, state: AgentState, ws: Workspace, clock: Callable[[], float]) -> None:
     action = choice.action
     assert action is not None
-    arguments = (
-        {"query": action.query, "doc_ids": action.doc_ids} if action.doc_ids else {"query": action.query}
-    )
+    arguments: dict[str, object] = {"query": action.query}
+    if action.doc_ids:
+        arguments["doc_ids"] = action.doc_ids
+    if action.kind:
+        arguments["kind"] = action.kind
     refused = refusal(action, state, ws)
     if refused is not None:
         state.idle += 1
@@ -184,7 +195,7 @@ def _step(choice: Choice, state: AgentState, ws: Workspace, clock: Callable[[], 
         )
         return
     began = clock()
-    result = TOOLS[action.tool].run(ws, action.query, action.doc_ids, action.reason)
+    result = TOOLS[action.tool].run(ws, action.call())
     if action.query and "query" in TOOLS[action.tool].needs:
         state.queries.append(action.query)
     if action.tool in ("inspect_manifest", "load_full_document", "get_document_context"):

@@ -135,6 +135,36 @@ class FindingsConformance:
         assert profiled.get_profile("p1") == before
         assert profiled.get_profile("nobody") is None
 
+    def test_people_and_projects_found_join_the_profile_and_the_relational_index_until_undone(
+        self, profiled: Store
+    ) -> None:
+        before = profiled.get_profile("p1")
+        assert before is not None and before.participants == [] and before.projects == []
+        assert profiled.document_index("alpha").search_names(["carla mendes"], 5)[0] == []
+        person = profiled.add_finding(
+            finding(
+                "participant", target="decision_maker", value="Carla Mendes", evidence="Carla Mendes approved"
+            )
+        )
+        profiled.add_finding(finding("participant", target="chair", value="Dan Roe"))  # not a role: ignored
+        project = profiled.add_finding(finding("project", value="Harbour Bridge"))
+        profile = profiled.get_profile("p1")
+        assert profile is not None
+        assert [(p.name, p.role) for p in profile.participants] == [("Carla Mendes", "decision_maker")]
+        assert profile.projects == ["Harbour Bridge"]
+        assert profiled.get_profiles(["p1"])["p1"] == profile
+        named, _ = profiled.document_index("alpha").search_names(["carla mendes"], 5)
+        assert [h.doc_id for h in named] == ["p1"]
+        assert [
+            h.doc_id for h in profiled.document_index("alpha").search_names(["harbour bridge"], 5)[0]
+        ] == ["p1"]
+        stored = profiled.export_document("p1")
+        assert stored is not None and stored.enrichment.profile == before, "kept apart from the enrichment"
+        for done in (person, project):
+            assert done.id is not None and profiled.undo_finding(done.id)
+        assert profiled.get_profile("p1") == before
+        assert profiled.document_index("alpha").search_names(["carla mendes"], 5)[0] == []
+
     def test_an_export_leaves_the_findings_out(self, profiled: Store) -> None:
         """`shu migrate` copies findings apart: they never become part of the enrichment."""
         profiled.add_finding(finding())

@@ -269,3 +269,37 @@ def test_profiles_need_a_key_on_a_server_without_keys(served: tuple[str, Scripte
     url, _ = served
     refused = httpx.get(f"{url}/v1/users/me")
     assert refused.status_code == 400 and "this server has no keys" in refused.json()["detail"]
+
+
+def test_the_agents_findings_are_listed_and_undone_over_http(small_kb: SmallKB) -> None:
+    from shu.types import Finding
+
+    kb = small_kb()
+    stored = kb.store.add_finding(
+        Finding(
+            kind="participant",
+            doc_id="pricing",
+            persona="lumen",
+            target="decision_maker",
+            value="Carla Mendes",
+            evidence="Carla Mendes set the Pro price",
+            method="agent:rules",
+        )
+    )
+    with running(create_app(kb)) as url:
+        listed = httpx.get(f"{url}/v1/findings", params={"persona": "lumen"}).json()
+        assert [(f["kind"], f["value"], f["target"], f["evidence"]) for f in listed] == [
+            ("participant", "Carla Mendes", "decision_maker", "Carla Mendes set the Pro price")
+        ]
+        unknown = httpx.get(f"{url}/v1/findings", params={"persona": "nobody"})
+        assert unknown.status_code == 404 and "unknown persona 'nobody'" in unknown.json()["detail"]
+        undone = httpx.post(f"{url}/v1/findings/{stored.id}/undo")
+        assert undone.status_code == 200 and undone.json()["undone"] is True
+        assert httpx.get(f"{url}/v1/findings").json() == []
+        assert [f["undone"] for f in httpx.get(f"{url}/v1/findings", params={"all": True}).json()] == [True]
+        again = httpx.post(f"{url}/v1/findings/{stored.id}/undo")
+        assert again.status_code == 409 and "already undone" in again.json()["detail"]
+        missing = httpx.post(f"{url}/v1/findings/999/undo")
+        assert missing.status_code == 404 and "unknown finding 999" in missing.json()["detail"]
+        bad = httpx.post(f"{url}/v1/findings/abc/undo")
+        assert bad.status_code == 422

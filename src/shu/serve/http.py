@@ -494,6 +494,20 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
         require_admin(key)
         return admin_job_view(kb.jobs.cancel(job_id))
 
+    @app.get("/v1/findings")
+    def list_findings(key: Caller, persona: str | None = None, all: bool = False) -> list[dict[str, Any]]:
+        """What the agent wrote back (relationships, stale manifests, document types, people and
+        projects), newest first, each with the quote it rests on (admin); `all` adds undone ones."""
+        require_admin(key)
+        return [f.model_dump() for f in kb.findings(persona, include_undone=all)]
+
+    @app.post("/v1/findings/{finding_id}/undo")
+    def undo_finding(finding_id: int, key: Caller) -> dict[str, Any]:
+        """Take a finding back: its effects stop, it is kept marked undone (admin); 404 for an
+        unknown one, 409 for one already undone."""
+        require_admin(key)
+        return kb.undo_finding(finding_id).model_dump()
+
     @app.get("/v1/stats")
     def stats(key: Caller) -> dict[str, Any]:
         """Counts and size of the store, enrichment methods, LLM use, answer cache, findings (admin)."""

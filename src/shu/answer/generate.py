@@ -30,7 +30,7 @@ from shu.checks import no_prompt_echo
 from shu.models.llm.base import ChatResult, LLMError, Message
 from shu.models.llm.client import LLMClient
 from shu.prompts import load_prompt
-from shu.types import Answer, AnswerStyle, AssembledContext, Persona, RetrievalResult
+from shu.types import Answer, AnswerStyle, AssembledContext, Detail, Persona, RetrievalResult
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,12 @@ STYLES: dict[AnswerStyle, str] = {
     "list_sources": "Answer as a short bullet list, one fact per line, each line with its key.",
     "full_document": "Answer directly in a few sentences, with the most specific facts the context gives.",
 }
+DETAIL_STYLES: dict[Detail, str] = {
+    "summary": "The reader wants the short version: the main point in one or two sentences, no lists.",
+    "detail": "The reader wants the detail: every relevant fact the context gives, with its numbers, "
+    "conditions and exceptions, as a list or table where the context has one.",
+}
+"""What the asker's `preferences.detail` adds to the style."""
 SUMMARY_STYLE = (
     "Summarise the document section by section, one short line a section: what it decided, found or "
     "says will happen, each line with its key."
@@ -111,6 +117,8 @@ class LLMAnswerer:
         style = STYLES[result.plan.answer_style]
         if whole is not None:
             read, style = whole, SUMMARY_STYLE  # a summary is written from the whole document
+        elif result.detail is not None:
+            style = f"{style} {DETAIL_STYLES[result.detail]}"
         elif self.model_context == "evidence" and (found := evidence_context(quoted_answer, read)).documents:
             read = found  # the reader's chosen sentences, in its order
         short = read is result.context and (self.numbered or self.max_sections is not None)

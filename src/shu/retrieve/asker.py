@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from shu.roles import families_of
-from shu.types import Signal, UserProfile
+from shu.types import Detail, Signal, UserProfile
 
 SIGNAL_HALF_LIFE_DAYS = 30.0
 PROFILE_HALF_LIFE_DAYS = 90.0
@@ -31,6 +31,8 @@ class Asker:
     roles: tuple[str, ...] = ()
     """the role families of the asker's roles (`shu.roles`)"""
     name: str = ""
+    detail: Detail | None = None
+    """`preferences.detail`: a short answer (summary) or every fact (detail)"""
     today: date = field(default_factory=lambda: datetime.now(UTC).date())
 
 
@@ -60,6 +62,7 @@ def asker_of(profile: UserProfile, signals: list[Signal], now: datetime | None =
         freshness=freshness,
         roles=tuple(dict.fromkeys(f for role in profile.roles for f in families_of(role))),
         name=profile.name or profile.id,
+        detail=_detail(profile.preferences.get("detail")),
         today=moment.date(),
     )
 
@@ -74,3 +77,11 @@ def _freshness(updated: str, moment: datetime) -> float:
     age = (moment - datetime.fromisoformat(updated)).days
     decay: float = 0.5 ** (max(age, 0) / PROFILE_HALF_LIFE_DAYS)  # typeshed: float ** float is Any
     return round(decay, 3)
+
+
+def _detail(preferred: str | None) -> Detail | None:
+    if preferred == "summary":
+        return "summary"
+    if preferred == "detail":
+        return "detail"
+    return None

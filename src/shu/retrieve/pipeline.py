@@ -198,6 +198,7 @@ class RetrievalPipeline:
             notes=notes,
             timings_ms=timings,
             asker=asker.user if asker is not None else None,
+            detail=asker.detail if asker is not None else None,
             personal=candidates.boosts,
             resolved=candidates.resolved,
             filter=where,

@@ -90,6 +90,8 @@ QueryType = Literal[
 
 
 AnswerStyle = Literal["full_document", "synthesize", "list_sources"]
+Detail = Literal["summary", "detail"]
+"""How much of an answer the asker prefers (`preferences.detail`): the main point, or every fact."""
 Complexity = Literal["simple", "moderate", "complex"]
 
 
@@ -265,3 +267,5 @@ class RetrievalResult(BaseModel):
     the answer's lists keep to it)"""
     filtered: int | None = None
     """how many of the persona's documents the filter kept (None: no filter)"""
+    detail: Detail | None = None
+    """the asker's preference: a short answer or a detailed one (None: the default length)"""

@@ -218,8 +218,9 @@ class QueryRelationalIndex:
     organisation or project (authors, participants, entities), and the documents those link to.
     kind narrows it: a role the name plays (author, recipient, subject, mentioned,
     decision_maker), project (documents of that project), an entity kind (person, organization,
-    place) — then no link is followed — or a link type (supersedes, replies_to, references, decision_for, derived_from,
-    explains, part_of, attached_to, related_to: only links of that type are followed)."""
+    place) — then no link is followed — or a link type (supersedes, replies_to, references,
+    decision_for, derived_from, explains, part_of, attached_to, related_to: only links of that
+    type are followed)."""
 
     name: ClassVar[str] = "query_relational_index"
     needs: ClassVar[str] = "query"

@@ -22,8 +22,9 @@ def choose(
     min_meaning: float,
     kind: Asked | None = None,
     every: bool = False,
+    within: float = 0.75,
 ) -> list[Candidate]:
-    """The best sentences, each within 0.75 of the best score; when sections whose heading
+    """The best sentences, each within `within` (0.75) of the best score; when sections whose heading
     answers the question's kind are among the best-ranked documents' ("Root cause"), their
     sentences come first, judged against the best of them."""
     ranked = sorted(candidates, key=lambda c: c.score, reverse=True)
@@ -48,7 +49,7 @@ def choose(
         best = group[0].score if group else 0.0
         whole = group is stated and every  # every decision, every attendee
         for candidate in group:
-            if len(chosen) == limit or (candidate.score < 0.75 * best and not whole):
+            if len(chosen) == limit or (candidate.score < within * best and not whole):
                 break
             if candidate in chosen or any(similar(candidate.text, c.text) for c in chosen):
                 continue

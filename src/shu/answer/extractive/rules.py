@@ -25,7 +25,12 @@ from shu.answer.extractive.reading import QuestionReading
 from shu.answer.extractive.replies import dated, insufficient, quoted_answer
 from shu.answer.extractive.sides import comparison_answer, row_answer, row_of_both, side_by_side
 from shu.answer.quote import quoted
-from shu.types import Answer, AnswerSentence, Chunk, Persona, RetrievalResult
+from shu.types import Answer, AnswerSentence, Chunk, Detail, Persona, RetrievalResult
+
+_MORE_DETAIL = 2
+"""sentences a detail-preferring asker gets beyond `answer.max_sentences`"""
+_DETAIL_WITHIN = 0.6
+"""…each within this share of the best sentence's score (0.75 otherwise)"""
 
 
 class Reader(Protocol):
@@ -76,8 +81,9 @@ class Found:
         """The best sentences (more when several answers are asked for); a question in parts,
         the best for each part first."""
         reading, reader = self.reading, self.reader
-        limit = reader.max_sentences + (3 if reading.many else 0)
-        chosen = choose(self.candidates, limit, reader.min_meaning, reading.kind, reading.every)
+        sentences, within = _length(reader.max_sentences, self.result.detail)
+        limit = sentences + (3 if reading.many else 0)
+        chosen = choose(self.candidates, limit, reader.min_meaning, reading.kind, reading.every, within)
         if chosen and len(self.result.sub_questions) > 1:
             chosen = reader.per_part(self.result.sub_questions, self.candidates, chosen)
         return chosen
@@ -96,6 +102,16 @@ class Found:
             live=live,
             attribute=attribute,
         )
+
+
+def _length(max_sentences: int, detail: Detail | None) -> tuple[int, float]:
+    """How many sentences to quote and how close to the best each must score, for the asker's
+    preference: the main point (one sentence) for a summary; two more, less close, for detail."""
+    if detail == "summary":
+        return 1, 0.75
+    if detail == "detail":
+        return max_sentences + _MORE_DETAIL, _DETAIL_WITHIN
+    return max_sentences, 0.75
 
 
 class Rule(Protocol):

@@ -301,3 +301,54 @@ def test_nothing_relational_is_learned_when_learning_is_off(deals: KnowledgeBase
     ]
     run_script(deals, "What changed in Acme's pricing?", replies, learn=False)
     assert deals.store.list_findings("deals") == []
+
+
+# -- once with a real local model ---------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.service
+def test_a_real_small_model_is_offered_the_relational_tools_and_stays_bounded(
+    llama_server: str, tmp_path: Any, embedder: Any, make_persona: PersonaMaker
+) -> None:
+    """SmolLM2 sees every tool with its relation, domain and role arguments. Whatever it picks,
+    each step is a known tool or refused by the guard, the budget holds, and anything it writes
+    back rests on the document's own words."""
+    from shu.kb import open_kb
+    from tests.answer.test_llm_e2e import smollm2
+
+    settings = smollm2(
+        llama_server,
+        "enrich.enabled=true",
+        "enrich.method=extractive",
+        "agent.method=llm",
+        "agent.max_steps=4",
+    )
+    kb = open_kb(tmp_path / "home", settings, embedder=embedder)
+    try:
+        assert not kb.ingest(make_persona("deals", rag=DEALS)).failed
+        answer = kb.ask(
+            "Which documents did Ana Lima write, and who approved the price?", persona="deals", agent=True
+        )
+        trace = answer.agent
+        assert trace is not None and trace.method.startswith("llm:openai:smollm2")
+        print(
+            "SmolLM2 agent:",
+            trace.stopped,
+            [(s.tool, s.arguments, s.refused, s.summary) for s in trace.steps],
+        )
+        assert len(trace.steps) <= 4 and trace.tokens > 0
+        assert all(step.refused or step.tool in TOOLS for step in trace.steps)
+        texts = {
+            d: "\n".join(c.text for c in kb.store.list_chunks(d))
+            for d in ("acme-pricing", "acme-pricing-2025")
+        }
+        for finding in kb.store.list_findings("deals"):
+            assert finding.evidence and finding.evidence in texts.get(finding.doc_id, ""), finding
+        assert {c.doc_id for c in answer.citations} <= {
+            "acme-pricing",
+            "acme-pricing-2025",
+            "onboarding-guide",
+        }
+    finally:
+        kb.close()

@@ -119,6 +119,7 @@ def test_b_a_hostile_document_renders_as_text(served: Served, page: Any) -> None
     expect(panel.locator(".section-path").first).to_contain_text(f"{XSS_IMG} Setup")
     expect(panel.locator('a[href^="javascript:"]')).to_have_count(0)  # the API drops a javascript: source
     expect(panel.locator(".source-url a")).to_have_count(0)
+    expect(panel.locator(".doc-meta .license")).to_have_text(f"Licence: CC-BY-4.0 {XSS_IMG}")  # as text
     assert_harmless(page)
 
     page.click("#panel-close")
@@ -131,6 +132,9 @@ def test_b_a_hostile_document_renders_as_text(served: Served, page: Any) -> None
     text.locator("button.cite").first.click()
     expect(panel.locator(".doc-section.cited")).to_contain_text(f"Run {XSS_SCRIPT} now")
     assert panel.locator(".doc-section.cited").get_attribute("data-key") == served.hostile_key
+    expect(turn.locator(".sources li").first.locator(".source-license")).to_have_text(
+        f"Licence: CC-BY-4.0 {XSS_IMG}"
+    )
     turn.locator(".trace summary").click()
     expect(turn.locator(".trace-body")).to_be_visible()
     assert_harmless(page)

@@ -74,6 +74,7 @@ HOSTILE = doc(
     f"See {FAKE_KEY} for more about the hostile setup.\n\n## Other\n\nNothing else to see here.",
     date="2026-05-01",
     source_url="javascript:window.pwned=1",
+    license=f"CC-BY-4.0 {XSS_IMG}",
 )
 HOSTILE_QUESTION = "What do the hostile notes say about the setup?"
 BENIGN = doc("benign", "Benign notes", "# Benign notes\n\n## Intro\n\nThese notes are plain and harmless.")

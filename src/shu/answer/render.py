@@ -25,13 +25,15 @@ def source_line(citation: Citation) -> str:
     in a heading is not a citation."""
     date = f" ({citation.date})" if citation.date else ""
     link = f" <{citation.source_url}>" if citation.source_url else ""
-    return f"{citation.key} {quoted(citation.title)}{date}, §{quoted(citation.section_path)}.{link}"
+    terms = f" Licence: {quoted(citation.license)}." if citation.license else ""
+    return f"{citation.key} {quoted(citation.title)}{date}, §{quoted(citation.section_path)}.{link}{terms}"
 
 
 def footnote(number: int, citation: Citation) -> str:
     date = f" ({citation.date})" if citation.date else ""
     link = f" — <{citation.link}>" if citation.link else ""
-    return f"[^{number}]: {quoted(citation.title)}{date}, §{quoted(citation.section_path)}{link}"
+    terms = f" (licence: {quoted(citation.license)})" if citation.license else ""
+    return f"[^{number}]: {quoted(citation.title)}{date}, §{quoted(citation.section_path)}{link}{terms}"
 
 
 def shown_text(answer: Answer) -> str:

@@ -115,6 +115,7 @@ def _document(doc: Document, chunks: list[Chunk], score: float, whole: bool) -> 
         date=doc.date,
         source=doc.source_url or knowledge_base_path(doc.path),  # never a path of the machine
         path=knowledge_base_path(doc.path),
+        license=doc.license,
         score=score,
         full=whole,
         sections=sections,

@@ -408,6 +408,7 @@ def _listed(doc: Document, persona: str | None) -> dict[str, Any]:
         "tags": doc.tags,
         "summary": doc.summary,
         "source_url": http_url(doc.source_url),
+        "license": doc.license,
         "file": Path(doc.path).name,
         "personas": [persona] if persona else doc.personas,
     }

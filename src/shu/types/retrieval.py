@@ -54,6 +54,9 @@ class Citation(BaseModel):
     path: str | None = None
     """The document's file relative to the knowledge base (`lumen-support/RAG/pricing.md`),
     never a path of the machine."""
+    license: str | None = None
+    """The document's licence as its frontmatter states it (`CC-BY-4.0`): a reader reusing the
+    cited words sees under what terms."""
 
     @computed_field  # type: ignore[prop-decorator]  # mypy: decorated property; pydantic's documented form
     @property
@@ -160,6 +163,7 @@ class ContextDocument(BaseModel):
     """The document's source URL, else its file relative to the knowledge base (as `path`)."""
     path: str | None = None
     """The document's file relative to the knowledge base."""
+    license: str | None = None
     score: float
     full: bool = False
     """The whole document (a lookup, or escalated), not only its best chunks."""
@@ -176,6 +180,7 @@ class ContextDocument(BaseModel):
             source_url=self.source,
             date=self.date,
             path=self.path,
+            license=self.license,
         )
 
 

@@ -60,6 +60,7 @@ def _document(citation: Citation) -> ContextDocument:
         date=citation.date,
         source=citation.source_url,
         path=citation.path,
+        license=citation.license,
         score=0.0,
     )
 

@@ -63,6 +63,7 @@ def context_document(document: Document, score: float, sections: list[ContextSec
         date=document.date,
         source=document.source_url or knowledge_base_path(document.path),
         path=knowledge_base_path(document.path),
+        license=document.license,
         score=score,
         sections=sections,
     )

@@ -79,6 +79,7 @@ function sourcesList(numbers, onCite) {
         el("span", { class: "source-n" }, String(n)),
         el("span", { class: "source-title" }, citation.title || citation.doc_id),
         el("span", { class: "source-section" }, sectionLabel(citation.section_path, citation.title)),
+        citation.license ? el("span", { class: "source-license" }, `Licence: ${citation.license}`) : null,
       ),
     ),
   );

@@ -152,6 +152,7 @@ function documentMeta(doc) {
   if (doc.source_url) {
     items.push(el("span", { class: "meta-item source-url" }, "Source: ", linkOrText(doc.source_url)));
   }
+  if (doc.license) items.push(el("span", { class: "meta-item license" }, `Licence: ${doc.license}`));
   items.push(el("span", { class: "meta-item muted" }, doc.id));
   return el("div", { class: "doc-meta" }, items);
 }

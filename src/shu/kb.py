@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from contextlib import suppress
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
@@ -27,7 +28,9 @@ from shu.conversations import LOCAL_USER, Conversations
 from shu.enrich.enricher import contextualize, with_context
 from shu.errors import ConflictError, InvalidRequestError, NotFoundError, ShuError
 from shu.ingest.job import Progress, Redo
+from shu.ingest.personas import load_persona
 from shu.ingest.report import IngestReport
+from shu.ingest.suggest_config import ConfigSuggestion, suggest_config
 from shu.ingest.uploads import DocumentFiles, document_files, own_folder, persona_folder, remove_files
 from shu.jobs import JobRunner
 from shu.models.embed import Embedder
@@ -186,6 +189,17 @@ class KnowledgeBase:
     def persona_folder(self, slug: str) -> Path:
         """The folder of a persona on this machine, known from where its documents are."""
         return persona_folder(slug, self.documents(slug))
+
+    def suggest_persona_config(self, slug: str) -> ConfigSuggestion:
+        """A `persona.config.json` suggested from the persona's documents, each addition with why
+        (`shu.ingest.suggest_config`), built on the config file as it is now (as last ingested when
+        the persona's folder is not known)."""
+        persona, documents = self.persona(slug), self.documents(slug)
+        with suppress(InvalidRequestError):
+            persona = load_persona(self.persona_folder(slug)).persona
+        return suggest_config(
+            persona, documents, lambda d: "\n\n".join(c.text for c in self.store.list_chunks(d.id))
+        )
 
     def document_files(self, doc_id: str, persona: str) -> DocumentFiles:
         """The RAG file and the raw file of a document in `persona`'s own folder (another

@@ -510,6 +510,10 @@ def test_generated_fields_follow_the_source_but_curated_ones_stay(
     kb.ingest(folder)
     assert "summary: Curated by hand. SSO now works" in rag.read_text()
     assert kb.store.get_document("note").summary.startswith("Curated by hand")
+    (folder / "RAW-DOCS" / "note.md").write_text("# Note\n\nA fourth version, about invoices this time.")
+    kb.ingest(folder)  # and every later conversion too, not only the next one
+    assert "summary: Curated by hand. SSO now works" in rag.read_text()
+    assert "A fourth version" in rag.read_text()
 
 
 def test_a_symlink_loop_in_rag_is_one_failed_file(kb: KnowledgeBase, make_persona: PersonaMaker) -> None:

@@ -27,6 +27,7 @@ SECRET = doc("secret", "Board secrets", "# Board\n\n## Deal\n\nThe acquisition p
 Q = "What does the Pro plan cost?"
 PERSONA_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("GET", "/v1/personas/{p}/documents", None),
+    ("GET", "/v1/personas/{p}/suggested-config", None),
     ("GET", "/v1/documents/{d}?persona={p}", None),
     ("POST", "/v1/search", {"question": Q, "persona": "{p}"}),
     ("POST", "/v1/ask", {"question": Q, "persona": "{p}"}),

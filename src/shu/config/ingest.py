@@ -34,6 +34,11 @@ class ChunkingSettings(BaseModel):
 
     max_tokens: int = Field(180, ge=16, le=4000)
     overlap_tokens: int = Field(30, ge=0, le=1000)
+    key_terms: bool = Field(
+        True,
+        description="index a document's Key Terms with its first chunk, and an alias's other form with "
+        "each chunk naming one (docs/design/personas-and-storage.md#key-terms)",
+    )
 
 
 class IngestSettings(BaseModel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +12,7 @@ from shu.errors import DocumentError, SkipDocument
 from shu.ingest.convert.decode import decode_text
 from shu.ingest.files import resolved, sha256
 from shu.ingest.frontmatter import as_str_list, split_frontmatter
+from shu.ingest.key_terms import KeyTerms, read_block
 from shu.ingest.personas import SLUG
 from shu.text import name_id, slugify
 from shu.types import Document
@@ -25,6 +26,8 @@ class ParsedDocument:
     body: str
     raw: bytes
     warnings: list[str]
+    key_terms: KeyTerms = field(default_factory=KeyTerms)
+    """the Key Terms / Also Known As block, taken out of the body"""
 
 
 DOC_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,199}$")
@@ -35,6 +38,7 @@ def parse_rag_file(path: Path, data: bytes, persona: str) -> ParsedDocument:
     `content_hash()` once every persona that holds the same file is known."""
     text, encoding = decode_text(data)
     meta, body = split_frontmatter(text)
+    body, terms = read_block(body)
     if not body.strip():
         raise SkipDocument("empty document (no text after the frontmatter)")
     warnings = [] if encoding.startswith("utf") else [f"decoded as {encoding}"]
@@ -55,9 +59,11 @@ def parse_rag_file(path: Path, data: bytes, persona: str) -> ParsedDocument:
         tags=as_str_list(meta.get("tags"), "tags"),
         summary=_text(meta.get("summary")),
         license=_text(meta.get("license")),
-        meta={k: v for k, v in meta.items() if k not in _KNOWN},
+        meta={k: v for k, v in meta.items() if k not in _KNOWN}
+        | ({"key_terms": terms.terms} if terms.terms else {})
+        | ({"also_known_as": terms.aliases} if terms.aliases else {}),
     )
-    return ParsedDocument(doc=doc, body=body, raw=data, warnings=warnings)
+    return ParsedDocument(doc=doc, body=body, raw=data, warnings=warnings, key_terms=terms)
 
 
 def content_hash(parsed: ParsedDocument, fingerprint: str) -> str:

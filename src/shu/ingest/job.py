@@ -26,6 +26,7 @@ from shu.ingest.claims import Claim, Holder, Ruling, folder_of, holder_of, quali
 from shu.ingest.documents import ParsedDocument, content_hash, parse_rag_file
 from shu.ingest.files import list_files, read_inside, resolved
 from shu.ingest.index_settings import BUILT_WITH, changes, chosen, context_choice, with_context
+from shu.ingest.key_terms import indexed
 from shu.ingest.personas import PersonaFolder, check_inside, find_persona_folders, load_persona
 from shu.ingest.raw import convert_raw_folder, prune_orphans
 from shu.ingest.report import FileOutcome, IngestReport
@@ -368,6 +369,8 @@ class IngestJob:
             log.exception("chunking %s failed unexpectedly", doc.id)
             outcome.message = f"unexpected {exc.__class__.__name__} while chunking: {exc}"
             return None
+        if chunking.key_terms:
+            chunks = indexed(chunks, parsed.body, parsed.key_terms)
         if not chunks:
             outcome.status, outcome.message = "skipped", "no text to index"
             if stored is not None:
@@ -499,7 +502,7 @@ class IngestJob:
         return {
             "chunking": self.settings.chunking.model_dump(),
             "embedder": self.embedder.name,
-            "index_text": 2,  # 2: relative dates indexed with the dates they mean
+            "index_text": 3,  # 2: relative dates indexed with the dates they mean; 3: key terms
             "enrich": self.settings.enrich.model_dump(),
             "enrich_methods": ENRICH_VERSION,
             "llm": self.llm.fingerprint if self.llm else None,

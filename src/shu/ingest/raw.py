@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from shu.errors import DocumentError, ShuError, SkipDocument
+from shu.ingest import key_terms
 from shu.ingest.budget import Limits, spending
 from shu.ingest.convert import convert_documents
 from shu.ingest.convert.base import Converted
@@ -23,7 +24,7 @@ from shu.text import name_id, split_sentences
 URL_LIST_SUFFIXES = frozenset({".urls", ".links"})
 CURATED_FIELDS = ("summary", "tags", "license")
 RESERVED_FIELDS = frozenset({"id", "source_file", "source_sha256", "generated"})
-CONVERTER_VERSION = 5
+CONVERTER_VERSION = 6  # 6: the Key Terms / Also Known As block
 """Raise when conversion output changes, so that generated RAG files are written again."""
 _FIELD_LINE = re.compile(r"^\*\*[\w -]+:\*\*")
 _TYPE_HINTS = (
@@ -108,8 +109,12 @@ def _convert_one(
             doc_id = part.doc_id or stem_id
             _claim(folder, doc_id, path, source_file, produced)
             target = rag_path_for(folder, doc_id)
-            meta = build_frontmatter(folder, path, doc_id, part, digest, _existing_frontmatter(target))
-            write_atomic(target, render_frontmatter(meta, part.markdown))
+            previous = _existing_frontmatter(target)
+            meta = build_frontmatter(folder, path, doc_id, part, digest, previous)
+            made = key_terms.block(key_terms.suggested(part.markdown, meta["tags"]))
+            meta["generated"]["key_terms"] = _digest(made)
+            terms = _key_terms(target, previous, made)
+            write_atomic(target, render_frontmatter(meta, terms + part.markdown))
             written.append(target)
         for old, _ in before:  # a message gone from a mailbox, an attachment removed
             if old not in written:
@@ -214,13 +219,26 @@ def build_frontmatter(
         if key not in meta and key not in RESERVED_FIELDS and value not in (None, "", [], {}):
             meta[key] = value
     generated_before = _generated(previous)
+    made = {key: _digest(meta[key]) for key in CURATED_FIELDS if meta.get(key)}
     for key in CURATED_FIELDS:  # a value a person edited after the last conversion survives
         if previous.get(key) and _digest(previous[key]) != generated_before.get(key):
             meta[key] = previous[key]
-    meta["generated"] = {"converter": CONVERTER_VERSION} | {
-        key: _digest(meta[key]) for key in CURATED_FIELDS if meta.get(key)
-    }
+    # what conversion made, not what was kept: a person's edit survives every later conversion
+    meta["generated"] = {"converter": CONVERTER_VERSION} | made
     return meta
+
+
+def _key_terms(target: Path, previous: dict[str, Any], made: str) -> str:
+    """The Key Terms block to write: the one a person edited in the generated file (it differs
+    from what the last conversion made), else `made`, from the text and its tags."""
+    try:
+        _, body = split_frontmatter(read_inside(target, target.parent, _MAX_RAG_BYTES).decode("utf-8"))
+    except Exception:  # no earlier file, or not one Shu can read: a new block
+        return made
+    rest, _ = key_terms.read_block(body)
+    kept = body[: len(body) - len(rest)].strip()
+    edited = kept and _digest(f"{kept}\n\n") != _generated(previous).get("key_terms")
+    return f"{kept}\n\n" if edited else made
 
 
 def _generated(meta: dict[str, Any]) -> dict[str, Any]:

@@ -6,10 +6,12 @@ by their selectivity). The pieces (`surfaces`, `fuse`, `hits`) are what the quer
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 
 import numpy as np
 
 from shu.models.embed.base import Embedder
+from shu.retrieve import standing
 from shu.retrieve.candidates import Candidates, StageContext, Surfaces
 from shu.retrieve.fusion import convex_fusion, reciprocal_rank_fusion
 from shu.store.base import PROFILE_SURFACES, KnowledgeReader, ScoredChunk, ScoredDocument, Within
@@ -170,6 +172,9 @@ class HybridSearcher:
             and (within is None or owners[chunk_id] in within)
         ]
         scored.sort(key=lambda pair: pair[1], reverse=True)
+        if standing.active(params):
+            profiles = self.store.get_profiles(list(docs)) if params.authority_boost else {}
+            scored = standing.standing(scored, owners, docs, profiles, params, datetime.now(UTC).date())
         return _cap_per_document(scored, owners, params.max_chunks_per_doc)[:limit], owners, docs, boosted
 
     def hits(

@@ -28,6 +28,7 @@ from shu.serve.console import row as _row
 from shu.serve.filter_options import DocIds, People, Since, Sources, Tags, Types, Until, document_filter
 from shu.serve.keys import keys_app
 from shu.serve.models_cli import models_app
+from shu.serve.personas_cli import personas_app
 from shu.serve.plugins import mount_command_plugins
 from shu.serve.trace import trace_tree
 from shu.serve.users_cli import users_app
@@ -350,21 +351,6 @@ def mcp() -> None:
 
 
 @app.command()
-def personas() -> None:
-    """List the personas in the store."""
-    with _kb() as kb:
-        found = kb.personas()
-        counts = {p.slug: len(kb.documents(p.slug)) for p in found}
-    if state.as_json:
-        _emit_json([p.model_dump() | {"documents": counts[p.slug]} for p in found])
-        return
-    table = Table("slug", "name", "documents", "tags")
-    for p in found:
-        _row(table, p.slug, p.display_name, str(counts[p.slug]), ", ".join(p.config.tags))
-    out.print(table)
-
-
-@app.command()
 def presets() -> None:
     """List the named presets `--preset` lays under the settings (a setting you give wins)."""
     try:
@@ -577,6 +563,7 @@ def _print_report(report: IngestReport) -> None:
 
 app.add_typer(keys_app, name="keys")
 app.add_typer(models_app, name="models")
+app.add_typer(personas_app, name="personas")
 app.add_typer(users_app, name="users")
 app.add_typer(conversations_app, name="conversations")
 app.command()(chat)

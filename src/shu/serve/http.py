@@ -345,6 +345,14 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
             "documents": [_public(d) for d in page],
         }
 
+    @app.get("/v1/personas/{slug}/suggested-config")
+    def suggested_config(slug: str, key: Caller) -> dict[str, Any]:
+        """A suggested `persona.config.json` for a person to accept: the curated config with the
+        tags and aliases the documents suggest, each tag and alias with why (as `shu --json
+        personas suggest`); nothing is written."""
+        authorize(key, slug)
+        return kb.suggest_persona_config(slug).as_json()
+
     @app.get("/v1/personas/{slug}/filters")
     def filters(slug: str, key: Caller) -> FilterChoices:
         """What the persona's documents offer a filter: types and tags with how many documents

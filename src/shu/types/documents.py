@@ -92,6 +92,29 @@ class RetrievalParams(BaseModel):
         "query (RM3; 0 = off; the in-memory keyword index only)",
     )
     feedback_terms: int = Field(10, ge=1, le=100, description="words feedback adds to the keyword query")
+    freshness_half_life_days: float | None = Field(
+        None,
+        gt=0.0,
+        le=36_500.0,
+        description="a dated document this many days old scores half its freshness share lower "
+        "(None = off: old documents are not pushed down; docs/design/query-pipeline.md#freshness)",
+    )
+    freshness_weight: float = Field(
+        0.2, ge=0.0, le=0.5, description="the largest share of a score freshness takes from an old document"
+    )
+    authority_boost: float = Field(
+        0.0,
+        ge=0.0,
+        le=0.5,
+        description="an authoritative source's passages score this share higher, an informal one's this "
+        "share lower (the manifest's authority_level; 0 = off)",
+    )
+    min_relative_score: float = Field(
+        0.0,
+        ge=0.0,
+        lt=1.0,
+        description="passages scoring below this share of the best one are dropped (0 = none)",
+    )
     feedback_query_weight: float = Field(
         0.5, ge=0.0, le=1.0, description="with feedback: the question's own terms' share of the query"
     )

@@ -9,7 +9,7 @@ from shu.errors import InvalidRequestError, NotFoundError
 from shu.kb import KnowledgeBase
 from shu.types import Signal
 from shu_eval.samples import calendar_chat, mail
-from tests.conftest import PersonaMaker
+from tests.conftest import PersonaMaker, doc
 
 AYLA = {"name": "Ayla Demir", "emails": ["ayla@harbor.example"], "roles": ["treasurer"]}
 
@@ -103,3 +103,78 @@ def test_export_holds_everything_about_a_user_and_forget_removes_it(club: Knowle
 def test_a_user_with_no_profile_and_no_file_is_unknown(club: KnowledgeBase) -> None:
     with pytest.raises(NotFoundError):
         club.accounts.user("ghost")
+
+
+# -- continuous learning -----------------------------------------------------------------------
+
+NEW_MAIL = doc(
+    "dock-fees",
+    "Dock fees for the winter",
+    "# Dock fees for the winter\n\nAyla, the winter dock fee is 340 euros per boat, due in November.",
+    type="email",
+    date="2026-09-20",
+    participants=[
+        {"name": "Nadia Roy", "email": "nadia@harbor.example", "role": "author"},
+        {"name": "Ayla Demir", "email": "ayla@harbor.example", "role": "recipient"},
+    ],
+)
+
+
+def test_a_learning_profile_follows_each_ingestion_run_and_keeps_when_items_changed(
+    club: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    club.accounts.set_user("ayla", AYLA)
+    before = club.accounts.learn_user("ayla")
+    assert "nadia@harbor.example" not in {c.email for c in before.contacts} and before.learned
+    jonas = next(c for c in before.contacts if c.email == "jonas@harbor.example")
+    folder = make_persona("club", rag={"dock-fees.md": NEW_MAIL})
+    report = club.ingest(folder)  # no `learn`: the profile follows the run
+    assert "profiles learned again: ayla" in report.notes
+    after = club.accounts.user("ayla")
+    nadia = next(c for c in after.contacts if c.email == "nadia@harbor.example")
+    assert (nadia.name, nadia.source, nadia.interactions) == ("Nadia Roy", "email", 1)
+    assert after.learned >= before.learned
+    same = next(c for c in after.contacts if c.email == "jonas@harbor.example")
+    assert same.updated == jonas.updated, "an unchanged contact keeps the time it last changed"
+    assert nadia.updated >= jonas.updated
+    assert club.ingest(folder).notes == [], "an unchanged run changes no profile"
+
+
+def test_an_admin_pauses_resumes_and_resets_learning(club: KnowledgeBase, make_persona: PersonaMaker) -> None:
+    club.accounts.set_user("ayla", AYLA | {"contacts": ["Lee Park <lee@harbor.example>"]})
+    club.accounts.learn_user("ayla")
+    paused = club.accounts.set_learning("ayla", False)
+    assert not paused.learning
+    club.ingest(make_persona("club", rag={"dock-fees.md": NEW_MAIL}))
+    assert "nadia@harbor.example" not in {c.email for c in club.accounts.user("ayla").contacts}, "paused"
+    resumed = club.accounts.set_learning("ayla", True)
+    assert resumed.learning and "nadia@harbor.example" in {c.email for c in resumed.contacts}
+    reset = club.accounts.reset_learning("ayla")
+    assert [(c.email, c.source) for c in reset.contacts] == [("lee@harbor.example", "set")]
+    assert reset.learned == "" and reset.learning
+    with pytest.raises(NotFoundError, match="unknown user 'bob'"):
+        club.accounts.set_learning("bob", False)
+    with pytest.raises(NotFoundError, match="unknown user 'bob'"):
+        club.accounts.reset_learning("bob")
+
+
+def test_a_signal_has_a_learning_profile_learned_again(club: KnowledgeBase) -> None:
+    from shu.accounts import Accounts
+
+    accounts = Accounts(club.store, club.store, club.settings.home, relearn_s=0.0)
+    accounts.set_user("ayla", AYLA)
+    assert accounts.learn_user("ayla").interests == []
+    reply = next(d.id for d in club.documents("club") if d.title == "Re: Q3 repair budget")
+    accounts.feedback(Signal(user="ayla", persona="club", kind="star", doc_id=reply))
+    interests = accounts.user("ayla").interests
+    assert interests and interests[0].source == "signals", "learned from the star, no `learn` asked"
+    slow = Accounts(club.store, club.store, club.settings.home, relearn_s=3600.0)
+    learned = slow.learn_user("ayla").interests
+    other = next(d.id for d in club.documents("club") if d.id != reply and d.type == "meeting")
+    slow.feedback(Signal(user="ayla", persona="club", kind="star", doc_id=other))
+    assert slow.user("ayla").interests == learned, "learned a moment ago: not again for each click"
+    assert accounts.feedback(Signal(user="ayla", persona="club", kind="star", doc_id=other))
+    assert accounts.user("ayla").interests != learned, "past the interval: learned again"
+    slow.reset_learning("ayla")
+    slow.feedback(Signal(user="ayla", persona="club", kind="star", doc_id=reply))
+    assert slow.user("ayla").interests == [], "a signal alone makes no profile: `learn` does"

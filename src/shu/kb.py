@@ -91,6 +91,13 @@ class KnowledgeBase:
         self.store: Store = store if store is not None else open_store(settings)
         self.parts = Parts(settings, self.store, embedder, llm, reranker, answerer)
         """What the verbs are made of (`shu.parts`): built from the settings when first used."""
+        self.parts.after_ingest.append(self._profiles_follow)
+
+    def _profiles_follow(self, report: IngestReport) -> None:
+        """Users' profiles that are learning follow the documents an ingestion run changed."""
+        changed = self.accounts.follow()
+        if changed:
+            report.notes.append(f"profiles learned again: {', '.join(changed)}")
 
     @property
     def embedder_name(self) -> str:

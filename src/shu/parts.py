@@ -5,6 +5,7 @@ conversations. A part can be given instead (a test's scripted model, your own an
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 
 from shu import __version__
@@ -16,6 +17,7 @@ from shu.config.settings import Settings
 from shu.conversations import Conversations
 from shu.enrich.llm import LLMEnricher
 from shu.ingest.job import IngestJob, Progress
+from shu.ingest.report import IngestReport
 from shu.jobs import JobRunner
 from shu.models.embed import Embedder, create_embedder
 from shu.models.embed.factory import kept_embedder
@@ -50,6 +52,8 @@ class Parts:
         self._given_llm = llm
         self._given_reranker = reranker
         self._given_answerer = answerer
+        self.after_ingest: list[Callable[[IngestReport], None]] = []
+        """What follows each ingestion run that changed the knowledge base (users' profiles)."""
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -95,7 +99,13 @@ class Parts:
 
     def ingest_job(self, progress: Progress | None = None, context: bool | None = None) -> IngestJob:
         """An ingestion run not yet started (its report fills as it goes)."""
-        return IngestJob(self.settings, self.store, self.embedder, progress, self.ingest_enricher, context)
+        return IngestJob(
+            self.settings, self.store, self.embedder, progress, self.ingest_enricher, context, self._after
+        )
+
+    def _after(self, report: IngestReport) -> None:
+        for follow in self.after_ingest:
+            follow(report)
 
     @cached_property
     def reranker(self) -> Reranker | None:

@@ -40,6 +40,8 @@ PERSONA_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
 ADMIN_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("GET", "/v1/stats", None),
     ("GET", "/v1/findings", None),
+    ("PUT", "/v1/admin/profiles/nobody/learning", {"on": False}),
+    ("POST", "/v1/admin/profiles/nobody/reset", None),
     ("POST", "/v1/findings/1/undo", None),
     ("GET", "/v1/jobs", None),
     ("GET", "/v1/jobs/nope", None),

@@ -547,6 +547,15 @@ def test_users_are_set_learned_shown_exported_and_forgotten(home: Path, make_per
     assert "star" in kinds and "used_in_answer" in kinds, kinds
     code, output = shu(home, "users", "set", "ayla", "--prefer", "loud")
     assert code == 2 and "detail or summary" in output
+    code, output = shu(home, "users", "learning", "ayla", "off")
+    assert code == 0 and "learning paused" in output
+    code, output = shu(home, "users", "learning", "ayla", "on")
+    assert code == 0 and "learning on; last learned 20" in output
+    assert shu(home, "users", "learning", "ayla", "maybe")[0] == 2
+    code, output = shu(home, "--json", "users", "reset", "ayla")
+    reset = json.loads(output)
+    assert code == 0 and reset["learned"] == "" and all(c["source"] == "set" for c in reset["contacts"])
+    assert shu(home, "users", "reset", "ghost")[0] == 2, "an unknown user"
     code, output = shu(home, "users", "forget", "ayla", "--yes")
     assert code == 0 and "forgot ayla: 1 profile, 2 signals, 0 keys" in output
     code, output = shu(home, "users", "show", "ayla")

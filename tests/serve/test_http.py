@@ -303,3 +303,20 @@ def test_the_agents_findings_are_listed_and_undone_over_http(small_kb: SmallKB) 
         assert missing.status_code == 404 and "unknown finding 999" in missing.json()["detail"]
         bad = httpx.post(f"{url}/v1/findings/abc/undo")
         assert bad.status_code == 422
+
+
+def test_an_admin_pauses_and_resets_a_profiles_learning_over_http(small_kb: SmallKB) -> None:
+    kb = small_kb()
+    kb.accounts.set_user("ana", {"name": "Ana", "contacts": ["Lee Park <lee@harbor.example>"]})
+    with running(create_app(kb)) as url:
+        paused = httpx.put(f"{url}/v1/admin/profiles/ana/learning", json={"on": False})
+        assert paused.status_code == 200 and paused.json()["learning"] is False
+        assert kb.accounts.user("ana").learning is False
+        resumed = httpx.put(f"{url}/v1/admin/profiles/ana/learning", json={"on": True}).json()
+        assert resumed["learning"] is True and resumed["learned"]
+        reset = httpx.post(f"{url}/v1/admin/profiles/ana/reset").json()
+        assert reset["learned"] == "" and [c["email"] for c in reset["contacts"]] == ["lee@harbor.example"]
+        unknown = httpx.post(f"{url}/v1/admin/profiles/nobody/reset")
+        assert unknown.status_code == 404 and "unknown user 'nobody'" in unknown.json()["detail"]
+        bad = httpx.put(f"{url}/v1/admin/profiles/ana/learning", json={"on": "maybe"})
+        assert bad.status_code == 422

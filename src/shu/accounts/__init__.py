@@ -4,25 +4,33 @@ contacts, projects and interests from the documents."""
 
 from __future__ import annotations
 
+import math
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from shu.accounts.keys import authenticate, create_key
-from shu.accounts.profiles import from_file, learn, with_fields
+from shu.accounts.profiles import from_file, learn, unlearned, with_fields
 from shu.errors import ConflictError, InvalidRequestError, NotFoundError
 from shu.store.base import AccountStore, KnowledgeReader
 from shu.store.known import known_document, known_persona
 from shu.types import Answer, ApiKey, Signal, UserProfile
+
+RELEARN_S = 300.0
+"""A signal has a learning profile learned again when its last learning is this old (seconds)."""
 
 
 class Accounts:
     """Keys, users and signals over the account store; `knowledge` is read to check the personas
     and documents they name and to learn profiles; `home` holds `users/<id>.yaml`."""
 
-    def __init__(self, store: AccountStore, knowledge: KnowledgeReader, home: Path) -> None:
+    def __init__(
+        self, store: AccountStore, knowledge: KnowledgeReader, home: Path, relearn_s: float = RELEARN_S
+    ) -> None:
         self.store = store
         self.knowledge = knowledge
         self.home = home
+        self.relearn_s = relearn_s
 
     # -- keys -------------------------------------------------------------------------------
 
@@ -61,11 +69,14 @@ class Accounts:
 
     def feedback(self, signal: Signal) -> Signal:
         """Keep what a user did with an answer or a document (for personalized retrieval); the
-        document must be one of the signal's persona (another's is "not found")."""
+        document must be one of the signal's persona (another's is "not found"). A user whose
+        profile is learning has it learned again (at most once every `relearn_s`)."""
         known_persona(self.knowledge, signal.persona)
         if signal.doc_id is not None:
             known_document(self.knowledge, signal.doc_id, signal.persona)
-        return self.store.add_signal(signal)
+        stored = self.store.add_signal(signal)
+        self._follow_signals(signal.user)
+        return stored
 
     def used_in_answer(self, answer: Answer, user: str) -> None:
         """Each document an answer to `user` cites is a `used_in_answer` signal of theirs."""
@@ -102,6 +113,44 @@ class Accounts:
         stored = self.store.get_user(user_id) or _new_profile(user_id)
         return self.store.save_user(with_fields(stored, fields))
 
+    def follow(self) -> list[str]:
+        """Learn again every stored profile that is learning (after an ingestion run changed the
+        knowledge base); the users whose profile changed. The documents are listed once."""
+        documents = self.knowledge.list_documents()
+        changed = []
+        for user_id in self.store.list_users():
+            stored = self.store.get_user(user_id)
+            if stored is None or not stored.learning:
+                continue
+            relearned = learn(self.knowledge, stored, self.store.list_signals(user_id), documents=documents)
+            if _items(relearned) != _items(stored):
+                changed.append(user_id)
+            self.store.save_user(relearned)
+        return changed
+
+    def set_learning(self, user_id: str, on: bool) -> UserProfile:
+        """Pause (False) or resume (True) learning for a user; resuming learns at once."""
+        profile = self.store.get_user(user_id)
+        if profile is None:
+            raise NotFoundError(f"unknown user {user_id!r} (`shu users list` lists them)")
+        saved = self.store.save_user(profile.model_copy(update={"learning": on}))
+        return self.learn_user(user_id) if on else saved
+
+    def reset_learning(self, user_id: str) -> UserProfile:
+        """Drop what was learned about a user (what was set by hand stays); learning goes on
+        from the next ingestion unless it is paused."""
+        profile = self.store.get_user(user_id)
+        if profile is None:
+            raise NotFoundError(f"unknown user {user_id!r} (`shu users list` lists them)")
+        return self.store.save_user(unlearned(profile))
+
+    def _follow_signals(self, user_id: str) -> None:
+        profile = self.store.get_user(user_id)
+        if profile is None or not profile.learning or not profile.learned:
+            return  # no profile learned yet: signals alone make none (the user asks for one)
+        if _seconds_since(profile.learned) >= self.relearn_s:
+            self.store.save_user(learn(self.knowledge, profile, self.store.list_signals(user_id)))
+
     def learn_user(self, user_id: str, personas: list[str] | None = None) -> UserProfile:
         """Learn a user's contacts, projects and interests again from the knowledge base and the
         user's own signals; with `personas`, from those personas' documents only (what the
@@ -133,3 +182,20 @@ def _new_profile(user_id: str) -> UserProfile:
         return UserProfile(id=user_id)
     except ValueError as exc:
         raise InvalidRequestError(f"user {user_id!r}: use 1–100 letters, digits or . @ + - _") from exc
+
+
+def _items(profile: UserProfile) -> list[object]:
+    """What learning decides about a profile (not when)."""
+    return [
+        [c.model_dump(exclude={"updated"}) for c in profile.contacts],
+        [i.model_dump(exclude={"updated"}) for i in profile.projects],
+        [i.model_dump(exclude={"updated"}) for i in profile.interests],
+    ]
+
+
+def _seconds_since(stamp: str) -> float:
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return math.inf
+    return (datetime.now(UTC) - moment).total_seconds()

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -47,11 +47,15 @@ def learn(
     signals: list[Signal],
     today: date | None = None,
     personas: list[str] | None = None,
+    documents: list[Document] | None = None,
 ) -> UserProfile:
     """`profile` with its learned contacts, projects and interests made again from the store and
-    the user's signals; items set by hand are kept as they are. With `personas`, only their
-    documents and signals are read (what the asking key reaches); None reads every persona."""
-    documents = [d for d in store.list_documents() if _reached(d.personas, personas)]
+    the user's signals; items set by hand are kept as they are, and a learned item that did not
+    change keeps the time it last changed. With `personas`, only their documents and signals are
+    read (what the asking key reaches); None reads every persona. `documents`: the store's
+    documents, when the caller has listed them already (learning several users at once)."""
+    listed = store.list_documents() if documents is None else documents
+    documents = [d for d in listed if _reached(d.personas, personas)]
     signals = [s for s in signals if _reached([s.persona], personas)]
     days = [_day(d.date) for d in documents]
     newest = max((day for day in days if day), default=None)
@@ -73,8 +77,45 @@ def learn(
     projects = _kept(profile.projects) + _projects(own, profiles, stamp)
     interests = _kept(profile.interests) + _interests(store, signals, stamp, reference)
     return profile.model_copy(
-        update={"contacts": contacts, "projects": _unique(projects), "interests": _unique(interests)}
+        update={
+            "contacts": _since(contacts, profile.contacts),
+            "projects": _since(_unique(projects), profile.projects),
+            "interests": _since(_unique(interests), profile.interests),
+            "learned": stamp,
+        }
     )
+
+
+def unlearned(profile: UserProfile) -> UserProfile:
+    """`profile` with every learned item dropped (what was set by hand stays): a reset."""
+    return profile.model_copy(
+        update={
+            "contacts": [c for c in profile.contacts if c.source == "set"],
+            "projects": _kept(profile.projects),
+            "interests": _kept(profile.interests),
+            "learned": "",
+        }
+    )
+
+
+Item = TypeVar("Item", Contact, ProfileItem)
+
+
+def _since(made: list[Item], before: list[Item]) -> list[Item]:
+    """The items just made, each unchanged one with the time it last changed (not now)."""
+    earlier = {_key(item): item for item in before}
+    kept = []
+    for item in made:
+        old = earlier.get(_key(item))
+        same = old is not None and old.model_dump(exclude={"updated"}) == item.model_dump(exclude={"updated"})
+        kept.append(item.model_copy(update={"updated": old.updated}) if same and old is not None else item)
+    return kept
+
+
+def _key(item: Contact | ProfileItem) -> str:
+    if isinstance(item, Contact):
+        return f"{item.source}|{(item.email or item.name).lower()}"
+    return f"{item.source}|{item.value.lower()}"
 
 
 def _count(

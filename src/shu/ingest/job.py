@@ -87,9 +87,13 @@ class IngestJob:
         progress: Progress | None = None,
         llm: LLMEnricher | None = None,
         context: bool | None = None,
+        after: Callable[[IngestReport], None] | None = None,
     ) -> None:
         """`context`: index chunks with (True) or without (False) context prefixes, a choice kept
-        for later runs (`shu.ingest.index_settings`); None follows the kept choice or the settings."""
+        for later runs (`shu.ingest.index_settings`); None follows the kept choice or the settings.
+        `after`: called once a run that changed the knowledge base is done (users' profiles follow
+        it); what it raises is logged, never the run's failure."""
+        self.after = after
         self.settings = settings
         self.context = context
         self.store = store
@@ -118,6 +122,12 @@ class IngestJob:
             report.llm = self.llm.summary_since(llm_before)
             if report.llm["calls"] or report.llm["cached"]:
                 self.store.record_llm_run(report.llm)
+        counts = report.counts()
+        if self.after is not None and (counts["ingested"] or counts["pruned"]):
+            try:
+                self.after(report)
+            except Exception:  # the documents are in: what follows them must not fail the run
+                log.exception("what follows an ingestion run failed")
         return report
 
     def _settle_settings(self, report: IngestReport) -> dict[str, object]:

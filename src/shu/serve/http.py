@@ -210,6 +210,10 @@ class ProfileRequest(Body):
     )
 
 
+class LearningRequest(Body):
+    on: bool = Field(description="true: the profile follows the knowledge base; false: paused")
+
+
 class JobRequest(Body):
     kind: JobKind = Field(description="ingest | enrich (LLM artifacts again) | reindex (with context)")
     path: str = Field(min_length=1, max_length=4096, description="a persona folder on the server")
@@ -501,6 +505,19 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
         has already finished."""
         require_admin(key)
         return admin_job_view(kb.jobs.cancel(job_id))
+
+    @app.put("/v1/admin/profiles/{user_id}/learning")
+    def profile_learning(user_id: str, body: LearningRequest, key: Caller) -> dict[str, Any]:
+        """Pause (`{"on": false}`) or resume a user's profile learning from each ingestion run
+        and their signals (admin); resuming learns at once. 404 for an unknown user."""
+        require_admin(key)
+        return kb.accounts.set_learning(user_id, body.on).model_dump()
+
+    @app.post("/v1/admin/profiles/{user_id}/reset")
+    def profile_reset(user_id: str, key: Caller) -> dict[str, Any]:
+        """Drop what was learned about a user, keeping what was set by hand (admin)."""
+        require_admin(key)
+        return kb.accounts.reset_learning(user_id).model_dump()
 
     @app.get("/v1/findings")
     def list_findings(key: Caller, persona: str | None = None, all: bool = False) -> list[dict[str, Any]]:

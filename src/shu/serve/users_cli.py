@@ -64,6 +64,26 @@ def learn(user: Annotated[str, typer.Argument(help="The user's id.")]) -> None:
         _show(kb.accounts.learn_user(user))
 
 
+@users_app.command("learning")
+def learning(
+    user: Annotated[str, typer.Argument(help="The user's id.")],
+    on: Annotated[str, typer.Argument(help="on (follow the knowledge base) or off (pause).")],
+) -> None:
+    """Pause (off) or resume (on) a profile's learning from each ingestion run and the user's
+    signals; resuming learns at once."""
+    if on not in ("on", "off"):
+        raise typer.BadParameter("on or off", param_hint="ON")
+    with open_kb() as kb:
+        _show(kb.accounts.set_learning(user, on == "on"))
+
+
+@users_app.command("reset")
+def reset(user: Annotated[str, typer.Argument(help="The user's id.")]) -> None:
+    """Drop what was learned about a user (what was set by hand stays)."""
+    with open_kb() as kb:
+        _show(kb.accounts.reset_learning(user))
+
+
 @users_app.command("list")
 def list_users() -> None:
     with open_kb() as kb:
@@ -130,6 +150,8 @@ def _show(profile: UserProfile) -> None:
     roles, emails = ", ".join(profile.roles) or "-", ", ".join(profile.emails) or "-"
     summary = f"{profile.id}: {profile.name or '(no name)'}; roles {roles}; e-mail {emails}"
     out.print(escape(f"{summary}; preferences {profile.preferences or '-'}"), highlight=False)
+    learned = f"last learned {profile.learned}" if profile.learned else "nothing learned yet"
+    out.print(f"learning {'on' if profile.learning else 'paused'}; {learned}", highlight=False)
     table = Table()
     for column in ("kind", "value", "weight", "last", "mutual", "from", "updated"):
         table.add_column(column, overflow="fold")

@@ -82,4 +82,10 @@ class UserProfile(BaseModel):
     interests: list[ProfileItem] = Field(default_factory=list)
     preferences: dict[str, str] = Field(default_factory=dict)
     """`detail`: "detail" or "summary"."""
+    learning: bool = True
+    """Learned items follow the knowledge base (each ingestion run, the user's signals); an admin
+    pauses it (`shu users learning U off`): what was learned stays as it is."""
+    learned: str = ""
+    """When the learned items were last made again (ISO); each item's `updated` is when it last
+    changed."""
     updated: str = ""

@@ -86,10 +86,12 @@ class KnowledgeBase:
         llm: LLMClient | None = None,
         reranker: Reranker | None = None,
         answerer: ScopedAnswerer | None = None,
+        fast_llm: LLMClient | None = None,
     ) -> None:
+        """`fast_llm`: the model of the fast stages (else `llm.fast` from the settings)."""
         self.settings = settings
         self.store: Store = store if store is not None else open_store(settings)
-        self.parts = Parts(settings, self.store, embedder, llm, reranker, answerer)
+        self.parts = Parts(settings, self.store, embedder, llm, reranker, answerer, fast_llm)
         """What the verbs are made of (`shu.parts`): built from the settings when first used."""
         self.parts.after_ingest.append(self._profiles_follow)
 

@@ -13,6 +13,7 @@ from shu.answer.ask import Responder
 from shu.answer.cache import AnswerCache
 from shu.answer.factory import create_answerer, create_responder
 from shu.answer.respond import ScopedAnswerer
+from shu.config.models import LLMStage
 from shu.config.settings import Settings
 from shu.conversations import Conversations
 from shu.enrich.llm import LLMEnricher
@@ -45,8 +46,10 @@ class Parts:
         llm: LLMClient | None = None,
         reranker: Reranker | None = None,
         answerer: ScopedAnswerer | None = None,
+        fast_llm: LLMClient | None = None,
     ) -> None:
         self.settings = settings
+        self._given_fast = fast_llm
         self.store = store
         self._given_embedder = embedder
         self._given_llm = llm
@@ -87,15 +90,40 @@ class Parts:
 
     @property
     def client(self) -> LLMClient | None:
-        """The configured LLM, as what plans, answers and verifies; None without one."""
+        """The configured LLM, as what answers (and runs every stage `llm.fast` does not); None
+        without one."""
         return self.enricher.client if self.enricher else None
+
+    @cached_property
+    def fast_client(self) -> LLMClient | None:
+        """`llm.fast`, the model the fast stages run (spending the question's "fast" budget);
+        None when there is none."""
+        if self._given_fast is not None:
+            return self._given_fast
+        fast = self.settings.llm.fast
+        if fast is None:
+            return None
+        cache = ResponseCache(self.settings.home / "llm-cache.db") if fast.cache else None
+        return create_llm(fast, cache, budget_name="fast")
+
+    def client_for(self, stage: LLMStage) -> LLMClient | None:
+        """The model a stage asks: the fast one for the stages given to it, else the main one."""
+        fast = self.fast_client
+        if fast is not None and stage in self.settings.llm.fast_stages:
+            return fast
+        return self.client
 
     @property
     def ingest_enricher(self) -> LLMEnricher | None:
         """The LLM ingestion writes artifacts with: the configured one unless `enrich.method` is
         extractive (the default for a local model: on 2 cores Qwen2.5-Coder-1.5B had not finished
         enriching the office example's 14 files after 36 minutes; the non-LLM methods take seconds)."""
-        return self.enricher if self.settings.enrich.method == "auto" else None
+        if self.settings.enrich.method != "auto":
+            return None
+        fast = self.fast_client
+        if fast is not None and "enrich" in self.settings.llm.fast_stages:
+            return LLMEnricher(fast)
+        return self.enricher
 
     def ingest_job(self, progress: Progress | None = None, context: bool | None = None) -> IngestJob:
         """An ingestion run not yet started (its report fills as it goes)."""
@@ -111,12 +139,12 @@ class Parts:
     def reranker(self) -> Reranker | None:
         if self._given_reranker is not None:
             return self._given_reranker
-        return create_reranker(self.settings.retrieval.rerank, self.client)
+        return create_reranker(self.settings.retrieval.rerank, self.client_for("rerank"))
 
     @cached_property
     def pipeline(self) -> RetrievalPipeline:
         return RetrievalPipeline(
-            self.store, self.embedder, self.settings.retrieval, self.client, self.reranker
+            self.store, self.embedder, self.settings.retrieval, self.client_for("plan"), self.reranker
         )
 
     @cached_property
@@ -124,7 +152,13 @@ class Parts:
         if self._given_answerer is not None:
             return self._given_answerer
         return create_answerer(
-            self.settings.answer, self.embedder, self.store, self.client, self.settings.verify
+            self.settings.answer,
+            self.embedder,
+            self.store,
+            self.client,
+            self.settings.verify,
+            scope=self.client_for("scope"),
+            verifier=self.client_for("verify"),
         )
 
     @cached_property
@@ -132,7 +166,13 @@ class Parts:
         """Retrieval, the agent when the policy sends a question to it, the answer, corrective
         retrieval and confidence, as one stream."""
         return create_responder(
-            self.settings, self.store, self.embedder, self.pipeline, self.client, self.answerer
+            self.settings,
+            self.store,
+            self.embedder,
+            self.pipeline,
+            self.client,
+            self.answerer,
+            agent_llm=self.client_for("agent"),
         )
 
     @cached_property
@@ -147,12 +187,17 @@ class Parts:
     @cached_property
     def conversations(self) -> Conversations:
         """Each user's conversations with a persona."""
-        return Conversations(self.store, self.client)
+        return Conversations(self.store, self.client_for("followup"))
 
     def budget(self) -> QuestionBudget:
         """A question's LLM budget (the planner, rewrites and the answer ask the model)."""
         limits = self.settings.llm.budget
-        return QuestionBudget(limits.max_calls, limits.max_tokens, limits.max_json_failures)
+        fast = self.settings.llm.fast
+        models = {}
+        if fast is not None:
+            own = fast.budget
+            models["fast"] = QuestionBudget(own.max_calls, own.max_tokens, own.max_json_failures)
+        return QuestionBudget(limits.max_calls, limits.max_tokens, limits.max_json_failures, models)
 
     def answer_fingerprint(self) -> str:
         """Everything besides the data that shapes an answer: settings, models, Shu and prompts."""

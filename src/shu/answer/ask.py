@@ -18,7 +18,7 @@ from shu.answer.render import shown_pieces
 from shu.answer.respond import ScopedAnswerer
 from shu.answer.stream import AskEvent, Progress, StreamReset, final_answer
 from shu.config.settings import AgentSettings, LLMBudgetSettings, VerifySettings
-from shu.models.llm.budget import QuestionBudget, spending
+from shu.models.llm.budget import QuestionBudget, spending, spent, stopped
 from shu.retrieve.asker import Asker
 from shu.retrieve.pipeline import RetrievalPipeline
 from shu.types import AgentTrace, Answer, Correction, DocumentFilter, Persona, RetrievalResult
@@ -33,7 +33,10 @@ class Responder:
         agent: Agent | None = None,
         agent_settings: AgentSettings | None = None,
         budget: LLMBudgetSettings | None = None,
+        fast_budget: LLMBudgetSettings | None = None,
     ) -> None:
+        """`fast_budget`: the fast model's own budget of each question (`llm.fast`), if any."""
+        self.fast_budget = fast_budget
         self.pipeline = pipeline
         self.answerer = answerer
         self.verify = verify or VerifySettings(max_rounds=0)
@@ -69,8 +72,11 @@ class Responder:
         decide; `asker`: retrieval ranks for this person; `conversation`: the user's words and
         the turns before, which an LLM answer reads beside `question`; `where`: the answer keeps
         to the documents the filter keeps (retrieval, corrections, the agent's tools, lists)."""
-        limits = self.budget
-        budget = QuestionBudget(limits.max_calls, limits.max_tokens, limits.max_json_failures)
+        limits, fast = self.budget, self.fast_budget
+        models = {}
+        if fast is not None:
+            models["fast"] = QuestionBudget(fast.max_calls, fast.max_tokens, fast.max_json_failures)
+        budget = QuestionBudget(limits.max_calls, limits.max_tokens, limits.max_json_failures, models)
         return spending(budget, self._stream(question, persona, agent, asker, budget, conversation, where))
 
     def _stream(
@@ -102,14 +108,15 @@ class Responder:
         answer, result = self._corrected(answer, result, persona)
         if self.agent is not None and trace is None and (why := after(answer, self.agent_settings, agent)):
             answer = self._investigated(answer, result, persona, why)
+        _, _, prompt_tokens, completion_tokens = spent(budget)
         usage = {
-            "prompt_tokens": budget.prompt_tokens,
-            "completion_tokens": budget.completion_tokens,
-            "total_tokens": budget.prompt_tokens + budget.completion_tokens,
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
         }
         traced = answer.model_copy(update={"retrieval": _stripped(result, budget), "llm_usage": usage})
-        if budget.stopped is not None:
-            traced = traced.model_copy(update={"llm_stopped": budget.stopped})
+        if (why := stopped(budget)) is not None:
+            traced = traced.model_copy(update={"llm_stopped": why})
         final = _with_agent_spending(traced)
         if wrote:
             yield from _replaced(final, shown)
@@ -207,9 +214,10 @@ def _stripped(result: RetrievalResult, budget: QuestionBudget) -> RetrievalResul
     """The retrieval as the answer's trace keeps it: no hits (the answer has them), and a note
     when the LLM budget stopped the model."""
     notes = result.notes
-    if budget.stopped is not None:
-        spent = f"{budget.calls} call(s) and {budget.tokens:,} tokens spent"
-        notes = [*notes, f"the LLM was not asked again for this question: {budget.stopped} ({spent})"]
+    if (why := stopped(budget)) is not None:
+        calls, tokens, _, _ = spent(budget)
+        said = f"{why} ({calls} call(s) and {tokens:,} tokens spent)"
+        notes = [*notes, f"the LLM was not asked again for this question: {said}"]
     return result.model_copy(update={"hits": [], "notes": notes})
 
 

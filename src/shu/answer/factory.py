@@ -35,24 +35,29 @@ def create_answerer(
     store: KnowledgeReader | None = None,
     llm: LLMClient | None = None,
     verify: VerifySettings | None = None,
+    scope: LLMClient | None = None,
+    verifier: LLMClient | None = None,
 ) -> ScopedAnswerer:
+    """`llm` writes the answer; `scope` judges whether a question is in scope and `verifier`
+    checks the answer's claims (each `llm` when not given: `llm.fast` may run them)."""
     inner = _inner(settings, embedder, llm, store)
+    judging = scope or llm
     judge: ScopeJudge | None = None
     if settings.scope and store is not None:
         rules = SubjectScope(store, embedder, settings.scope_threshold)
-        judge = LLMScope(llm, store, rules, settings.scope_sure) if llm is not None else rules
+        judge = LLMScope(judging, store, rules, settings.scope_sure) if judging is not None else rules
     general = llm if settings.out_of_scope == "general" else None
     if settings.out_of_scope == "general" and llm is None:
         raise ConfigError('answer.out_of_scope = "general" needs an LLM (llm.provider)')
     verify = verify or VerifySettings(enabled=False)
-    verifier = create_verifier(verify, embedder, llm)
+    checker = create_verifier(verify, embedder, verifier or llm)
     terms = StoreTerms(store) if store is not None else None
     return ScopedAnswerer(
         inner,
         judge,
         general,
         settings.max_tokens,
-        verifier,
+        checker,
         verify.on_unsupported,
         settings.absent_terms,
         terms,
@@ -66,13 +71,15 @@ def create_responder(
     pipeline: RetrievalPipeline,
     llm: LLMClient | None,
     answerer: ScopedAnswerer | None = None,
+    agent_llm: LLMClient | None = None,
 ) -> Responder:
     """Everything `ask` does after the question arrives, from `settings`: the answerer (with
     its scope judge and verifier; or the one given), corrective retrieval, the agent with its
-    policy, and the LLM budget of each question."""
+    policy (`agent_llm` choosing its steps, else `llm`), and the LLM budget of each question."""
     answerer = answerer or create_answerer(settings.answer, embedder, store, llm, settings.verify)
-    agent = Agent(settings.agent, store, embedder, pipeline, llm)
-    return Responder(pipeline, answerer, settings.verify, agent, settings.agent, settings.llm.budget)
+    agent = Agent(settings.agent, store, embedder, pipeline, agent_llm or llm)
+    fast = settings.llm.fast.budget if settings.llm.fast is not None else None
+    return Responder(pipeline, answerer, settings.verify, agent, settings.agent, settings.llm.budget, fast)
 
 
 def _inner(

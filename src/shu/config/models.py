@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class EmbedderSettings(BaseModel):
@@ -84,6 +84,11 @@ class LLMBudgetSettings(BaseModel):
     )
 
 
+LLMStage = Literal["plan", "rerank", "scope", "verify", "agent", "followup", "enrich"]
+FAST_STAGES: tuple[LLMStage, ...] = ("plan", "rerank", "scope", "verify", "agent", "followup")
+"""What a fast model runs by default: every stage but the answer and the ingestion's artifacts."""
+
+
 class LLMSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
@@ -121,3 +126,21 @@ class LLMSettings(BaseModel):
     price_out_per_mtok: float = Field(0.0, ge=0, description="USD per million completion tokens")
     cache: bool = True
     budget: LLMBudgetSettings = Field(default_factory=LLMBudgetSettings)
+    fast: LLMSettings | None = Field(
+        None,
+        description="a second, faster model for the stages in `fast_stages` (planning, rewriting, "
+        "verification…), with its own `budget`; the answer stays with this one",
+    )
+    fast_stages: list[LLMStage] = Field(
+        default_factory=lambda: list(FAST_STAGES),
+        description="the stages `llm.fast` runs when it is set: plan (planning, rewriting, HyDE), "
+        "rerank, scope, verify, agent, followup, enrich",
+    )
+
+    @model_validator(mode="after")
+    def _one_level(self) -> LLMSettings:
+        if self.fast is not None and self.fast.fast is not None:
+            raise ValueError("llm.fast cannot have its own llm.fast.fast")
+        if self.fast is not None and self.fast.provider == "none":
+            raise ValueError("llm.fast needs a provider (openai, anthropic or local)")
+        return self

@@ -37,7 +37,13 @@ class QuestionBudget:
     """Counts one question's LLM calls, tokens and invalid JSON replies; refuses a call once a
     limit is reached. `max_json_failures` 0 never stops for invalid JSON."""
 
-    def __init__(self, max_calls: int, max_tokens: int, max_json_failures: int = 2) -> None:
+    def __init__(
+        self,
+        max_calls: int,
+        max_tokens: int,
+        max_json_failures: int = 2,
+        models: dict[str, QuestionBudget] | None = None,
+    ) -> None:
         if max_calls < 0 or max_tokens < 0 or max_json_failures < 0:
             raise ValueError("an LLM budget's limits must be 0 or more")
         self.max_calls = max_calls
@@ -50,6 +56,9 @@ class QuestionBudget:
         self.json_failures = 0
         self.stopped: str | None = None
         """Why the model is not asked again for this question (None while it may be)."""
+        self.models = models or {}
+        """Another model's own budget for the same question, by the name its client asks with
+        (`llm.fast`: "fast")."""
         self._lock = threading.Lock()
 
     def admit(self, messages: list[Message]) -> None:
@@ -87,9 +96,31 @@ class QuestionBudget:
 _current: ContextVar[QuestionBudget | None] = ContextVar("shu_llm_budget", default=None)
 
 
-def current_budget() -> QuestionBudget | None:
-    """The budget of the question being answered, None outside one."""
-    return _current.get()
+def current_budget(model: str | None = None) -> QuestionBudget | None:
+    """The budget of the question being answered, None outside one; `model`: the named model's
+    own budget within it (the question's when it has none)."""
+    budget = _current.get()
+    if budget is None or model is None:
+        return budget
+    return budget.models.get(model, budget)
+
+
+def spent(budget: QuestionBudget) -> tuple[int, int, int, int]:
+    """Calls, tokens, prompt tokens and completion tokens a question spent on every model."""
+    every = [budget, *budget.models.values()]
+    return (
+        sum(b.calls for b in every),
+        sum(b.tokens for b in every),
+        sum(b.prompt_tokens for b in every),
+        sum(b.completion_tokens for b in every),
+    )
+
+
+def stopped(budget: QuestionBudget) -> str | None:
+    """Why a model is not asked again for the question (the answer's model first), or None."""
+    if budget.stopped is not None:
+        return budget.stopped
+    return next((f"the {name} model: {b.stopped}" for name, b in budget.models.items() if b.stopped), None)
 
 
 @contextmanager

@@ -81,7 +81,11 @@ class LLMClient:
         concurrency: int = 4,
         accounting: Accounting | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        budget_name: str | None = None,
     ) -> None:
+        """`budget_name`: the question's budget this client spends (`QuestionBudget.models`), None:
+        the question's own."""
+        self.budget_name = budget_name
         self.provider = provider
         self.cache = cache
         self.max_retries = max_retries
@@ -151,7 +155,7 @@ class LLMClient:
         pieces: list[str] = []
         usage: Usage | None = None
         started = time.perf_counter()
-        budget = current_budget()
+        budget = current_budget(self.budget_name)
         for attempt in range(self.max_retries + 1):
             if budget is not None:
                 budget.admit(messages)
@@ -210,7 +214,7 @@ class LLMClient:
             if value is not None:
                 return Structured(value=value, attempts=attempt, result=result)
             self.accounting.count("invalid")
-            if malformed and (budget := current_budget()) is not None:
+            if malformed and (budget := current_budget(self.budget_name)) is not None:
                 budget.json_failed()
             conversation = [
                 *messages,
@@ -227,7 +231,7 @@ class LLMClient:
     def _call_with_retries(
         self, messages: list[Message], max_tokens: int, temperature: float, json_schema: dict[str, Any] | None
     ) -> ChatResult:
-        budget = current_budget()
+        budget = current_budget(self.budget_name)
         for attempt in range(self.max_retries + 1):
             if budget is not None:
                 budget.admit(messages)

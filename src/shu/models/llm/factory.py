@@ -15,12 +15,20 @@ from shu.models.llm.openai_compat import OpenAICompatibleLLM
 from shu.models.registry import ModelError, known_models, resolve_model_path
 
 
-def create_llm(settings: LLMSettings, cache: ResponseCache | None = None) -> LLMClient | None:
+def create_llm(
+    settings: LLMSettings, cache: ResponseCache | None = None, budget_name: str | None = None
+) -> LLMClient | None:
+    """`budget_name`: the question's budget the client spends (`llm.fast`: "fast")."""
     if settings.provider == "none":
         return None
     if settings.provider == "local":
         return LLMClient(
-            local_llm(settings), cache=cache, max_retries=0, concurrency=1, accounting=Accounting()
+            local_llm(settings),
+            cache=cache,
+            max_retries=0,
+            concurrency=1,
+            accounting=Accounting(),
+            budget_name=budget_name,
         )
     if not settings.model:
         raise ConfigError(f"llm.provider={settings.provider} needs llm.model")
@@ -44,6 +52,7 @@ def create_llm(settings: LLMSettings, cache: ResponseCache | None = None) -> LLM
         max_retries=settings.max_retries,
         concurrency=settings.concurrency,
         accounting=Accounting(settings.price_in_per_mtok, settings.price_out_per_mtok),
+        budget_name=budget_name,
     )
 
 

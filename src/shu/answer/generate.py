@@ -30,6 +30,7 @@ from shu.checks import no_prompt_echo
 from shu.models.llm.base import ChatResult, LLMError, Message
 from shu.models.llm.client import LLMClient
 from shu.prompts import load_prompt
+from shu.retrieve.compress import compressed
 from shu.types import Answer, AnswerStyle, AssembledContext, Detail, Persona, RetrievalResult
 
 log = logging.getLogger(__name__)
@@ -129,6 +130,7 @@ class LLMAnswerer:
             numbered=self.numbered,
             shown=shown,
             ranking=[hit.chunk.id for hit in result.hits] if short else None,
+            question=result.question,
         )
         messages = prompt.messages(
             persona_name=persona.display_name,
@@ -286,6 +288,7 @@ def prompt_context(
     numbered: bool = False,
     shown: list[str] | None = None,
     ranking: list[str] | None = None,
+    question: str = "",
 ) -> str:
     """The context as the model reads it: one `<source key=…>` per section (numbered:
     `<source number="n" …>` with `[n]` before its text), best document first, until the budget is
@@ -317,7 +320,8 @@ def prompt_context(
                 f'<source key="{_attribute(section.citation_key)}" '
                 f'document="{_attribute(quoted(document.title))}"{date}>\n'
             )
-        body = text[: max(0, left - len(head) - 10)]
+        room = max(0, left - len(head) - 10)
+        body = text if len(text) <= room else _shortened(text, room, question)
         if not body:
             break
         parts.append(f"{head}{body}\n</source>")
@@ -337,6 +341,15 @@ class NumberFilter(KeyFilter):
             return super()._shown(written)
         keys = dict.fromkeys(source.key for _, source in numbered if source is not None)
         return "".join(keys)
+
+
+def _shortened(text: str, chars: int, question: str) -> str:
+    """A section's text in `chars` characters: summarised for the question when it can be (the
+    sentences sharing most words with it), else cut."""
+    summary = compressed(text, chars // _CHARS_PER_TOKEN, question) if question else None
+    if summary is not None and len(summary) <= chars:
+        return summary
+    return text[:chars]
 
 
 def _attribute(value: str) -> str:

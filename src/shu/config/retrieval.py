@@ -134,6 +134,11 @@ class RetrievalSettings(BaseModel):
     )
     rerank: RerankSettings = Field(default_factory=RerankSettings)
     context_tokens: int = Field(16_000, ge=256, le=1_000_000, description="assembled context budget")
+    compress: bool = Field(
+        True,
+        description="a section over the context budget is summarised for the question (its sentences "
+        "sharing most words with it, in order, gaps marked …), not cut at a word",
+    )
     full_document: bool = Field(True, description="document lookups return the whole document")
     escalate: bool = Field(True, description="load a whole document its summary matches but chunks do not")
     personal: PersonalSettings = Field(default_factory=PersonalSettings)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from shu.config.settings import RetrievalSettings
 from shu.fences import closed
 from shu.retrieve.candidates import Surfaces
+from shu.retrieve.compress import compressed
 from shu.store.base import KnowledgeReader
 from shu.text import count_tokens
 from shu.types import (
@@ -38,6 +39,9 @@ class AssemblyRequest:
     """The document a lookup asks for: first, whole (or as much of it as the budget holds)."""
     escalated: tuple[str, ...] = ()
     """Documents to load whole after the hits' documents, only where they fit whole."""
+    question: str = ""
+    """A section over the budget is summarised for it (`compress`), not cut at a word."""
+    compress: bool = True
 
 
 def assemble(store: KnowledgeReader, request: AssemblyRequest) -> AssembledContext:
@@ -85,11 +89,11 @@ def _entry(
         if _tokens(whole) <= left:
             return whole
         if doc.id == request.lookup and not found:
-            return _fit(whole, left)
+            return _fit(whole, left, request)
     if not found:
         return None
     entry = _document(doc, found, score, False)
-    return entry if _tokens(entry) <= left else _fit(entry, left)
+    return entry if _tokens(entry) <= left else _fit(entry, left, request)
 
 
 def _tokens(entry: ContextDocument) -> int:
@@ -150,14 +154,15 @@ def _without_shown_rows(before: str, after: str) -> str:
     return "\n".join(lines[start:]).strip()
 
 
-def _fit(entry: ContextDocument, tokens_left: int) -> ContextDocument:
-    """The sections that fit, in order, the next one cut at a word boundary; a document cut
-    short is no longer whole."""
+def _fit(entry: ContextDocument, tokens_left: int, request: AssemblyRequest) -> ContextDocument:
+    """The sections that fit, in order, the next one summarised for the question (else cut at a
+    word boundary); a document cut short is no longer whole."""
     kept: list[ContextSection] = []
     for section in entry.sections:
         cost = count_tokens(section.text)
         if cost > tokens_left:
-            cut = _cut(section.text, tokens_left)
+            summary = compressed(section.text, tokens_left, request.question) if request.compress else None
+            cut = summary or _cut(section.text, tokens_left)
             if cut:
                 kept.append(section.model_copy(update={"text": cut}))
             break
@@ -194,6 +199,7 @@ def assembly_request(
     found: Surfaces,
     hits: list[SearchHit],
     notes: list[str],
+    question: str = "",
 ) -> AssemblyRequest:
     """What to assemble: the hits, and the documents to give whole — the one a lookup names
     (`full_document`), and those the question or synopsis surface found but the chunks missed
@@ -226,4 +232,6 @@ def assembly_request(
         budget=settings.context_tokens,
         lookup=whole[0] if whole else None,
         escalated=tuple(escalated),
+        question=question,
+        compress=settings.compress,
     )

@@ -177,7 +177,8 @@ class RetrievalPipeline:
         if assemble_context:
             with _timed(timings, "assemble"):
                 assembled = assemble(
-                    self.store, assembly_request(self.store, self.settings, plan, found, hits, notes)
+                    self.store,
+                    assembly_request(self.store, self.settings, plan, found, hits, notes, question),
                 )
         return RetrievalResult(
             question=question,
@@ -232,6 +233,8 @@ class RetrievalPipeline:
                 budget=result.context.budget,
                 lookup=result.context.lookup,
                 escalated=tuple(dict.fromkeys([*result.context.escalated, *whole])),
+                question=result.question,
+                compress=self.settings.compress,
             ),
         )
         return result.model_copy(update={"hits": hits, "context": context, "notes": [*result.notes, note]})

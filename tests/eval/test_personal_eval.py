@@ -65,16 +65,19 @@ def measured(minilm: MiniLMEmbedder, tmp_path_factory: pytest.TempPathFactory) -
 def test_asking_as_the_user_ranks_their_documents_higher(measured: PersonalResult) -> None:
     plain, personal = measured.row("no user"), measured.row("user, all boosts")
     assert [r.name for r in measured.rows] == [name for name, _, _ in configurations()]
-    assert measured.documents == 62 and measured.personal_queries == 68 and measured.general_queries == 31
-    # measured: 0.497 → 0.846 (Recall@10 0.831 → 0.934); 54 questions better, one worse
+    assert measured.documents == 68 and measured.personal_queries == 74 and measured.general_queries == 31
+    # measured: 0.502 → 0.818 (Recall@10 0.824 → 0.926); 56 questions better, three worse (two of
+    # them the away questions asked by someone who was not away: lena's boosts favour the other
+    # meeting)
     assert plain.personal["nDCG@10"] < 0.6
     assert personal.personal["nDCG@10"] >= plain.personal["nDCG@10"] + 0.3
     assert personal.personal["Recall@10"] >= plain.personal["Recall@10"]
     worse = [q for q in measured.personal if personal.per_query[q] < plain.per_query[q] - 1e-9]
     better = [q for q in measured.personal if personal.per_query[q] > plain.per_query[q] + 1e-9]
-    assert len(better) >= 45 and len(worse) <= 2, worse
-    # measured: 0.936 → 0.918 on the fact questions (two asked by outsiders lose a place)
-    assert abs(personal.general["nDCG@10"] - plain.general["nDCG@10"]) <= 0.02
+    assert len(better) >= 45 and len(worse) <= 3, worse
+    # measured: 0.934 → 0.912 on the fact questions (two asked by outsiders lose a place; the
+    # meetings added for absences compete with two more)
+    assert abs(personal.general["nDCG@10"] - plain.general["nDCG@10"]) <= 0.03
 
 
 @pytest.mark.slow
@@ -92,8 +95,11 @@ def test_each_boost_is_measured_on_its_own(measured: PersonalResult) -> None:
     # 0.857 (above: this dataset has no question that wants the newer document; see the report)
     for boost in ("contact", "own", "project", "role"):
         assert measured.row(f"user, {boost} = 0").personal["nDCG@10"] < every, boost
+    # measured: away alone +0.003 (one question: the meeting held during the asker's vacation goes
+    # below the one they attended); with every boost, no change (0.818 either way)
+    assert alone["away"] >= plain
     for row in measured.rows:
-        assert abs(row.general["nDCG@10"] - measured.row("no user").general["nDCG@10"]) <= 0.02, row.name
+        assert abs(row.general["nDCG@10"] - measured.row("no user").general["nDCG@10"]) <= 0.03, row.name
 
 
 @pytest.mark.slow
@@ -103,6 +109,6 @@ def test_the_users_contacts_are_learned_and_the_table_printed(measured: Personal
     assert ("Acme Deal", 1.0, "set") in vera["projects"]
     assert all(p["contacts"] for p in measured.profiles.values())
     table = markdown(measured)
-    assert "62 documents, 5 users, 68 personal questions, 31 non-personal" in table
+    assert "68 documents, 5 users, 74 personal questions, 31 non-personal" in table
     # "no user" nDCG@10 was 0.497 before relative dates were indexed as dates (issue 29 §5)
-    assert table.count("\n| user, ") == len(configurations()) - 1 and "| no user | 0.496 |" in table
+    assert table.count("\n| user, ") == len(configurations()) - 1 and "| no user | 0.502 |" in table

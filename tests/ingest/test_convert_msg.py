@@ -128,6 +128,7 @@ def test_a_msg_converts_to_the_message_and_its_attachment() -> None:
     assert message.meta == {
         "type": "email",
         "date": "2026-06-23",
+        "sent": "2026-06-23T16:05+00:00",
         "from": "Ayla Demir <ayla@harbor.example>",
         "to": ["Jonas Berg <jonas@harbor.example>"],
         "cc": [],

@@ -190,6 +190,7 @@ def _items(profile: UserProfile) -> list[object]:
         [c.model_dump(exclude={"updated"}) for c in profile.contacts],
         [i.model_dump(exclude={"updated"}) for i in profile.projects],
         [i.model_dump(exclude={"updated"}) for i in profile.interests],
+        profile.work.model_dump(exclude={"updated"}),
     ]
 
 

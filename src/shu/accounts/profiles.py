@@ -16,11 +16,12 @@ from typing import Any, TypeVar
 
 import yaml
 
+from shu.accounts.work import work_pattern
 from shu.errors import InvalidRequestError
 from shu.months import MONTHS
 from shu.store.base import KnowledgeReader
 from shu.store.rows import now
-from shu.types import Contact, Document, DocumentProfile, ProfileItem, Signal, UserProfile
+from shu.types import Contact, Document, DocumentProfile, ProfileItem, Signal, UserProfile, WorkPattern
 
 CONTACT_SCALE = 4.0
 """Interactions at which affinity reaches 1 − 1/e ≈ 0.63 (saturating: 12 give 0.95)."""
@@ -76,11 +77,20 @@ def learn(
     profiles = store.get_profiles([d.id for d in own])
     projects = _kept(profile.projects) + _projects(own, profiles, stamp)
     interests = _kept(profile.interests) + _interests(store, signals, stamp, reference)
+    work = work_pattern(own, addresses, lambda d: "\n".join(c.text for c in store.list_chunks(d.id)))
+    work = work.model_copy(
+        update={
+            "updated": stamp
+            if work.model_dump(exclude={"updated"}) != profile.work.model_dump(exclude={"updated"})
+            else profile.work.updated
+        }
+    )
     return profile.model_copy(
         update={
             "contacts": _since(contacts, profile.contacts),
             "projects": _since(_unique(projects), profile.projects),
             "interests": _since(_unique(interests), profile.interests),
+            "work": work,
             "learned": stamp,
         }
     )
@@ -93,6 +103,7 @@ def unlearned(profile: UserProfile) -> UserProfile:
             "contacts": [c for c in profile.contacts if c.source == "set"],
             "projects": _kept(profile.projects),
             "interests": _kept(profile.interests),
+            "work": WorkPattern(),
             "learned": "",
         }
     )

@@ -37,6 +37,18 @@ class PersonalSettings(BaseModel):
     )
     fresh: float = Field(0.02, ge=0.0, le=1.0, description="× how fresh the document is for its kind")
     deadline: float = Field(0.1, ge=0.0, le=1.0, description="a due date of the document coming up soon")
+    away: float = Field(
+        0.15,
+        ge=0.0,
+        le=1.0,
+        description="a meeting held while the asker was away (leave, out of office) is lowered by this",
+    )
+    off_hours: float = Field(
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description="the share of the `own` boost a message sent outside the asker's working hours keeps",
+    )
     deadline_days: int = Field(21, ge=1, le=365, description="how far ahead a due date counts as coming up")
     now: str | None = Field(
         None,

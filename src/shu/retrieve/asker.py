@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from shu.roles import families_of
-from shu.types import Detail, Signal, UserProfile
+from shu.types import Absence, Detail, Signal, UserProfile
 
 SIGNAL_HALF_LIFE_DAYS = 30.0
 PROFILE_HALF_LIFE_DAYS = 90.0
@@ -31,6 +31,10 @@ class Asker:
     roles: tuple[str, ...] = ()
     """the role families of the asker's roles (`shu.roles`)"""
     name: str = ""
+    absences: tuple[Absence, ...] = ()
+    """the days the asker was away (learned: out of office, leave, automatic replies)"""
+    hours: tuple[int, int] | None = None
+    """the asker's working hours (learned from their messages' and meetings' times)"""
     detail: Detail | None = None
     """`preferences.detail`: a short answer (summary) or every fact (detail)"""
     today: date = field(default_factory=lambda: datetime.now(UTC).date())
@@ -63,6 +67,8 @@ def asker_of(profile: UserProfile, signals: list[Signal], now: datetime | None =
         roles=tuple(dict.fromkeys(f for role in profile.roles for f in families_of(role))),
         name=profile.name or profile.id,
         detail=_detail(profile.preferences.get("detail")),
+        absences=tuple(profile.work.absences),
+        hours=profile.work.hours,
         today=moment.date(),
     )
 

@@ -10,6 +10,7 @@ reason."""
 from __future__ import annotations
 
 import math
+from datetime import datetime
 
 from shu.config.settings import PersonalSettings
 from shu.retrieve.asker import Asker
@@ -96,6 +97,7 @@ def _boost(
         _familiar_part(doc, asker, settings),
         _fresh_part(doc, relational, asker, settings),
         _deadline_part(relational, asker, settings),
+        _away_part(doc, asker, settings),
     ]
     given = [part for part in parts if part is not None]
     if not given:
@@ -163,7 +165,40 @@ def _own_part(doc: Document, asker: Asker, settings: PersonalSettings, about_sel
     if not settings.own or not asker.emails & _people(doc):
         return None
     part = settings.own * (2.0 if about_self else 1.0)
-    return part, f"you wrote or received it{' (you asked about yourself)' if about_self else ''} +{part:.2f}"
+    said = f"you wrote or received it{' (you asked about yourself)' if about_self else ''}"
+    hour = _sent_hour(doc)
+    if asker.hours is not None and hour is not None and not asker.hours[0] <= hour <= asker.hours[1]:
+        part *= settings.off_hours
+        said += f", sent at {hour}h outside your hours ({asker.hours[0]}–{asker.hours[1]}h)"
+    return part, f"{said} +{part:.2f}"
+
+
+def _sent_hour(doc: Document) -> int | None:
+    stamp = doc.meta.get("sent")
+    if not isinstance(stamp, str) or "T" not in stamp:
+        return None
+    try:
+        return datetime.fromisoformat(stamp).hour
+    except ValueError:
+        return None
+
+
+_MEETINGS = ("meeting", "meeting_notes", "event")
+
+
+def _away_part(doc: Document, asker: Asker, settings: PersonalSettings) -> Part:
+    """A meeting held on a day the asker was away (they could not attend it): lowered."""
+    day = iso_date(doc.date)
+    if not settings.away or doc.type not in _MEETINGS or day is None or not asker.absences:
+        return None
+    iso = day.isoformat()
+    away = next((a for a in asker.absences if a.start <= iso <= a.end), None)
+    if away is None or away.doc_id == doc.id:
+        return None
+    return (
+        -settings.away,
+        f"held while you were away ({away.reason}, {away.start} – {away.end}) -{settings.away:.2f}",
+    )
 
 
 def _project_part(

@@ -2,7 +2,16 @@
 nothing from the rest of Shu. `from shu.types import Answer` keeps working: every record is
 re-exported here."""
 
-from shu.types.accounts import ApiKey, Contact, ProfileItem, Signal, SignalKind, UserProfile
+from shu.types.accounts import (
+    Absence,
+    ApiKey,
+    Contact,
+    ProfileItem,
+    Signal,
+    SignalKind,
+    UserProfile,
+    WorkPattern,
+)
 from shu.types.answers import (
     AgentStep,
     AgentTrace,
@@ -86,6 +95,7 @@ __all__ = [
     "PARTICIPANT_ROLES",
     "QUERY_TYPES",
     "RELATIONSHIP_TYPES",
+    "Absence",
     "AgentStep",
     "AgentTrace",
     "Answer",
@@ -163,6 +173,7 @@ __all__ = [
     "UserProfile",
     "VerdictKind",
     "Verification",
+    "WorkPattern",
     "citation_key",
     "heading_anchor",
     "http_url",

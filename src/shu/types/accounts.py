@@ -70,6 +70,31 @@ class Contact(BaseModel):
     updated: str = ""
 
 
+class Absence(BaseModel):
+    """A stretch of days the user was away (leave, travel, out of office), learned from their
+    calendar or an automatic reply, with the document that says so."""
+
+    start: str
+    """the first day away (ISO)"""
+    end: str
+    """the last day away (ISO)"""
+    reason: str = ""
+    doc_id: str = ""
+
+
+class WorkPattern(BaseModel):
+    """When the user works: the hours their own messages and meetings fall in, the weekdays, and
+    the days they were away."""
+
+    hours: tuple[int, int] | None = None
+    """the first and last hour of their working day (0–23, local to each message), None when
+    fewer than five timed messages or meetings of theirs are known"""
+    weekdays: list[int] = Field(default_factory=list)
+    """the days they work, Monday 0 … Sunday 6 (empty: not known)"""
+    absences: list[Absence] = Field(default_factory=list)
+    updated: str = ""
+
+
 class UserProfile(BaseModel):
     """Who is asking: kept in the user's store only, seen by that user only."""
 
@@ -82,6 +107,8 @@ class UserProfile(BaseModel):
     interests: list[ProfileItem] = Field(default_factory=list)
     preferences: dict[str, str] = Field(default_factory=dict)
     """`detail`: "detail" or "summary"."""
+    work: WorkPattern = Field(default_factory=WorkPattern)
+    """Learned: working hours and days, absences."""
     learning: bool = True
     """Learned items follow the knowledge base (each ingestion run, the user's signals); an admin
     pauses it (`shu users learning U off`): what was learned stays as it is."""

@@ -31,7 +31,7 @@ from shu_eval.metrics import evaluate
 
 LIMIT = 30
 """Chunks retrieved per question (ranked into documents for the metrics)."""
-BOOSTS = ("contact", "project", "interest", "own", "familiar", "role", "fresh", "deadline")
+BOOSTS = ("contact", "project", "interest", "own", "familiar", "role", "fresh", "deadline", "away")
 TODAY = "2025-11-20"
 """The dataset's today (its documents are dated October and early November 2025): freshness and
 due dates count from it, so the measurement does not drift with the calendar."""

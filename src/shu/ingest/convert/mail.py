@@ -359,6 +359,7 @@ def _meta(mail: Mail, attachments: list[str]) -> dict[str, Any]:
     return {
         "type": "email",
         "date": mail.date.date().isoformat() if mail.date else None,
+        "sent": mail.date.isoformat(timespec="minutes") if mail.date else None,
         "from": _shown(mail.sender),
         "to": [_shown(p) for p in mail.to],
         "cc": [_shown(p) for p in mail.cc],

@@ -4,7 +4,9 @@ is asked again once and then replaced by the extractive method, and counted."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 from shu.config.settings import EnrichSettings
 from shu.enrich.enricher import enrich_document
@@ -64,6 +66,8 @@ def kind_of(messages: list[Message]) -> str:
         return "questions"
     if "summarise one passage" in system:
         return "chunk"
+    if "summarise the passages" in system:
+        return "chunks"
     if "relates to other documents" in system:
         return "relationships"
     return "context"
@@ -76,10 +80,27 @@ def passage_profile(messages: list[Message]) -> dict[str, object]:
     return {"summary": first, "keywords": passage.split()[:2], "topics": []}
 
 
+def passages_profiles(messages: list[Message]) -> dict[str, object]:
+    """Faithful profiles of every passage of a batch, numbered."""
+    found = re.findall(r'<passage n="(\d+)"[^\n]*\n(.*?)\n</passage>', messages[1].content, re.S)
+    profiles = []
+    for n, passage in found:
+        first = passage.split(". ")[0].rstrip(".") + "."
+        profiles.append({"n": int(n), "summary": first, "keywords": passage.split()[:2], "topics": []})
+    return {"profiles": profiles}
+
+
+def faithful(messages: list[Message], replies: dict[str, object]) -> object:
+    """The reply to one request: faithful passage profiles, else the scripted reply of its kind."""
+    kind = kind_of(messages)
+    if kind == "chunks":
+        return passages_profiles(messages)
+    return passage_profile(messages) if kind == "chunk" else replies[kind]
+
+
 def scripted(replies: dict[str, object]) -> ScriptedLLM:
     def reply(messages: list[Message], schema: dict | None) -> str:  # type: ignore[type-arg]
-        kind = kind_of(messages)
-        return json.dumps(passage_profile(messages) if kind == "chunk" else replies[kind])
+        return json.dumps(faithful(messages, replies))
 
     return ScriptedLLM(reply)
 
@@ -159,8 +180,7 @@ def test_documents_are_enriched_in_parallel_when_an_llm_is_configured(
         time.sleep(0.05)
         with lock:
             state["now"] -= 1
-        kind = kind_of(messages)
-        return json.dumps(passage_profile(messages) if kind == "chunk" else GOOD[kind])
+        return json.dumps(faithful(messages, GOOD))
 
     docs = {f"d{i}.md": doc(f"d{i}", "API Limits", BODY, type="guide") for i in range(6)}
     kb = open_kb(tmp_path / "home", ["llm.concurrency=3"], embedder=embedder)
@@ -264,7 +284,7 @@ def test_ingest_offers_the_knowledge_base_as_candidates_and_stores_proposals(
             )
             found = [{"target": "pricing", "type": "references", "quote": "Pro plan", "confidence": 0.7}]
             return json.dumps({"relationships": found if offered else []})
-        return json.dumps(passage_profile(messages) if kind == "chunk" else GOOD[kind])
+        return json.dumps(faithful(messages, GOOD))
 
     kb = open_kb(tmp_path / "home", embedder=embedder)
     pricing = (
@@ -345,14 +365,10 @@ def test_each_artifact_has_its_own_token_cap() -> None:
             seen[kind_of(messages)] = max_tokens
             return super().chat(messages, max_tokens, temperature, json_schema)
 
-    model = Capped(
-        lambda messages, schema: json.dumps(
-            GOOD[kind_of(messages)] if kind_of(messages) != "chunk" else passage_profile(messages)
-        )
-    )
+    model = Capped(lambda messages, schema: json.dumps(faithful(messages, GOOD)))
     chunks = chunk_document("limits", DOC.title, BODY, 180, 0)
     enrich_document(DOC, BODY, chunks, EnrichSettings(context=True), LLMEnricher(LLMClient(model)))
-    assert seen == {"profile": 500, "questions": 300, "chunk": 200, "context": 160}
+    assert seen == {"profile": 500, "questions": 300, "chunks": 400, "context": 160}, "200 a passage"
 
 
 def test_a_profile_must_say_what_it_answers_and_keeps_only_grounded_topics() -> None:
@@ -368,3 +384,88 @@ def test_a_profile_must_say_what_it_answers_and_keeps_only_grounded_topics() -> 
     profile = LLMEnricher(LLMClient(ScriptedLLM([json.dumps(reply)]))).profile(DOC, BODY)
     assert profile is not None and profile.manifest.answers_questions_about == ["API rate limits"]
     assert [e.name for e in profile.entities] == ["Lumen Analytics"], "an invented entity is left out"
+
+
+# -- ingestion cost: passages profiled together, unchanged ones not asked again -----------------
+
+LONG = "# Handbook\n\n" + "\n\n".join(
+    f"## Topic {n}\n\nTopic {n} covers rule number {n} of the office handbook in plain words. "
+    f"It applies to every team from day {n} on."
+    for n in range(1, 8)
+)
+
+
+def counted(
+    kb_settings: list[str], tmp_path: Any, embedder: Any, make_persona: Any, body: str
+) -> tuple[Any, ScriptedLLM]:
+    from shu.config.settings import load_settings
+    from shu.kb import KnowledgeBase
+
+    model = scripted(GOOD)
+    settings = load_settings(tmp_path / "home", ["llm.budget.max_calls=1000", *kb_settings])
+    kb = KnowledgeBase(settings, embedder=embedder, llm=LLMClient(model))
+    folder = make_persona("ops", rag={"handbook.md": doc("handbook", "Handbook", body)})
+    assert not kb.ingest(folder).failed
+    return kb, model
+
+
+def test_passages_are_profiled_in_batches_each_checked_on_its_own(
+    tmp_path: Any, embedder: Any, make_persona: Any
+) -> None:
+    kinds: dict[int, list[str]] = {}
+    for batch in (1, 4):
+        kb, model = counted(
+            [f"enrich.chunk_batch={batch}"], tmp_path / str(batch), embedder, make_persona, LONG
+        )
+        try:
+            kinds[batch] = [kind_of(m) for m in model.calls]
+            profiles = kb.store.get_chunk_profiles([c.id for c in kb.store.list_chunks("handbook")])
+            assert len(profiles) == 7 and all(
+                p.provenance.method.startswith("llm:") for p in profiles.values()
+            )
+            versions = {p.provenance.prompt_version for p in profiles.values()}
+            assert versions == ({"chunk_profile.v1"} if batch == 1 else {"chunk_profiles.v1"})
+        finally:
+            kb.close()
+    assert kinds[1].count("chunk") == 7 and "chunks" not in kinds[1]
+    assert kinds[4].count("chunks") == 2 and "chunk" not in kinds[4], "7 passages: a call of 4, one of 3"
+
+
+def test_an_invalid_passage_in_a_batch_falls_back_alone() -> None:
+    def reply(messages: list[Message], schema: Any) -> str:
+        made = faithful(messages, GOOD)
+        if kind_of(messages) == "chunks":
+            made["profiles"][1]["keywords"] = ["not in the passage"]  # type: ignore[index]
+        return json.dumps(made)
+
+    llm = LLMEnricher(LLMClient(ScriptedLLM(reply)))
+    chunks = chunk_document("handbook", "Handbook", LONG, 180, 0)[:3]
+    made = llm.chunk_profiles(
+        Document(id="handbook", title="Handbook", personas=["ops"], content_hash="", path="/h.md"), chunks
+    )
+    assert [p is not None for p in made] == [True, False, True]
+
+
+def test_a_changed_document_reprofiles_only_its_changed_passages(
+    tmp_path: Any, embedder: Any, make_persona: Any
+) -> None:
+    kb, model = counted(["enrich.chunk_batch=4"], tmp_path, embedder, make_persona, LONG)
+    try:
+        before = {c.id for c in kb.store.list_chunks("handbook")}
+        model.calls.clear()
+        changed = LONG.replace("rule number 3 of", "rule number 3 (revised in May) of")
+        folder = tmp_path / "personas" / "ops" / "RAG" / "handbook.md"
+        folder.write_text(doc("handbook", "Handbook", changed), encoding="utf-8")
+        assert not kb.ingest(folder.parent.parent).failed
+        asked = [m for m in model.calls if kind_of(m) in ("chunk", "chunks")]
+        assert len(asked) == 1 and "revised in May" in asked[0][1].content
+        assert "Topic 5 covers" not in asked[0][1].content, "an unchanged passage is not sent again"
+        after = kb.store.list_chunks("handbook")
+        profiles = kb.store.get_chunk_profiles([c.id for c in after])
+        assert len(profiles) == 7 and all(p.provenance.method.startswith("llm:") for p in profiles.values())
+        assert len({c.id for c in after} - before) == 1
+        model.calls.clear()
+        assert not kb.ingest(folder.parent.parent, redo="all").failed
+        assert sum(kind_of(m) in ("chunk", "chunks") for m in model.calls) == 2, "redo all: asked again"
+    finally:
+        kb.close()

@@ -27,6 +27,14 @@ class EnrichSettings(BaseModel):
     llm_relationships: bool = Field(
         True, description="with an LLM: propose typed relationships to other documents, quote-checked"
     )
+    chunk_batch: int = Field(
+        4, ge=1, le=16, description="with an LLM: passages profiled in one call (1: a call each)"
+    )
+    tiers: bool = Field(
+        True,
+        description="with an LLM: a document's worth (type, size, links, age) picks what the model "
+        "writes for it — everything, its profile only, or nothing (docs/design/enrichment.md#tiers)",
+    )
 
 
 class ChunkingSettings(BaseModel):

@@ -10,7 +10,16 @@ from shu.enrich.extractive import chunk_profile, context_prefix, profile_documen
 from shu.enrich.llm import LLMEnricher
 from shu.enrich.relational import relational_context
 from shu.enrich.relationships import document_relationships, relationship_candidates
-from shu.types import Chunk, Document, DocumentProfile, DocumentRef, Enrichment, RelationalContext
+from shu.enrich.tiers import Tier
+from shu.types import (
+    Chunk,
+    ChunkProfile,
+    Document,
+    DocumentProfile,
+    DocumentRef,
+    Enrichment,
+    RelationalContext,
+)
 
 ENRICH_VERSION = 3
 """Raise when a method's output changes, so that documents are enriched again."""
@@ -24,13 +33,23 @@ def enrich_document(
     llm: LLMEnricher | None = None,
     catalogue: list[DocumentRef] | None = None,
     projects: list[str] | None = None,
+    kept: dict[str, ChunkProfile] | None = None,
+    worth: Tier = "full",
 ) -> tuple[Enrichment, list[Chunk]]:
     """`catalogue`: the knowledge base's documents, which an LLM may relate this one to;
-    `projects`: the projects the knowledge base knows (declared in frontmatter)."""
+    `projects`: the projects the knowledge base knows (declared in frontmatter); `kept`: chunk
+    profiles the same model wrote for passages whose text did not change (by chunk id): not
+    asked again. `worth`: what the model writes for the document (`shu.enrich.tiers`): `light`
+    its profile only, `extractive` nothing."""
     if not settings.enabled:
         return Enrichment(), chunks
+    if worth == "extractive":
+        llm = None
+    whole = llm  # what writes the profile; the rest is the light tier's to leave to the rules
+    if worth == "light":
+        llm = None
     extracted = profile_document(doc, body)
-    profile = (llm.profile(doc, body) if llm and settings.profiles else None) or extracted.profile
+    profile = (whole.profile(doc, body) if whole and settings.profiles else None) or extracted.profile
     profile = with_relational(profile, relational_context(doc, body, profile, projects or []))
     enrichment = Enrichment(relationships=document_relationships(doc, body))
     if llm and settings.llm_relationships and catalogue:
@@ -43,8 +62,9 @@ def enrich_document(
         enrichment.questions = (llm.questions(doc, body) if llm else None) or extracted.questions
     if settings.chunk_profiles:
         phrases = extracted.profile.manifest.answers_questions_about
+        written = _chunk_profiles(doc, chunks, llm, settings.chunk_batch, kept or {})
         enrichment.chunk_profiles = [
-            (llm.chunk_profile(doc, c) if llm else None) or chunk_profile(c, phrases) for c in chunks
+            made or chunk_profile(c, phrases) for c, made in zip(chunks, written, strict=True)
         ]
     if settings.context:
         chunks = [
@@ -52,6 +72,22 @@ def enrich_document(
             for c in chunks
         ]
     return enrichment, chunks
+
+
+def _chunk_profiles(
+    doc: Document, chunks: list[Chunk], llm: LLMEnricher | None, batch: int, kept: dict[str, ChunkProfile]
+) -> list[ChunkProfile | None]:
+    """The model's profile of each passage: the kept one when its text did not change, else
+    asked for `batch` passages at a time; None where there is none (the fallback's turn)."""
+    made: list[ChunkProfile | None] = [kept.get(c.id) for c in chunks]
+    if llm is None:
+        return made
+    asked = [i for i, profile in enumerate(made) if profile is None]
+    for start in range(0, len(asked), batch):
+        part = asked[start : start + batch]
+        for i, profile in zip(part, llm.chunk_profiles(doc, [chunks[i] for i in part]), strict=True):
+            made[i] = profile
+    return made
 
 
 def with_relational(profile: DocumentProfile, rules: RelationalContext) -> DocumentProfile:

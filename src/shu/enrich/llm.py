@@ -88,7 +88,14 @@ class QuestionsOut(BaseModel):
     questions: list[str] = Field(min_length=1, max_length=40)
 
 
-MAX_TOKENS = {"profile": 500, "questions": 300, "chunk_profile": 200, "context": 160, "relationships": 400}
+MAX_TOKENS = {
+    "profile": 500,
+    "questions": 300,
+    "chunk_profile": 200,
+    "chunk_profiles": 200,
+    "context": 160,
+    "relationships": 400,
+}
 """The longest answer each artifact gets: a small model that starts repeating itself is cut off
 early (a cut-off list of questions keeps its valid ones), not at 700 tokens a call."""
 QUESTIONS_KEPT = (3, 15)
@@ -100,6 +107,14 @@ class ChunkProfileOut(BaseModel):
     summary: str = Field(max_length=400)
     keywords: list[str] = Field(default_factory=list, max_length=10)
     topics: list[str] = Field(default_factory=list, max_length=5)
+
+
+class _NumberedChunkProfileOut(ChunkProfileOut):
+    n: int = Field(ge=1, le=64)
+
+
+class ChunkProfilesOut(BaseModel):
+    profiles: list[_NumberedChunkProfileOut] = Field(max_length=64)
 
 
 class ContextOut(BaseModel):
@@ -251,6 +266,45 @@ class LLMEnricher:
             lambda value: validate.check_chunk_profile(value, chunk.text),
         )
 
+    def chunk_profiles(self, doc: Document, chunks: list[Chunk]) -> list[ChunkProfile | None]:
+        """Several passages' profiles in one call (`enrich.chunk_batch`): each checked against
+        its own passage; a passage whose profile is missing or invalid gets None (its fallback),
+        the others are kept. One passage: the single-passage prompt."""
+        if len(chunks) == 1:
+            return [self.chunk_profile(doc, chunks[0])]
+        prompt = load_prompt("chunk_profiles")
+        passages = "\n\n".join(
+            f'<passage n="{n}" section="{_attribute(c.section_path)}">\n{c.text}\n</passage>'
+            for n, c in enumerate(chunks, start=1)
+        )
+        messages = prompt.messages(title=doc.title, passages=passages)
+
+        def build(out: ChunkProfilesOut, provenance: Provenance) -> list[ChunkProfile | None]:
+            made: list[ChunkProfile | None] = [None] * len(chunks)
+            for item in out.profiles:
+                if 1 <= item.n <= len(chunks) and made[item.n - 1] is None:
+                    chunk = chunks[item.n - 1]
+                    profile = ChunkProfile(
+                        chunk_id=chunk.id,
+                        summary=item.summary,
+                        keywords=item.keywords,
+                        topics=item.topics,
+                        provenance=provenance,
+                    )
+                    if not validate.check_chunk_profile(profile, chunk.text):
+                        made[item.n - 1] = profile
+            return made
+
+        def check(made: list[ChunkProfile | None]) -> list[str]:
+            return (
+                [] if any(made) else ["no passage's profile was valid (each must summarise its own passage)"]
+            )
+
+        found = self._ask(
+            "chunk_profiles", messages, ChunkProfilesOut, prompt.version, build, check, tokens=len(chunks)
+        )
+        return found if found is not None else [None] * len(chunks)
+
     def context(self, body: str, chunk: Chunk) -> str | None:
         prompt = load_prompt("context")
         text = body[:MAX_DOCUMENT_CHARS]
@@ -307,6 +361,7 @@ class LLMEnricher:
         build: Callable[[_Out, Provenance], _Made],
         check: Callable[[_Made], list[str]],
         salvage: Callable[[str], _Out | None] | None = None,
+        tokens: int = 1,
     ) -> _Made | None:
         """Ask, convert, validate (the client asks again once); None means: use the fallback."""
         started = time.perf_counter()
@@ -317,7 +372,7 @@ class LLMEnricher:
 
         try:
             answer: Structured[_Out] = self.client.structured(
-                messages, schema, max_tokens=MAX_TOKENS[kind], check=checked, salvage=salvage
+                messages, schema, max_tokens=MAX_TOKENS[kind] * tokens, check=checked, salvage=salvage
             )
         except ShuError as exc:
             self.failures[f"{kind}: {exc.__class__.__name__}"] += 1
@@ -332,6 +387,10 @@ class LLMEnricher:
         )
         self.successes[kind] += 1
         return build(answer.value, final)
+
+
+def _attribute(value: str) -> str:
+    return " ".join(value.split()).replace('"', "'").replace("<", "(")[:200]
 
 
 def _questions_of_a_cut_off_list(text: str) -> QuestionsOut | None:

@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Literal
@@ -19,6 +21,7 @@ import numpy as np
 from shu.config.settings import Settings
 from shu.enrich.enricher import ENRICH_VERSION, enrich_document
 from shu.enrich.llm import LLMEnricher
+from shu.enrich.tiers import Tier, tier
 from shu.errors import ConfigError, ShuError, SkipDocument
 from shu.ingest.budget import Limits, OverBudget
 from shu.ingest.chunking import chunk_document
@@ -34,7 +37,7 @@ from shu.ingest.urls import fetch_url_lists, prune_unlisted
 from shu.ingest.vectors import BatchItem, embed_batch, kept_vectors
 from shu.models.embed.base import Embedder
 from shu.store.base import KnowledgeStore
-from shu.types import Chunk, Document, DocumentRef, Enrichment
+from shu.types import Chunk, ChunkProfile, Document, DocumentRef, Enrichment
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +108,8 @@ class IngestJob:
         self.max_bytes = int(settings.ingest.max_file_mb * 1_000_000)
         self.report = IngestReport()
         """The report of the run under way (complete once `run` returns)."""
+        self.tiers: Counter[str] = Counter()
+        """How many documents of the run got each tier (`enrich.tiers`)."""
 
     def run(self, root: Path, prune: bool = False, redo: Redo = "changed") -> IngestReport:
         """`redo`: "changed" (default) processes new and changed documents; "all" every document;
@@ -113,6 +118,7 @@ class IngestJob:
         self.redo = redo
         llm_before = self.llm.summary() if self.llm else {}
         report = self.report = IngestReport()
+        self.tiers = Counter()
         with self.store.writer():  # a concurrent run over the same store waits, then finds it done
             built_with = self._settle_settings(report)
             self._run(root, prune, report)
@@ -120,6 +126,8 @@ class IngestJob:
         report.seconds = time.perf_counter() - started
         if self.llm is not None:
             report.llm = self.llm.summary_since(llm_before)
+            if self.tiers:
+                report.llm["tiers"] = dict(self.tiers)
             if report.llm["calls"] or report.llm["cached"]:
                 self.store.record_llm_run(report.llm)
         counts = report.counts()
@@ -389,7 +397,15 @@ class IngestJob:
             return None
         try:
             enrichment, chunks = enrich_document(
-                doc, parsed.body, chunks, self.settings.enrich, self.llm, self.catalogue, self.projects
+                doc,
+                parsed.body,
+                chunks,
+                self.settings.enrich,
+                self.llm,
+                self.catalogue,
+                self.projects,
+                kept=self._kept_chunk_profiles(chunks) if stored is not None else None,
+                worth=self._worth(doc, chunks),
             )
         except Exception as exc:  # enrichment is an extra: the document is still indexed without it
             log.exception("enriching %s failed; indexed without it", doc.id)
@@ -398,6 +414,25 @@ class IngestJob:
                 f"enrichment failed ({exc.__class__.__name__}: {exc}); indexed without it"
             )
         return _Pending(parsed, chunks, outcome, enrichment, stored is not None)
+
+    def _worth(self, doc: Document, chunks: list[Chunk]) -> Tier:
+        """What the model writes for the document (`enrich.tiers`; everything when off, or when
+        everything is asked for again)."""
+        if self.llm is None or not self.settings.enrich.tiers or self.redo == "all":
+            return "full"
+        worth = tier(doc, chunks, len(self.store.linking_to(doc.id)), datetime.now(UTC).date())
+        self.tiers[worth] += 1
+        return worth
+
+    def _kept_chunk_profiles(self, chunks: list[Chunk]) -> dict[str, ChunkProfile]:
+        """The chunk profiles this model wrote for passages of the stored version whose text did
+        not change (a chunk's id is its section and text): a changed document re-profiles only
+        its changed passages. None are kept when everything is asked for again."""
+        if self.llm is None or self.redo == "all":
+            return {}
+        method = f"llm:{self.llm.client.name}"
+        found = self.store.get_chunk_profiles([c.id for c in chunks])
+        return {chunk_id: p for chunk_id, p in found.items() if p.provenance.method == method}
 
     def _catalogue(self, run: _Run) -> list[DocumentRef]:
         """Every document this run and the store know: what LLM-proposed relationships may target."""

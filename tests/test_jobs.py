@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -172,3 +173,51 @@ def _summary(job: Job) -> str:
     for outcome in job.report["outcomes"] if job.report else []:
         counts[outcome["status"]] = counts.get(outcome["status"], 0) + 1
     return ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+
+
+# -- enrich.defer: searchable at once, the model's artifacts fill in after ----------------------
+
+
+def deferring_kb(home: Path, embedder: CountingEmbedder) -> tuple[KnowledgeBase, Any]:
+    from shu.models.llm.client import LLMClient
+    from tests.enrich.test_llm_enrichment import GOOD, scripted
+
+    model = scripted(GOOD)
+    settings = load_settings(
+        home, ["enrich.defer=true", "enrich.tiers=false", "enrich.llm_relationships=false"]
+    )
+    return KnowledgeBase(settings, embedder=embedder, llm=LLMClient(model)), model
+
+
+def test_a_deferred_ingest_job_is_searchable_first_then_an_enrich_job_fills_the_model_in(
+    tmp_path: Path, embedder: CountingEmbedder, make_persona: PersonaMaker
+) -> None:
+    root = many_documents(make_persona, 3)
+    kb, _ = deferring_kb(tmp_path / "home", embedder)
+    with kb:
+        job = kb.jobs.submit("ingest", str(root), user="ana")
+        done = kb.jobs.wait(job.id)
+        assert done.status == "done" and done.report is not None
+        assert not (done.report["llm"] or {}).get("calls"), "the ingest job indexed without the model"
+        assert kb.search("notes", persona="notes"), "searchable at once"
+        follow = next(j for j in kb.jobs.list() if j.kind == "enrich")
+        assert follow.path == done.path and follow.user == "ana"
+        filled = kb.jobs.wait(follow.id)
+        assert filled.status == "done" and filled.report is not None and filled.report["llm"]["calls"] > 0
+        assert len([j for j in kb.jobs.list() if j.kind == "enrich"]) == 1, "an enrich job queues none"
+
+
+def test_a_deferred_ingest_on_the_command_line_indexes_first_then_fills_in(
+    tmp_path: Path, embedder: CountingEmbedder, make_persona: PersonaMaker
+) -> None:
+    root = many_documents(make_persona, 3)
+    kb, model = deferring_kb(tmp_path / "home", embedder)
+    with kb:
+        report = kb.ingest(root)
+        assert report.counts()["ingested"] == 3
+        assert any(n.startswith("searchable after ") and "enrich.defer" in n for n in report.notes), (
+            report.notes
+        )
+        assert report.llm["calls"] > 0 and model.calls
+        again = kb.ingest(root)
+        assert not any("searchable after" in n for n in again.notes), "nothing new: no second pass"

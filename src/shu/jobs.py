@@ -19,12 +19,11 @@ import queue
 import threading
 import time
 import uuid
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from shu.errors import ConflictError, InvalidRequestError, NotFoundError
+from shu.errors import ConflictError, InvalidRequestError, NotFoundError, ShuError
 from shu.ingest.job import IngestJob, Progress, Redo
 from shu.store.base import JobStore
 from shu.store.rows import now
@@ -44,15 +43,22 @@ class TurnOver(Exception):
     """Raised from the progress callback: the job's turn is over and another folder's job waits."""
 
 
-StartIngest = Callable[[Progress, bool | None], IngestJob]
-"""Starts an ingestion run reporting to a progress callback; `True` asks for context prefixes
-(a reindex), `None` leaves the setting as configured."""
+class StartIngest(Protocol):
+    """Starts an ingestion run reporting to a progress callback; `True` asks for context prefixes
+    (a reindex), `None` leaves the setting as configured; `deferring`: without the model."""
+
+    def __call__(self, progress: Progress, context: bool | None, deferring: bool = False) -> IngestJob: ...
 
 
 class JobRunner:
     """Runs the jobs kept in `store`, one at a time, each an ingestion run `start_ingest` makes."""
 
-    def __init__(self, store: JobStore, start_ingest: StartIngest, turn_s: float = 10.0) -> None:
+    def __init__(
+        self, store: JobStore, start_ingest: StartIngest, turn_s: float = 10.0, defer: bool = False
+    ) -> None:
+        """`defer`: an ingest job indexes without the model, then queues an `enrich` job of the
+        same folder that fills the model's artifacts in (`enrich.defer`)."""
+        self.defer = defer
         self.store = store
         self.start_ingest = start_ingest
         self.turn_s = turn_s
@@ -156,7 +162,8 @@ class JobRunner:
         )
         self.store.save_job(job)
         tracker = _Tracker(self.store, job, self.turn_s)
-        run = self.start_ingest(tracker, True if job.kind == "reindex" else None)
+        deferring = self.defer and job.kind == "ingest"
+        run = self.start_ingest(tracker, True if job.kind == "reindex" else None, deferring)
         tracker.run = run
         try:
             report = run.run(Path(job.path), redo=_redo(job))
@@ -179,6 +186,11 @@ class JobRunner:
                 }
             )
             self._finish(done, "done", report=report.model_dump(mode="json"))
+            if deferring and (report.counts()["ingested"] or report.counts()["converted"]):
+                try:
+                    self.submit("enrich", job.path, user=job.user)  # the model's artifacts fill in
+                except ShuError as exc:  # the folder went away meanwhile: the documents stay indexed
+                    log.warning("the deferred enrichment of %s was not queued: %s", job.path, exc)
 
     def _finish(
         self, job: Job, status: str, error: str | None = None, report: dict[str, Any] | None = None

@@ -118,7 +118,16 @@ class KnowledgeBase:
         where it stopped). `redo`: "changed", "all" or "fallbacks" (LLM artifacts that fell back);
         `context`: index chunks with (True) or without (False) context prefixes from now on (a
         reindex's choice, which later runs follow); None: as chosen before, else as configured."""
-        report = self.parts.ingest_job(progress, context).run(Path(path), prune=prune, redo=redo)
+        deferring = self.parts.defers and redo == "changed"
+        report = self.parts.ingest_job(progress, context, deferring).run(Path(path), prune=prune, redo=redo)
+        if deferring and (report.counts()["ingested"] or report.counts()["converted"]):
+            searchable = report.seconds  # every document is searchable from here; the model's part follows
+            filled = self.parts.ingest_job(progress, context).run(Path(path), redo="fallbacks")
+            report.llm = filled.llm
+            report.notes.append(
+                f"searchable after {searchable:.1f} s; the model's artifacts filled in after "
+                f"{filled.seconds:.1f} s more ({filled.counts()['ingested']} documents, enrich.defer)"
+            )
         configured = self.parts.configured_embedder
         if configured != self.embedder_name:
             report.notes.append(

@@ -125,11 +125,22 @@ class Parts:
             return LLMEnricher(fast)
         return self.enricher
 
-    def ingest_job(self, progress: Progress | None = None, context: bool | None = None) -> IngestJob:
-        """An ingestion run not yet started (its report fills as it goes)."""
-        return IngestJob(
-            self.settings, self.store, self.embedder, progress, self.ingest_enricher, context, self._after
-        )
+    def ingest_job(
+        self, progress: Progress | None = None, context: bool | None = None, deferring: bool = False
+    ) -> IngestJob:
+        """An ingestion run not yet started (its report fills as it goes); `deferring`: without
+        the model (its artifacts fill in later: `enrich.defer`)."""
+        enricher = self.ingest_enricher
+        if deferring:
+            return IngestJob(
+                self.settings, self.store, self.embedder, progress, None, context, self._after, enricher
+            )
+        return IngestJob(self.settings, self.store, self.embedder, progress, enricher, context, self._after)
+
+    @property
+    def defers(self) -> bool:
+        """Whether ingestion indexes first and lets the model's artifacts fill in after."""
+        return self.settings.enrich.defer and self.ingest_enricher is not None
 
     def _after(self, report: IngestReport) -> None:
         for follow in self.after_ingest:
@@ -182,7 +193,7 @@ class Parts:
     @cached_property
     def jobs(self) -> JobRunner:
         """Background ingest / enrich / reindex jobs, kept in the store with their progress."""
-        return JobRunner(self.store, self.ingest_job, self.settings.server.job_turn_s)
+        return JobRunner(self.store, self.ingest_job, self.settings.server.job_turn_s, defer=self.defers)
 
     @cached_property
     def conversations(self) -> Conversations:

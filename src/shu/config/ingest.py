@@ -30,6 +30,11 @@ class EnrichSettings(BaseModel):
     chunk_batch: int = Field(
         4, ge=1, le=16, description="with an LLM: passages profiled in one call (1: a call each)"
     )
+    defer: bool = Field(
+        False,
+        description="with an LLM: index documents with the non-LLM artifacts first (searchable at once), "
+        "then let the model's fill in (`shu ingest` in a second pass; a server in an `enrich` job)",
+    )
     tiers: bool = Field(
         True,
         description="with an LLM: a document's worth (type, size, links, age) picks what the model "

@@ -91,12 +91,16 @@ class IngestJob:
         llm: LLMEnricher | None = None,
         context: bool | None = None,
         after: Callable[[IngestReport], None] | None = None,
+        deferred: LLMEnricher | None = None,
     ) -> None:
         """`context`: index chunks with (True) or without (False) context prefixes, a choice kept
         for later runs (`shu.ingest.index_settings`); None follows the kept choice or the settings.
         `after`: called once a run that changed the knowledge base is done (users' profiles follow
         it); what it raises is logged, never the run's failure."""
         self.after = after
+        self.deferred = deferred
+        """the model whose artifacts fill in after this run (`enrich.defer`): this run writes the
+        non-LLM ones, and is fingerprinted as the model's (a later run finds nothing changed)"""
         self.settings = settings
         self.context = context
         self.store = store
@@ -544,13 +548,14 @@ class IngestJob:
 
     def _built_with(self) -> dict[str, object]:
         """The settings that change what is indexed of a document."""
+        model = self.llm or self.deferred
         return {
             "chunking": self.settings.chunking.model_dump(),
             "embedder": self.embedder.name,
             "index_text": 3,  # 2: relative dates indexed with the dates they mean; 3: key terms
             "enrich": self.settings.enrich.model_dump(),
             "enrich_methods": ENRICH_VERSION,
-            "llm": self.llm.fingerprint if self.llm else None,
+            "llm": model.fingerprint if model else None,
         }
 
 

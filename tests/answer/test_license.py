@@ -9,23 +9,17 @@ import json
 from pathlib import Path
 
 import httpx
-from typer.testing import CliRunner
 
 from shu.kb import open_kb
 from shu.serve.background import running
-from shu.serve.cli import app
 from shu.serve.http import create_app
 from tests.conftest import PersonaMaker
+from tests.serve.test_cli import shu
 
 RAW = (
     "---\nlicense: CC-BY-4.0\n---\n# Field guide\n\n## Compost\n\nThe compost bays are turned every Friday.\n"
 )
 QUESTION = "When are the compost bays turned?"
-
-
-def shu(home: Path, *args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, ["--home", str(home), *args])
-    return result.exit_code, result.output
 
 
 def test_a_licence_is_converted_kept_through_reconversion_and_shown_with_citations(

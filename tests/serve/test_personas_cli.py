@@ -7,13 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from shu.serve.cli import app
 from shu.types import PersonaConfig
 from tests.conftest import PersonaMaker, doc
+from tests.serve.test_cli import home, shu
 
-runner = CliRunner()
+__all__ = ["home"]  # the fixture, shared with the other command-line tests
+
 SSO = doc(
     "sso",
     "Single sign-on",
@@ -24,16 +24,6 @@ PRICING = doc(
     "pricing", "Pricing", "# Pricing\n\n## Pro\n\nThe Pro plan costs $65 per seat.", tags=["billing", "admin"]
 )
 REFUNDS = doc("refunds", "Refunds", "# Refunds\n\n## Asking\n\nWrite to us within 30 days.", tags=["billing"])
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    return tmp_path / "home"
-
-
-def shu(home: Path, *args: str) -> tuple[int, str]:
-    result = runner.invoke(app, ["--home", str(home), *args])
-    return result.exit_code, result.output
 
 
 @pytest.fixture

@@ -124,6 +124,8 @@ class KnowledgeBase:
             searchable = report.seconds  # every document is searchable from here; the model's part follows
             filled = self.parts.ingest_job(progress, context).run(Path(path), redo="fallbacks")
             report.llm = filled.llm
+            report.outcomes += [o for o in filled.outcomes if o.status == "failed" or o.warnings]
+            report.notes += filled.notes
             report.notes.append(
                 f"searchable after {searchable:.1f} s; the model's artifacts filled in after "
                 f"{filled.seconds:.1f} s more ({filled.counts()['ingested']} documents, enrich.defer)"
@@ -307,7 +309,7 @@ class KnowledgeBase:
     @cached_property
     def accounts(self) -> Accounts:
         """Keys, users and signals: who asks, kept beside the knowledge."""
-        return Accounts(self.store, self.store, self.settings.home)
+        return Accounts(self.store, self.store, self.settings.home, logins=self.store)
 
     @cached_property
     def logins(self) -> Logins:

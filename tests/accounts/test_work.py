@@ -68,13 +68,25 @@ def test_absences_come_from_calendar_events_and_automatic_replies() -> None:
             end="2025-08-10",
         ),
         document("sabbatical", "On leave", "meeting", "2025-01-01", start="2025-01-01", end="2025-12-31"),
+        document(
+            "party",
+            "Holiday party",
+            "meeting",
+            "2025-12-19",
+            start="2025-12-19T17:00+01:00",
+            end="2025-12-19T21:00+01:00",
+        ),
+        document("budget", "Travel budget review", "meeting", "2025-10-02", start="2025-10-02T10:00+01:00"),
     ]
     absences = work_pattern(own, {ME}, lambda d: TEXT.get(d.id, "")).absences
     assert [(a.start, a.end, a.reason, a.doc_id) for a in absences] == [
         ("2025-11-10", "2025-11-14", "Out of office", "leave"),
         ("2025-12-01", "2025-12-05", "automatic reply", "auto"),
         ("2026-02-02", "2026-02-04", "Business trip to Lisbon", "trip"),
-    ], "a meeting is no absence; someone else's vacation is not hers; a year away is not believed"
+    ], (
+        "a meeting is no absence (a party, a travel budget); someone else's vacation is not hers; "
+        "a year away is not believed"
+    )
 
 
 MISSED = (
@@ -121,9 +133,7 @@ def test_a_meeting_held_while_the_asker_was_away_ranks_below_the_one_they_attend
     asker = kb.asker("ana")
     assert asker is not None
     settings = kb.settings.retrieval.personal
-    ranked, _, _ = personal_boost(
-        tied, asker, kb.store, settings, "What was decided in the pricing meeting?"
-    )
+    ranked, _, _ = personal_boost(tied, asker, kb.store, settings, "What was decided in the pricing meeting?")
     assert [c for c, _ in ranked] == [first["pricing-review"], first["pricing-call"]]
     paused = settings.model_copy(update={"away": 0.0})
     ranked, _, _ = personal_boost(tied, asker, kb.store, paused, "What was decided in the pricing meeting?")

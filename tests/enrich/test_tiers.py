@@ -4,7 +4,7 @@ anything another document links to — counted in the ingestion report."""
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 from shu.config.settings import load_settings
@@ -16,6 +16,8 @@ from tests.conftest import CountingEmbedder, PersonaMaker, doc
 from tests.enrich.test_llm_enrichment import GOOD, kind_of, scripted
 
 TODAY = date(2026, 11, 28)
+RECENT = (date.today() - timedelta(days=60)).isoformat()
+"""a date the ingestion's tier sees as recent, whenever the test runs"""
 PROSE = " ".join(["The harbour crane is inspected every spring by the port authority."] * 8)
 
 
@@ -47,10 +49,10 @@ def test_ingestion_asks_the_model_by_tier(
     rag = {
         "note.md": doc("note", "Note", "# Note\n\nCall the crane office."),
         "mail.md": doc("mail", "Crane inspection", f"# Crane inspection\n\n{PROSE}", type="email",
-                       date="2026-10-02"),
+                       date=RECENT),
         "guide.md": doc("guide", "Crane guide",
                         f"# Crane guide\n\n## Inspection\n\n{PROSE}\n\n## Repairs\n\n{PROSE}",
-                        type="guide", date="2026-09-01"),
+                        type="guide", date=RECENT),
     }  # fmt: skip
     asked: dict[str, dict[str, list[str]]] = {}
     for tiers in (True, False):

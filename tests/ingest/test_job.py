@@ -564,3 +564,30 @@ def test_a_chat_is_found_by_the_day_its_relative_dates_mean(
     assert "yesterday (7 May 2023)" in chunk.index_text and chunk.text.endswith("support group yesterday.")
     found = kb.store.search_keyword("What happened on 7 May 2023?", "mel", 5)
     assert [s.chunk_id for s in found] == [chunk.id]
+
+
+def test_an_edit_that_survived_a_converter_5_conversion_survives_the_upgrade(
+    kb: KnowledgeBase, make_persona: PersonaMaker
+) -> None:
+    """Converter 5 recorded the digest of the value it kept, a person's edit included: the first
+    conversion by 6 must not take that edit for a generated value."""
+    import json as json_module
+
+    import yaml
+
+    from shu.ingest.files import sha256
+
+    folder = make_persona("lumen", raw={"note.md": "# Note\n\nThe billing cycle is monthly for everyone."})
+    kb.ingest(folder)
+    rag = folder / "RAG" / "note.md"
+    head, body = rag.read_text().split("\n---\n", 1)
+    meta = yaml.safe_load(head.removeprefix("---\n"))
+    meta["summary"] = "Curated by hand."
+    meta["generated"] |= {
+        "converter": 5,
+        "summary": sha256(json_module.dumps("Curated by hand.", ensure_ascii=False).encode())[:12],
+    }
+    rag.write_text("---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n" + body)
+    (folder / "RAW-DOCS" / "note.md").write_text("# Note\n\nA second version of the note, about invoices.")
+    kb.ingest(folder)
+    assert "summary: Curated by hand." in rag.read_text() and "second version" in rag.read_text()

@@ -22,12 +22,17 @@ GUIDE = (
 def test_the_block_is_read_out_of_the_text() -> None:
     body = (
         "\n**Key Terms**: single sign-on, SAML, Okta\n**Also Known As**: IdP = identity provider; "
-        "MFA (multi-factor authentication), Lumen Identity\n\n# Guide\n\nText about **Key Terms**: here.\n"
+        "MFA (multi-factor authentication), Lumen Identity, single sign-on (SSO)\n\n# Guide\n\n"
+        "Text about **Key Terms**: here.\n"
     )
     rest, found = read_block(body)
     assert rest == "# Guide\n\nText about **Key Terms**: here.\n"
     assert found.terms == ["single sign-on", "SAML", "Okta", "Lumen Identity"]
-    assert found.aliases == {"IdP": "identity provider", "MFA": "multi-factor authentication"}
+    assert found.aliases == {
+        "IdP": "identity provider",
+        "MFA": "multi-factor authentication",
+        "SSO": "single sign-on",
+    }
     untouched = "# Guide\n\n**Key Terms**: not at the top, so text.\n"
     assert read_block(untouched) == (untouched, KeyTerms())
 
@@ -114,6 +119,13 @@ def test_the_block_is_written_indexed_never_quoted_and_a_persons_edit_is_kept(
         (folder / "RAW-DOCS" / "identity.md").write_text(GUIDE + "\nThe Pro plan includes SAML.\n")
         assert not kb.ingest(folder).failed
         assert "**Key Terms**: SAML, Entra ID" in generated.read_text(), "still the person's"
+        # a person deletes the block: it stays deleted
+        edited = generated.read_text()
+        start = edited.index("**Key Terms**")
+        generated.write_text(edited[:start] + edited[edited.index("# Identity guide") :])
+        (folder / "RAW-DOCS" / "identity.md").write_text(GUIDE + "\nThe Team plan includes SAML too.\n")
+        assert not kb.ingest(folder).failed
+        assert "**Key Terms**" not in generated.read_text() and "Team plan" in generated.read_text()
     finally:
         kb.close()
 
@@ -130,3 +142,17 @@ def test_a_curated_document_with_a_block_is_read_the_same(
     assert "Key terms: Okta, Entra ID" in chunks[0].index_text
     hits = kb.store.search_keyword("Entra ID", "lumen", 3)
     assert [h.chunk_id for h in hits] == [chunks[0].id]
+
+
+def test_key_terms_stay_indexed_with_context_prefixes(
+    tmp_path: Path, embedder: CountingEmbedder, make_persona: PersonaMaker
+) -> None:
+    folder = make_persona("lumen", raw={"identity.md": GUIDE})
+    kb = _kb(tmp_path, embedder, "enrich.enabled=true", "enrich.context=true")
+    try:
+        assert not kb.ingest(folder).failed
+        console = next(c for c in kb.store.list_chunks("identity") if "admin console" in c.text)
+        assert console.context and console.index_text.startswith(console.context)
+        assert "Also known as: single sign-on" in console.index_text
+    finally:
+        kb.close()

@@ -3,7 +3,7 @@ and the quality floor — bounded, off by default, and applied in the ranking.""
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
 
@@ -68,9 +68,11 @@ def test_a_personas_freshness_decay_puts_the_newer_rule_first(
     one ranks first; without it, the old one does."""
     old = "# Parking\n\n## Rules\n\nVisitors park in the east lot."
     new = "# Parking\n\n## Rules\n\nSince October, guests of the office leave their cars in the west lot."
+    long_ago = (date.today() - timedelta(days=2600)).isoformat()
+    lately = (date.today() - timedelta(days=50)).isoformat()  # the decay counts from today, whenever
     rag = {
-        "old.md": doc("rules-2019", "Parking rules 2019", old, date="2019-03-01"),
-        "new.md": doc("rules-2026", "Parking rules 2026", new, date="2026-10-01"),
+        "old.md": doc("rules-2019", "Parking rules 2019", old, date=long_ago),
+        "new.md": doc("rules-2026", "Parking rules 2026", new, date=lately),
     }
     decayed = {"freshness_half_life_days": 180, "freshness_weight": 0.5}
     assert not kb.ingest(make_persona("fresh", rag=rag, retrieval=decayed)).failed

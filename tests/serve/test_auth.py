@@ -27,7 +27,6 @@ SECRET = doc("secret", "Board secrets", "# Board\n\n## Deal\n\nThe acquisition p
 Q = "What does the Pro plan cost?"
 PERSONA_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("GET", "/v1/personas/{p}/documents", None),
-    ("GET", "/v1/personas/{p}/suggested-config", None),
     ("GET", "/v1/documents/{d}?persona={p}", None),
     ("POST", "/v1/search", {"question": Q, "persona": "{p}"}),
     ("POST", "/v1/ask", {"question": Q, "persona": "{p}"}),
@@ -55,6 +54,7 @@ ADMIN_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("POST", "/v1/admin/users/nobody/unlock", None),
 ]
 WRITE_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
+    ("GET", "/v1/personas/{p}/suggested-config", None),
     ("POST", "/v1/personas/{p}/documents", None),  # multipart (test_documents_http.py); empty here
     ("POST", "/v1/documents/{d}/reingest?persona={p}", None),
     ("DELETE", "/v1/documents/{d}?persona={p}", None),
@@ -145,7 +145,7 @@ def test_only_a_write_right_changes_a_persona(
     )
     outside = call(url, method, path, body, writer, "board")
     assert outside.status_code == 403 and "does not reach persona 'board'" in outside.json()["detail"]
-    if "/documents/{d}" in path:
+    if "/documents/{d}" in path or path.endswith("/suggested-config"):
         taken = call(url, method, path, body, writer, "lumen")
         assert taken.status_code in (200, 202), taken.text
         assert call(url, method, path, body, tokens["root"], "board").status_code in (200, 202)

@@ -1,5 +1,6 @@
 """`GET /v1/personas/{p}/suggested-config` over a real server: the CLI's `--json` object, 404 for
-an unknown persona, 403 for a key that does not reach the persona; nothing written."""
+an unknown persona, 403 for a key that does not reach the persona or may only read it; nothing
+written."""
 
 from __future__ import annotations
 
@@ -63,11 +64,14 @@ def test_an_unknown_persona_is_not_found(served: dict[str, Any]) -> None:
 
 def test_a_key_reads_the_suggestion_of_its_own_personas_only(served: dict[str, Any]) -> None:
     url, kb = served["url"], served["kb"]
-    token = kb.accounts.create_key("ana", ["ops"])[1]
+    token = kb.accounts.create_key("ana", ["ops"], writes=["ops"])[1]
     headers = {"Authorization": f"Bearer {token}"}
     assert (
         httpx.get(f"{url}/v1/personas/ops/suggested-config", headers=headers, timeout=30).status_code == 200
     )
+    reader = {"Authorization": f"Bearer {kb.accounts.create_key('bo', ['ops'])[1]}"}
+    refused = httpx.get(f"{url}/v1/personas/ops/suggested-config", headers=reader, timeout=30)
+    assert refused.status_code == 403 and "may not change persona 'ops'" in refused.json()["detail"]
     walled = httpx.get(f"{url}/v1/personas/board/suggested-config", headers=headers, timeout=30)
     assert walled.status_code == 403 and "does not reach persona 'board'" in walled.json()["detail"]
     assert httpx.get(f"{url}/v1/personas/board/suggested-config", timeout=30).status_code == 401

@@ -4,7 +4,9 @@ contacts, projects and interests from the documents."""
 
 from __future__ import annotations
 
+import logging
 import math
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -12,10 +14,14 @@ from typing import Any
 from shu.accounts.keys import authenticate, create_key
 from shu.accounts.profiles import from_file, learn, unlearned, with_fields
 from shu.errors import ConflictError, InvalidRequestError, NotFoundError
-from shu.store.base import AccountStore, KnowledgeReader
+from shu.store.base import AccountStore, KnowledgeReader, LoginStore
 from shu.store.known import known_document, known_persona
-from shu.types import Answer, ApiKey, Signal, UserProfile
+from shu.types import Answer, ApiKey, Document, Signal, UserProfile
 
+log = logging.getLogger(__name__)
+
+LEARNED_FIELDS = ("contacts", "projects", "interests", "work", "learned")
+"""What learning writes of a profile (the rest is set by hand)."""
 RELEARN_S = 300.0
 """A signal has a learning profile learned again when its last learning is this old (seconds)."""
 
@@ -25,8 +31,16 @@ class Accounts:
     and documents they name and to learn profiles; `home` holds `users/<id>.yaml`."""
 
     def __init__(
-        self, store: AccountStore, knowledge: KnowledgeReader, home: Path, relearn_s: float = RELEARN_S
+        self,
+        store: AccountStore,
+        knowledge: KnowledgeReader,
+        home: Path,
+        relearn_s: float = RELEARN_S,
+        logins: LoginStore | None = None,
     ) -> None:
+        """`logins`: who signs in, with the personas each reads (what learning may read of them)."""
+        self.logins = logins
+        self._learning = threading.Lock()
         self.store = store
         self.knowledge = knowledge
         self.home = home
@@ -119,14 +133,46 @@ class Accounts:
         documents = self.knowledge.list_documents()
         changed = []
         for user_id in self.store.list_users():
-            stored = self.store.get_user(user_id)
-            if stored is None or not stored.learning:
-                continue
-            relearned = learn(self.knowledge, stored, self.store.list_signals(user_id), documents=documents)
-            if _items(relearned) != _items(stored):
-                changed.append(user_id)
-            self.store.save_user(relearned)
+            try:
+                if self._relearn(user_id, documents):
+                    changed.append(user_id)
+            except Exception:  # one profile that cannot be learned stops no one else's
+                log.exception("the profile of %s was not learned again", user_id)
         return changed
+
+    def reach(self, user_id: str) -> list[str] | None:
+        """The personas learning may read for a user: what their keys and sign-in reach (None:
+        every persona — an unscoped or admin key or sign-in, or a user with neither, the
+        machine's own)."""
+        keys = [k for k in self.store.list_keys() if k.user == user_id and not k.revoked]
+        found = self.logins.get_login(user_id) if self.logins is not None else None
+        login = found[0] if found is not None else None
+        if not keys and login is None:
+            return None
+        if any(k.admin or not k.personas for k in keys) or (login is not None and login.admin):
+            return None
+        reached = [p for k in keys for p in k.personas]
+        if login is not None:
+            reached += [*login.reads, *login.writes]
+        return list(dict.fromkeys(reached))
+
+    def _relearn(self, user_id: str, documents: list[Document] | None = None) -> bool:
+        """Learn a learning profile again from what its user may read, and save only the learned
+        part onto the profile as it is stored then (a pause or an edit made meanwhile stays);
+        whether what was learned changed."""
+        stored = self.store.get_user(user_id)
+        if stored is None or not stored.learning:
+            return False
+        signals = self.store.list_signals(user_id)
+        relearned = learn(self.knowledge, stored, signals, personas=self.reach(user_id), documents=documents)
+        with self._learning:
+            current = self.store.get_user(user_id)
+            if current is None or not current.learning:
+                return False
+            self.store.save_user(
+                current.model_copy(update={f: getattr(relearned, f) for f in LEARNED_FIELDS})
+            )
+        return _items(relearned) != _items(stored)
 
     def set_learning(self, user_id: str, on: bool) -> UserProfile:
         """Pause (False) or resume (True) learning for a user; resuming learns at once."""
@@ -134,7 +180,10 @@ class Accounts:
         if profile is None:
             raise NotFoundError(f"unknown user {user_id!r} (`shu users list` lists them)")
         saved = self.store.save_user(profile.model_copy(update={"learning": on}))
-        return self.learn_user(user_id) if on else saved
+        if on:
+            self._relearn(user_id)
+            return self.user(user_id)
+        return saved
 
     def reset_learning(self, user_id: str) -> UserProfile:
         """Drop what was learned about a user (what was set by hand stays); learning goes on
@@ -149,7 +198,7 @@ class Accounts:
         if profile is None or not profile.learning or not profile.learned:
             return  # no profile learned yet: signals alone make none (the user asks for one)
         if _seconds_since(profile.learned) >= self.relearn_s:
-            self.store.save_user(learn(self.knowledge, profile, self.store.list_signals(user_id)))
+            self._relearn(user_id)
 
     def learn_user(self, user_id: str, personas: list[str] | None = None) -> UserProfile:
         """Learn a user's contacts, projects and interests again from the knowledge base and the

@@ -16,10 +16,13 @@ from shu.types import Absence, Document, WorkPattern
 MIN_TIMED = 5
 """Timed messages or meetings of the user needed before working hours are said."""
 _AWAY = re.compile(
-    r"\b(out of (the )?office|ooo|annual leave|on leave|parental leave|sick leave|vacation|holiday|"
-    r"away|travel(l?ing)?|business trip|off[- ]site|day off|days off)\b",
+    r"\b(out of (the )?office|ooo|annual leave|on leave|parental leave|sick leave|vacation|day off|"
+    r"days off)\b",
     re.IGNORECASE,
 )
+"""Titles that say the person is away, whatever the event."""
+_AWAY_ALL_DAY = re.compile(r"\b(holiday|away|travel(l?ing)?|business trip|off[- ]site)\b", re.IGNORECASE)
+"""Titles that say so only for an all-day or several-day event ("Holiday party" at 17:00 is not)."""
 _AUTO_REPLY = re.compile(r"^\s*(automatic reply|auto[- ]?reply|out of (the )?office)\b", re.IGNORECASE)
 _MEETINGS = ("meeting", "meeting_notes", "event")
 _LONGEST_ABSENCE_DAYS = 120
@@ -68,7 +71,7 @@ def _absence(doc: Document, addresses: set[str], text_of: Callable[[Document], s
     if not _authored(doc, addresses) or not doc.date:
         return None
     title = doc.title or ""
-    if doc.type in _MEETINGS and _AWAY.search(title):
+    if doc.type in _MEETINGS and (_AWAY.search(title) or (_AWAY_ALL_DAY.search(title) and _whole_days(doc))):
         start = _day(doc.meta.get("start")) or _day(doc.date)
         end = _day(doc.meta.get("end")) or start
         reason = title
@@ -83,6 +86,14 @@ def _absence(doc: Document, addresses: set[str], text_of: Callable[[Document], s
     if start is None or end is None or end < start or (end - start).days > _LONGEST_ABSENCE_DAYS:
         return None
     return Absence(start=start.isoformat(), end=end.isoformat(), reason=reason, doc_id=doc.id)
+
+
+def _whole_days(doc: Document) -> bool:
+    """An all-day event, or one over several days."""
+    if doc.meta.get("all_day"):
+        return True
+    start, end = _day(doc.meta.get("start")), _day(doc.meta.get("end"))
+    return start is not None and end is not None and end > start
 
 
 def _authored(doc: Document, addresses: set[str]) -> bool:

@@ -118,10 +118,10 @@ class LLMAnswerer:
         style = STYLES[result.plan.answer_style]
         if whole is not None:
             read, style = whole, SUMMARY_STYLE  # a summary is written from the whole document
-        elif result.detail is not None:
-            style = f"{style} {DETAIL_STYLES[result.detail]}"
         elif self.model_context == "evidence" and (found := evidence_context(quoted_answer, read)).documents:
             read = found  # the reader's chosen sentences, in its order
+        if whole is None and result.detail is not None:  # the asker's length: how, not what, it reads
+            style = f"{style} {DETAIL_STYLES[result.detail]}"
         short = read is result.context and (self.numbered or self.max_sections is not None)
         context = prompt_context(
             read,

@@ -171,7 +171,7 @@ class LLMEnricher:
 
     @property
     def fingerprint(self) -> str:
-        names = ("profile", "questions", "chunk_profile", "context", "relationships")
+        names = ("profile", "questions", "chunk_profile", "chunk_profiles", "context", "relationships")
         versions = [load_prompt(n).version for n in names]
         return f"{self.client.name}|{'|'.join(versions)}"
 

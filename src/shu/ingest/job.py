@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -21,6 +22,7 @@ import numpy as np
 from shu.config.settings import Settings
 from shu.enrich.enricher import ENRICH_VERSION, enrich_document
 from shu.enrich.llm import LLMEnricher
+from shu.enrich.relationships import document_relationships
 from shu.enrich.tiers import Tier, tier
 from shu.errors import ConfigError, ShuError, SkipDocument
 from shu.ingest.budget import Limits, OverBudget
@@ -36,6 +38,7 @@ from shu.ingest.report import FileOutcome, IngestReport
 from shu.ingest.urls import fetch_url_lists, prune_unlisted
 from shu.ingest.vectors import BatchItem, embed_batch, kept_vectors
 from shu.models.embed.base import Embedder
+from shu.prompts import load_prompt
 from shu.store.base import KnowledgeStore
 from shu.types import Chunk, ChunkProfile, Document, DocumentRef, Enrichment
 
@@ -114,6 +117,8 @@ class IngestJob:
         """The report of the run under way (complete once `run` returns)."""
         self.tiers: Counter[str] = Counter()
         """How many documents of the run got each tier (`enrich.tiers`)."""
+        self.linked: Counter[str] = Counter()
+        self._counting = threading.Lock()  # documents are enriched by parallel workers
 
     def run(self, root: Path, prune: bool = False, redo: Redo = "changed") -> IngestReport:
         """`redo`: "changed" (default) processes new and changed documents; "all" every document;
@@ -219,6 +224,7 @@ class IngestJob:
         self._resolve_claims(run, report)
         self.catalogue = self._catalogue(run) if self.llm is not None else []
         self.projects = self._projects(run)
+        self.linked = self._linked(run) if self.llm is not None and self.settings.enrich.tiers else Counter()
         batch = _Batch()
         self.progress("ingest", 0, len(run.claimed))  # the stage begins: its rate is measured from here
         for done, pending in enumerate(self._prepared(list(run.claimed.values())), start=1):
@@ -391,8 +397,6 @@ class IngestJob:
             log.exception("chunking %s failed unexpectedly", doc.id)
             outcome.message = f"unexpected {exc.__class__.__name__} while chunking: {exc}"
             return None
-        if chunking.key_terms:
-            chunks = indexed(chunks, parsed.body, parsed.key_terms)
         if not chunks:
             outcome.status, outcome.message = "skipped", "no text to index"
             if stored is not None:
@@ -417,26 +421,46 @@ class IngestJob:
             outcome.warnings.append(
                 f"enrichment failed ({exc.__class__.__name__}: {exc}); indexed without it"
             )
+        if chunking.key_terms:  # after enrichment: a context prefix rewrites what is indexed
+            chunks = indexed(chunks, parsed.body, parsed.key_terms)
         return _Pending(parsed, chunks, outcome, enrichment, stored is not None)
 
     def _worth(self, doc: Document, chunks: list[Chunk]) -> Tier:
         """What the model writes for the document (`enrich.tiers`; everything when off, or when
-        everything is asked for again)."""
+        everything is asked for again): the documents linking to it are those stored and those of
+        this run (a first ingestion has none stored yet)."""
         if self.llm is None or not self.settings.enrich.tiers or self.redo == "all":
             return "full"
-        worth = tier(doc, chunks, len(self.store.linking_to(doc.id)), datetime.now(UTC).date())
-        self.tiers[worth] += 1
+        linked = len(set(self.store.linking_to(doc.id))) + self.linked.get(doc.id, 0)
+        worth = tier(doc, chunks, linked, datetime.now(UTC).date())
+        with self._counting:
+            self.tiers[worth] += 1
         return worth
+
+    def _linked(self, run: _Run) -> Counter[str]:
+        """How many documents of this run link to each document (frontmatter, links, threads)."""
+        linked: Counter[str] = Counter()
+        for parsed, _ in run.claimed.values():
+            targets = {r.target for r in document_relationships(parsed.doc, parsed.body)}
+            linked.update(t for t in targets if t != parsed.doc.id)
+        return linked
 
     def _kept_chunk_profiles(self, chunks: list[Chunk]) -> dict[str, ChunkProfile]:
         """The chunk profiles this model wrote for passages of the stored version whose text did
         not change (a chunk's id is its section and text): a changed document re-profiles only
-        its changed passages. None are kept when everything is asked for again."""
-        if self.llm is None or self.redo == "all":
+        its changed passages (a deferred run keeps them too, for the model's pass after it). None
+        are kept when everything is asked for again, nor any written with another prompt."""
+        model = self.llm or self.deferred
+        if model is None or self.redo == "all":
             return {}
-        method = f"llm:{self.llm.client.name}"
+        method = f"llm:{model.client.name}"
+        prompts = {load_prompt("chunk_profile").version, load_prompt("chunk_profiles").version}
         found = self.store.get_chunk_profiles([c.id for c in chunks])
-        return {chunk_id: p for chunk_id, p in found.items() if p.provenance.method == method}
+        return {
+            chunk_id: p
+            for chunk_id, p in found.items()
+            if p.provenance.method == method and p.provenance.prompt_version in prompts
+        }
 
     def _catalogue(self, run: _Run) -> list[DocumentRef]:
         """Every document this run and the store know: what LLM-proposed relationships may target."""
@@ -466,7 +490,14 @@ class IngestJob:
             return True
         if self.redo == "fallbacks" and self.llm is not None:
             profile = self.store.get_profile(doc_id)
-            return profile is None or not profile.provenance.method.startswith("llm:")
+            if profile is not None and profile.provenance.method.startswith("llm:"):
+                return False
+            stored = self.store.get_document(doc_id)
+            if stored is not None and self.settings.enrich.tiers:  # extractive by its worth: not a fallback
+                chunks = self.store.list_chunks(doc_id)
+                linked = len(set(self.store.linking_to(doc_id)))
+                return tier(stored, chunks, linked, datetime.now(UTC).date()) != "extractive"
+            return True
         return False
 
     def _flush(self, batch: _Batch) -> None:

@@ -93,8 +93,9 @@ def indexed(chunks: list[Chunk], body: str, declared: KeyTerms) -> list[Chunk]:
 def _take(item: str, also_known_as: bool, found: KeyTerms) -> None:
     pair = _PAIR.match(item) if also_known_as else None
     if pair is not None:
-        short, long = pair.group(1).strip(), (pair.group(2) or pair.group(3) or "").strip()
-        if short and long:
+        first, second = pair.group(1).strip(), (pair.group(2) or pair.group(3) or "").strip()
+        if first and second:  # "SSO = single sign-on" or "single sign-on (SSO)": the short one first
+            short, long = (first, second) if len(first) <= len(second) else (second, first)
             found.aliases.setdefault(short, long)
             return
     if item not in found.terms:

@@ -220,8 +220,14 @@ def build_frontmatter(
             meta[key] = value
     generated_before = _generated(previous)
     made = {key: _digest(meta[key]) for key in CURATED_FIELDS if meta.get(key)}
-    for key in CURATED_FIELDS:  # a value a person edited after the last conversion survives
-        if previous.get(key) and _digest(previous[key]) != generated_before.get(key):
+    # before converter 6 the digest recorded was of the value kept, a person's edit included:
+    # for those files a value that differs from what conversion makes now is taken as theirs
+    recorded_kept = isinstance(generated_before.get("converter"), int) and generated_before["converter"] < 6
+    for key in CURATED_FIELDS:  # a value a person edited after a conversion survives
+        if not previous.get(key):
+            continue
+        edited = _digest(previous[key]) != generated_before.get(key)
+        if edited or (recorded_kept and _digest(previous[key]) != made.get(key)):
             meta[key] = previous[key]
     # what conversion made, not what was kept: a person's edit survives every later conversion
     meta["generated"] = {"converter": CONVERTER_VERSION} | made
@@ -237,8 +243,10 @@ def _key_terms(target: Path, previous: dict[str, Any], made: str) -> str:
         return made
     rest, _ = key_terms.read_block(body)
     kept = body[: len(body) - len(rest)].strip()
-    edited = kept and _digest(f"{kept}\n\n") != _generated(previous).get("key_terms")
-    return f"{kept}\n\n" if edited else made
+    before = _generated(previous).get("key_terms")
+    if not kept:  # none in the file: a person deleted the one written (one was), else none yet
+        return "" if before not in (None, _digest("")) else made
+    return f"{kept}\n\n" if _digest(f"{kept}\n\n") != before else made
 
 
 def _generated(meta: dict[str, Any]) -> dict[str, Any]:

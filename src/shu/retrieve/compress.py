@@ -42,6 +42,8 @@ def compressed(text: str, tokens: int, question: str) -> str | None:
     used = 0
     for i in order:
         unit = units[i]
+        if unit.header:
+            continue  # kept with a row of its table, never alone
         wanted = {i} | _headers(units, unit)
         extra = [j for j in sorted(wanted) if j not in kept]
         cost = sum(count_tokens(units[j].text) + 1 for j in extra)
@@ -49,9 +51,10 @@ def compressed(text: str, tokens: int, question: str) -> str | None:
             continue
         kept.update(extra)
         used += cost
-    if not kept or all(units[i].header for i in kept):
+    if not kept:
         return None
-    return _joined(units, kept)
+    summary = _joined(units, kept)
+    return summary if count_tokens(summary) <= tokens else None
 
 
 def _units(text: str) -> list[_Unit]:

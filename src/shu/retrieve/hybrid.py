@@ -6,7 +6,7 @@ by their selectivity). The pieces (`surfaces`, `fuse`, `hits`) are what the quer
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import numpy as np
 
@@ -25,9 +25,11 @@ representative chunk (its best in the chunk lists, else its first)."""
 
 
 class HybridSearcher:
-    def __init__(self, store: KnowledgeReader, embedder: Embedder) -> None:
+    def __init__(self, store: KnowledgeReader, embedder: Embedder, today: date | None = None) -> None:
+        """`today`: the day freshness counts from (`retrieval.personal.now`; None: the real one)."""
         self.store = store
         self.embedder = embedder
+        self.today = today
 
     def search(
         self, query: str, persona: Persona, params: RetrievalParams | None = None, limit: int | None = None
@@ -174,7 +176,8 @@ class HybridSearcher:
         scored.sort(key=lambda pair: pair[1], reverse=True)
         if standing.active(params):
             profiles = self.store.get_profiles(list(docs)) if params.authority_boost else {}
-            scored = standing.standing(scored, owners, docs, profiles, params, datetime.now(UTC).date())
+            today = self.today or datetime.now(UTC).date()
+            scored = standing.standing(scored, owners, docs, profiles, params, today)
         return _cap_per_document(scored, owners, params.max_chunks_per_doc)[:limit], owners, docs, boosted
 
     def hits(

@@ -68,7 +68,8 @@ class RetrievalPipeline:
         self.store = store
         self.embedder = embedder
         self.settings = settings or RetrievalSettings()
-        self.searcher = HybridSearcher(store, embedder)
+        pinned = self.settings.personal.now
+        self.searcher = HybridSearcher(store, embedder, date.fromisoformat(pinned) if pinned else None)
         self.planner = LLMPlanner(llm) if llm is not None and self.settings.plan_method == "auto" else None
         self.transformer = LLMTransformer(llm, hyde=self.settings.hyde) if llm is not None else None
         self.reranker = reranker

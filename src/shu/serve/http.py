@@ -36,7 +36,13 @@ from starlette.responses import Response
 from starlette.types import Scope
 
 from shu import __version__
-from shu.accounts.keys import authorize, check_own_profile_fields, reached_personas, require_admin
+from shu.accounts.keys import (
+    authorize,
+    authorize_write,
+    check_own_profile_fields,
+    reached_personas,
+    require_admin,
+)
 from shu.answer.render import render_answer, shown_text
 from shu.answer.stream import Progress, StreamReset
 from shu.errors import (
@@ -353,8 +359,9 @@ def create_app(kb: KnowledgeBase, host: str = "127.0.0.1") -> FastAPI:
     def suggested_config(slug: str, key: Caller) -> dict[str, Any]:
         """A suggested `persona.config.json` for a person to accept: the curated config with the
         tags and aliases the documents suggest, each tag and alias with why (as `shu --json
-        personas suggest`); nothing is written."""
-        authorize(key, slug)
+        personas suggest`); nothing is written. For who may change the persona (it reads every
+        passage, and shows the curated config)."""
+        authorize_write(key, slug)
         return kb.suggest_persona_config(slug).as_json()
 
     @app.get("/v1/personas/{slug}/filters")

@@ -191,7 +191,10 @@ class SQLKnowledge(SQLTables):
                 )
                 profiles = self._all(self.dialect.chunk_profiles_of_persona, (persona,))
                 stored = {r[0]: DocumentProfile.model_validate_json(r[-1]) for r in rows if r[-1]}
-                corrected = findings_applied(stored, self._active_findings(list(stored), *PROFILE_FINDINGS))
+                found = self._active_findings(list(stored), *PROFILE_FINDINGS)
+                # a person or project the agent found while answering in another persona stays there
+                mine = [f for f in found if f.kind not in ("participant", "project") or f.persona == persona]
+                corrected = findings_applied(stored, mine)
                 index = DocumentIndex.build(
                     [(self._document_from(r[:-1]), corrected.get(r[0])) for r in rows],
                     [ChunkProfile.model_validate_json(r[0]) for r in profiles],

@@ -192,6 +192,14 @@ def test_a_person_the_model_reads_in_a_document_is_recorded_quoted_searched_and_
                 "Carla Mendes signed off on everything",
             ),
             action("record_relational_context", "Dan Roe", ["acme-pricing-2025"], "decision_maker", quote),
+            action("record_relational_context", "Carl", ["acme-pricing-2025"], "decision_maker", quote),
+            action(
+                "record_relational_context",
+                "approved the new price for the Acme Renewal project",
+                ["acme-pricing-2025"],
+                "decision_maker",
+                quote,
+            ),
             action("record_relational_context", "Carla Mendes", ["acme-pricing-2025"], "chair", quote),
             record,
         ],
@@ -199,9 +207,12 @@ def test_a_person_the_model_reads_in_a_document_is_recorded_quoted_searched_and_
     assert (
         trace.steps[0].refused == "record_relational_context needs a document loaded or inspected in this run"
     )
-    assert [s.summary for s in trace.steps[2:6]] == [
+    assert [s.summary for s in trace.steps[2:8]] == [
         "not recorded: the reason must quote the document verbatim (20 characters or more)",
         "not recorded: the quote does not name 'Dan Roe'",
+        "not recorded: the quote does not name 'Carl'",
+        "not recorded: 'approved the new price for the Acme Renewal project' is not a name "
+        "(a person or a project, 1–6 words)",
         "not a role: 'chair'",
         "acme-pricing-2025: Carla Mendes (decision_maker) recorded",
     ]

@@ -76,9 +76,11 @@ def test_each_model_has_its_own_budget(
 def test_the_fast_stages_are_chosen_in_settings(
     tmp_path: Path, embedder: CountingEmbedder, make_persona: PersonaMaker
 ) -> None:
-    kb, main, fast = two_models(tmp_path, embedder, make_persona, 'llm.fast_stages=["verify"]')
+    only_verify = ['llm.fast_stages=["verify"]', "llm.budget.max_json_failures=0"]
+    kb, main, fast = two_models(tmp_path, embedder, make_persona, *only_verify)
     try:
         kb.ask("What does the Pro plan cost?", persona="lumen", use_cache=False)
+        assert asked(fast), "verification asked the fast model"
         assert all("verif" in text.lower() or "claim" in text.lower() for text in asked(fast)), asked(fast)
         assert len(main.calls) > 1, "planning and scope stay with the main model"
     finally:

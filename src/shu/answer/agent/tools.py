@@ -10,6 +10,7 @@ people and projects."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import ClassVar, Protocol
@@ -476,7 +477,9 @@ class RecordRelationalContext:
         quote = _verbatim(call.reason, text)
         if quote is None:
             return ToolResult(_NOT_QUOTED)
-        if name.casefold() not in quote.casefold():
+        if not _NAME.match(name) or len(name.split()) > _NAME_WORDS:
+            return ToolResult(f"not recorded: {name[:80]!r} is not a name (a person or a project, 1–6 words)")
+        if not re.search(rf"(?<!\w){re.escape(name)}(?!\w)", quote, re.IGNORECASE):
             return ToolResult(f"not recorded: the quote does not name {name!r}")
         profile = ws.store.get_profile(doc_id)
         if profile is not None and listed(profile, name, role):
@@ -532,6 +535,8 @@ _WH_DOMAINS = {
     "what": ("facts", "descriptive", "decisions", "definitions"),
 }
 _NOT_QUOTED = "not recorded: the reason must quote the document verbatim (20 characters or more)"
+_NAME = re.compile(r"^[^\W\d_][\w .'’&-]{0,79}$")
+_NAME_WORDS = 6
 _SCANNED = 24
 
 

@@ -155,6 +155,11 @@ class FindingsConformance:
         assert profiled.get_profiles(["p1"])["p1"] == profile
         named, _ = profiled.document_index("alpha").search_names(["carla mendes"], 5)
         assert [h.doc_id for h in named] == ["p1"]
+        elsewhere = profiled.add_finding(
+            finding("participant", persona="beta", target="subject", value="Dan Roe")
+        )
+        assert profiled.document_index("alpha").search_names(["dan roe"], 5)[0] == [], "found in beta: beta's"
+        assert elsewhere.id is not None and profiled.undo_finding(elsewhere.id)
         assert [
             h.doc_id for h in profiled.document_index("alpha").search_names(["harbour bridge"], 5)[0]
         ] == ["p1"]

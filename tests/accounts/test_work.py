@@ -117,6 +117,11 @@ def test_a_meeting_held_while_the_asker_was_away_ranks_below_the_one_they_attend
     kb.accounts.set_user("ana", {"name": "Ana Lima", "emails": [ME]})
     learned = kb.accounts.learn_user("ana")
     assert [(a.start, a.end) for a in learned.work.absences] == [("2025-11-10", "2025-11-14")]
+    from tests.serve.test_cli import shu
+
+    code, shown = shu(kb.settings.home, "users", "show", "ana")
+    away = next(line for line in shown.splitlines() if "away" in line)
+    assert code == 0 and "2025-11-10" in away and "ana-leave" in away, shown
     result = kb.retrieve("What was decided in the pricing meeting?", persona="sales", user="ana")
     reasons = {b.doc_id: b.reasons for b in result.personal}
     assert any(

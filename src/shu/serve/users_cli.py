@@ -170,7 +170,17 @@ def _show(profile: UserProfile) -> None:
     for kind, items in (("project", profile.projects), ("interest", profile.interests)):
         for item in items:
             row(table, kind, item.value, f"{item.weight:.2f}", "", "", item.source, item.updated)
+    work = profile.work
+    for absence in work.absences:
+        shown = f"{absence.start} – {absence.end} ({absence.reason})"
+        row(table, "away", shown, "", "", "", absence.doc_id, work.updated)
     out.print(table)
+    if work.hours is not None:
+        days = ", ".join(_DAYS[d] for d in work.weekdays) or "-"
+        out.print(f"works {work.hours[0]}–{work.hours[1]}h on {days}", highlight=False)
+
+
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
 def _number(value: float | None) -> str:

@@ -149,7 +149,7 @@ def test_ingest_uses_the_llm_once_per_document(
     tmp_path: Path, make_persona: PersonaMaker, embedder: CountingEmbedder
 ) -> None:
     fake = scripted(GOOD)
-    kb = open_kb(tmp_path / "home", embedder=embedder)
+    kb = open_kb(tmp_path / "home", ["enrich.tiers=false"], embedder=embedder)  # BODY is short: tiers
     folder = make_persona("lumen", rag={"limits.md": doc("limits", "API Limits", BODY, type="guide")})
     llm = LLMEnricher(LLMClient(fake))
     IngestJob(kb.settings, kb.store, embedder, llm=llm).run(folder)
@@ -183,7 +183,7 @@ def test_documents_are_enriched_in_parallel_when_an_llm_is_configured(
         return json.dumps(faithful(messages, GOOD))
 
     docs = {f"d{i}.md": doc(f"d{i}", "API Limits", BODY, type="guide") for i in range(6)}
-    kb = open_kb(tmp_path / "home", ["llm.concurrency=3"], embedder=embedder)
+    kb = open_kb(tmp_path / "home", ["llm.concurrency=3", "enrich.tiers=false"], embedder=embedder)
     llm = LLMEnricher(LLMClient(ScriptedLLM(slow_reply), concurrency=3))
     report = IngestJob(kb.settings, kb.store, embedder, llm=llm).run(make_persona("lumen", rag=docs))
     assert report.counts()["ingested"] == 6
@@ -286,7 +286,7 @@ def test_ingest_offers_the_knowledge_base_as_candidates_and_stores_proposals(
             return json.dumps({"relationships": found if offered else []})
         return json.dumps(faithful(messages, GOOD))
 
-    kb = open_kb(tmp_path / "home", embedder=embedder)
+    kb = open_kb(tmp_path / "home", ["enrich.tiers=false"], embedder=embedder)  # BODY is short: tiers
     pricing = (
         "# Pricing\n\nThe Pro plan costs 49 dollars per month. The Team plan costs 99 dollars per month."
     )

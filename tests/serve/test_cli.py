@@ -397,7 +397,8 @@ def test_a_finding_is_undone_from_the_command_line(
     assert "(undone)" in shu(home, "findings", "--all")[1]
     code, output = shu(home, "stats")
     assert (
-        "agent findings: 1 active (0 relationships, 0 stale manifests, 1 document types), 2 undone" in output
+        "agent findings: 1 active (0 relationships, 0 stale manifests, 1 document types, 0 people, "
+        "0 projects), 2 undone" in output
     )
     kb = open_kb(home, embedder=embedder)
     try:

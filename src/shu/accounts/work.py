@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import date, datetime
 
 from shu.enrich.entities import find_dates
+from shu.text import iso_date
 from shu.types import Absence, Document, WorkPattern
 
 MIN_TIMED = 5
@@ -109,9 +110,4 @@ def _authored(doc: Document, addresses: set[str]) -> bool:
 
 
 def _day(value: object) -> date | None:
-    if not isinstance(value, str) or len(value) < 10:
-        return None
-    try:
-        return date.fromisoformat(value[:10])
-    except ValueError:
-        return None
+    return iso_date(value) if isinstance(value, str) else None

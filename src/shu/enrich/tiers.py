@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal
 
+from shu.text import iso_date
 from shu.types import Chunk, Document
 
 Tier = Literal["full", "light", "extractive"]
@@ -31,14 +32,7 @@ def tier(doc: Document, chunks: list[Chunk], linked_from: int, today: date) -> T
         return "extractive"
     if (doc.type or "").lower() in CONVERSATIONAL and len(chunks) <= SMALL_CHUNKS:
         return "light"
-    written = _day(doc.date)
+    written = iso_date(doc.date)
     if written is not None and (today - written).days > OLD_DAYS:
         return "light"
     return "full"
-
-
-def _day(value: str | None) -> date | None:
-    try:
-        return date.fromisoformat(value[:10]) if value and len(value) >= 10 else None
-    except ValueError:
-        return None
